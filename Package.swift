@@ -1,0 +1,54 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+/// Strict settings for every target: Swift 6 language mode, complete concurrency checking.
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "capture",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "capture", targets: ["capture"]),
+        .library(name: "CaptureCore", targets: ["CaptureCore"]),
+        .library(name: "CaptureStorage", targets: ["CaptureStorage"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        // Pure core: model, lifecycle, recording engine, trace format, units. No I/O of its own.
+        .target(name: "CaptureCore", swiftSettings: strict),
+        // SQLite store (GRDB over the system libsqlite3).
+        .target(
+            name: "CaptureStorage",
+            dependencies: ["CaptureCore", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict),
+        // Sources of samples: recorded traces (and, later, Linux devices).
+        .target(name: "CaptureSensors", dependencies: ["CaptureCore"], swiftSettings: strict),
+        // The recorder process: sources → recording engine → store, driven over a local socket.
+        .target(
+            name: "CaptureRecorder",
+            dependencies: ["CaptureCore", "CaptureStorage", "CaptureSensors"],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "capture",
+            dependencies: [
+                "CaptureCore", "CaptureStorage", "CaptureSensors", "CaptureRecorder",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict),
+        .testTarget(name: "CaptureCoreTests", dependencies: ["CaptureCore"], swiftSettings: strict),
+        .testTarget(
+            name: "CaptureStorageTests", dependencies: ["CaptureCore", "CaptureStorage"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "CaptureEndToEndTests",
+            dependencies: ["CaptureCore", "CaptureStorage"],
+            swiftSettings: strict),
+    ]
+)

@@ -1,0 +1,100 @@
+/// What one flush commits in a single transaction: the samples captured into one track since the
+/// previous flush, then the events that follow them, and the lifecycle state after those events.
+public struct Flush: Sendable, Equatable {
+    /// The track the samples belong to (the track open when they were captured).
+    public var track: Int
+    /// Motion samples per sensor, in arrival order.
+    public var motion: [MotionSensor: [MotionSample]]
+    public var fixes: [Fix]
+    public var pressures: [PressureSample]
+    /// Events recorded after the samples, in order.
+    public var events: [Event]
+    /// The lifecycle state once this flush is committed.
+    public var state: Lifecycle.State
+    /// The modality in force once this flush is committed.
+    public var modality: Modality?
+
+    public init(
+        track: Int, motion: [MotionSensor: [MotionSample]] = [:], fixes: [Fix] = [],
+        pressures: [PressureSample] = [], events: [Event] = [], state: Lifecycle.State, modality: Modality?
+    ) {
+        self.track = track
+        self.motion = motion
+        self.fixes = fixes
+        self.pressures = pressures
+        self.events = events
+        self.state = state
+        self.modality = modality
+    }
+
+    /// Number of samples (motion, fixes and pressure) in the flush.
+    public var sampleCount: Int {
+        motion.values.reduce(0) { $0 + $1.count } + fixes.count + pressures.count
+    }
+
+    /// Whether the flush carries neither samples nor events.
+    public var isEmpty: Bool { sampleCount == 0 && events.isEmpty }
+}
+
+/// The recording engine: a lifecycle plus the samples captured since the last flush.
+///
+/// Pure and deterministic: it never reads a clock. The driver (the live recorder or a replay)
+/// feeds samples, applies commands at the times they happen, and asks for a flush once per flush
+/// interval. Samples that arrive while the measurement is not capturing are dropped and counted.
+public struct Recording: Sendable {
+    public private(set) var lifecycle: Lifecycle
+    private var pending: Flush
+    /// Samples dropped because the measurement was not capturing when they arrived.
+    public private(set) var droppedWhileNotCapturing: Int = 0
+    /// Samples accepted (captured) since the engine was created.
+    public private(set) var accepted: Int = 0
+
+    /// An engine for a new measurement (idle until `start`).
+    public init() {
+        self.init(lifecycle: Lifecycle())
+    }
+
+    /// An engine continuing a restored lifecycle.
+    public init(lifecycle: Lifecycle) {
+        self.lifecycle = lifecycle
+        pending = Flush(track: lifecycle.state.track, state: lifecycle.state, modality: lifecycle.modality)
+    }
+
+    /// Number of samples waiting for the next flush.
+    public var pendingSamples: Int { pending.sampleCount }
+
+    /// Takes one sample. Returns `false` (and counts it) if the measurement is not capturing.
+    @discardableResult
+    public mutating func ingest(_ sample: Sample) -> Bool {
+        guard case .capturing = lifecycle.state else {
+            droppedWhileNotCapturing += 1
+            return false
+        }
+        accepted += 1
+        switch sample {
+        case .motion(let sensor, let value): pending.motion[sensor, default: []].append(value)
+        case .fix(let fix): pending.fixes.append(fix)
+        case .pressure(let pressure): pending.pressures.append(pressure)
+        }
+        return true
+    }
+
+    /// Applies a lifecycle command and returns the flush that must be committed before anything
+    /// else: the samples captured before the command, then its events.
+    ///
+    /// On an illegal transition it throws and nothing changes, pending samples included.
+    public mutating func apply(_ command: LifecycleCommand, at time: Int64) throws(LifecycleError) -> Flush {
+        let events = try lifecycle.apply(command, at: time)
+        pending.events.append(contentsOf: events)
+        return takeFlush()
+    }
+
+    /// Hands out everything pending (possibly an empty flush) and starts a new one.
+    public mutating func takeFlush() -> Flush {
+        var flush = pending
+        flush.state = lifecycle.state
+        flush.modality = lifecycle.modality
+        pending = Flush(track: lifecycle.state.track, state: lifecycle.state, modality: lifecycle.modality)
+        return flush
+    }
+}

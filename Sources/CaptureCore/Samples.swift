@@ -1,0 +1,111 @@
+/// The three-axis motion sensors.
+///
+/// Raw values are stable: they are stored in the database.
+public enum MotionSensor: Int, Sendable, CaseIterable, Codable, Hashable {
+    /// Acceleration including gravity, m/s².
+    case accelerometer = 1
+    /// Angular velocity, rad/s.
+    case gyroscope = 2
+    /// Magnetic flux density, µT.
+    case magnetometer = 3
+
+    /// Short name used in traces, JSON and CSV (`acc`, `gyr`, `mag`).
+    public var shortName: String {
+        switch self {
+        case .accelerometer: "acc"
+        case .gyroscope: "gyr"
+        case .magnetometer: "mag"
+        }
+    }
+
+    /// The SI unit of the sensor's values.
+    public var unit: String {
+        switch self {
+        case .accelerometer: "m/s²"
+        case .gyroscope: "rad/s"
+        case .magnetometer: "µT"
+        }
+    }
+}
+
+/// One reading of a three-axis motion sensor, in SI units (see ``MotionSensor``).
+public struct MotionSample: Sendable, Equatable, Hashable {
+    /// Unix time in milliseconds.
+    public var timestamp: Int64
+    public var x: Double
+    public var y: Double
+    public var z: Double
+
+    public init(timestamp: Int64, x: Double, y: Double, z: Double) {
+        self.timestamp = timestamp
+        self.x = x
+        self.y = y
+        self.z = z
+    }
+}
+
+/// One GNSS position fix.
+///
+/// Optional fields are `nil` when the receiver did not report them.
+public struct Fix: Sendable, Equatable, Hashable, Codable {
+    /// Unix time in milliseconds.
+    public var timestamp: Int64
+    /// WGS-84 latitude in degrees, −90…90.
+    public var latitude: Double
+    /// WGS-84 longitude in degrees, −180…180.
+    public var longitude: Double
+    /// Height above the WGS-84 ellipsoid in metres.
+    public var altitude: Double?
+    /// Horizontal accuracy in metres.
+    public var horizontalAccuracy: Double?
+    /// Vertical accuracy in metres.
+    public var verticalAccuracy: Double?
+    /// Speed over ground in m/s.
+    public var speed: Double?
+    /// Course over ground in degrees clockwise from true north.
+    public var course: Double?
+
+    public init(
+        timestamp: Int64, latitude: Double, longitude: Double, altitude: Double? = nil,
+        horizontalAccuracy: Double? = nil, verticalAccuracy: Double? = nil, speed: Double? = nil,
+        course: Double? = nil
+    ) {
+        self.timestamp = timestamp
+        self.latitude = latitude
+        self.longitude = longitude
+        self.altitude = altitude
+        self.horizontalAccuracy = horizontalAccuracy
+        self.verticalAccuracy = verticalAccuracy
+        self.speed = speed
+        self.course = course
+    }
+}
+
+/// One barometer reading.
+public struct PressureSample: Sendable, Equatable, Hashable, Codable {
+    /// Unix time in milliseconds.
+    public var timestamp: Int64
+    /// Absolute air pressure in hPa.
+    public var hectopascals: Double
+
+    public init(timestamp: Int64, hectopascals: Double) {
+        self.timestamp = timestamp
+        self.hectopascals = hectopascals
+    }
+}
+
+/// Anything a source delivers: a sensor reading or a fix.
+public enum Sample: Sendable, Equatable {
+    case motion(MotionSensor, MotionSample)
+    case fix(Fix)
+    case pressure(PressureSample)
+
+    /// Unix time in milliseconds.
+    public var timestamp: Int64 {
+        switch self {
+        case .motion(_, let sample): sample.timestamp
+        case .fix(let fix): fix.timestamp
+        case .pressure(let pressure): pressure.timestamp
+        }
+    }
+}
