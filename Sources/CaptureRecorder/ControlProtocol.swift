@@ -1,0 +1,88 @@
+public import CaptureCore
+import Foundation
+
+/// A request to the recorder over its control socket: one JSON object on one line.
+public struct ControlRequest: Codable, Sendable, Equatable {
+    /// `status`, `pause`, `resume`, `stop` or `modality`.
+    public var command: String
+    /// The new modality for `modality`.
+    public var modality: String?
+
+    public init(command: String, modality: String? = nil) {
+        self.command = command
+        self.modality = modality
+    }
+}
+
+/// The recorder's answer: one JSON object on one line.
+public struct ControlReply: Codable, Sendable {
+    public var ok: Bool
+    public var failure: ControlFailure?
+    public var status: RecorderStatus?
+
+    public init(ok: Bool, failure: ControlFailure? = nil, status: RecorderStatus? = nil) {
+        self.ok = ok
+        self.failure = failure
+        self.status = status
+    }
+}
+
+/// Why the recorder refused or failed a request.
+public struct ControlFailure: Codable, Sendable, Error, Equatable {
+    /// `notCapturing`, `notPaused`, `notOpen`, `alreadyStarted`, `storage`, `diskFull` or `badRequest`.
+    public var kind: String
+    /// One line for a person.
+    public var message: String
+
+    public init(kind: String, message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    init(_ error: LifecycleError) {
+        switch error {
+        case .alreadyStarted: kind = "alreadyStarted"
+        case .notOpen: kind = "notOpen"
+        case .notCapturing: kind = "notCapturing"
+        case .notPaused: kind = "notPaused"
+        }
+        message = error.description
+    }
+}
+
+/// What a running recorder reports about itself.
+public struct RecorderStatus: Codable, Sendable, Equatable {
+    public struct SourceState: Codable, Sendable, Equatable {
+        public var name: String
+        /// `running`, `ended` or `failed`.
+        public var state: String
+        public var error: String?
+        /// Samples delivered by the source since the recorder started.
+        public var samples: Int
+    }
+
+    public struct SensorRate: Codable, Sendable, Equatable {
+        /// `acc`, `gyr`, `mag`, `prs` or `fix`.
+        public var sensor: String
+        /// Samples captured since the recorder started (committed or pending).
+        public var captured: Int
+        /// Capture rate over the last ten seconds, Hz.
+        public var rate: Double
+    }
+
+    public var pid: Int32
+    public var measurement: Int64
+    public var state: String
+    public var track: Int
+    public var modality: String?
+    public var flushIntervalMs: Int64
+    /// Unix ms when this recorder process started.
+    public var startedAt: Int64
+    public var sources: [SourceState]
+    public var sensors: [SensorRate]
+    public var lastFix: Fix?
+    /// Samples dropped because they arrived while the measurement was paused.
+    public var droppedWhilePaused: Int
+    /// Samples waiting for the next flush.
+    public var pendingSamples: Int
+}

@@ -1,0 +1,274 @@
+public import CaptureCore
+public import CaptureSensors
+public import CaptureStorage
+import Foundation
+import Glibc
+
+/// The live recorder: sources → recording engine → store, driven over the control socket.
+///
+/// One recorder per data directory (it holds ``RecorderLock``). Samples are committed once per
+/// flush interval; every lifecycle command first commits what was captured before it. If a
+/// commit fails (a full disk, say) the recorder stops capturing and exits with that error; the
+/// measurement stays open and `capture stop` or `capture resume` takes it from there.
+public final class Recorder: @unchecked Sendable {
+    public let directory: String
+    public let store: Store
+    public let flushInterval: Int64
+    private let sources: [any SampleSource]
+
+    // Everything below is guarded by `lock`.
+    private let lock = NSLock()
+    private var engine = Recording()
+    private var measurement: Int64 = 0
+    private var sourceStates: [RecorderStatus.SourceState]
+    private var captured: [String: Int] = [:]
+    private var history: [(time: Int64, captured: [String: Int])] = []
+    private var lastFix: Fix?
+    private var finished = false
+    private var failure: StoreError?
+    private let startedAt = WallClock.now()
+
+    private let done = DispatchSemaphore(value: 0)
+
+    /// The socket the recorder listens on.
+    public static func socketPath(directory: String) -> String { directory + "/control.sock" }
+
+    public init(directory: String, store: Store, sources: [any SampleSource], flushInterval: Int64) {
+        self.directory = directory
+        self.store = store
+        self.sources = sources
+        self.flushInterval = flushInterval
+        sourceStates = sources.map { .init(name: $0.name, state: "running", error: nil, samples: 0) }
+    }
+
+    /// Starts a new measurement now. Returns its id.
+    public func startNew(modality: Modality) throws -> Int64 {
+        let flush = try engine.apply(.start(modality), at: WallClock.now())
+        measurement = try store.begin(flush, sources: sources.map(\.name).joined(separator: "\n"))
+        return measurement
+    }
+
+    /// Continues the open measurement after its recorder died: an implicit pause where its
+    /// committed data ends (if it was capturing), then a resume now, on a new track.
+    public func recoverInterrupted() throws -> Int64 {
+        guard let open = try store.openMeasurement() else { throw LifecycleError.notOpen(state: .idle) }
+        measurement = open.id
+        engine = Recording(
+            lifecycle: Lifecycle(restoring: open.lifecycleState, modality: try store.currentModality(of: open.id)))
+        let end = try store.lastTimestamp(of: open.id) ?? open.startTime
+        if case .capturing = open.lifecycleState {
+            try store.commit(try engine.apply(.pause, at: end), to: open.id)
+        }
+        try store.commit(try engine.apply(.resume, at: max(WallClock.now(), end)), to: open.id)
+        return open.id
+    }
+
+    /// Runs until the measurement is stopped (by command or SIGTERM/SIGINT) or a commit fails.
+    /// Returns the failure, if any.
+    public func run() -> StoreError? {
+        let socketPath = Self.socketPath(directory: directory)
+        let listener: Int32
+        do {
+            listener = try ControlSocket.listen(at: socketPath)
+        } catch {
+            return .cannotOpen(path: socketPath, reason: "\(error)")
+        }
+        let pidPath = directory + "/recorder.pid"
+        try? "\(getpid())\n".write(toFile: pidPath, atomically: true, encoding: .utf8)
+        defer {
+            close(listener)
+            unlink(socketPath)
+            unlink(pidPath)
+        }
+        let signals = [SIGTERM, SIGINT].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [self] in _ = self.command(ControlRequest(command: "stop")) }
+            source.resume()
+            return source
+        }
+        defer { signals.forEach { $0.cancel() } }
+
+        for (index, source) in sources.enumerated() { startThread { self.runSource(source, index: index) } }
+        startThread { self.flushLoop() }
+        startThread { self.serve(listener) }
+        done.wait()
+        return lock.withLock { failure }
+    }
+
+    private func startThread(_ body: @escaping @Sendable () -> Void) {
+        let thread = Thread(block: body)
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    private var shouldStop: Bool { lock.withLock { finished } }
+
+    private func runSource(_ source: any SampleSource, index: Int) {
+        do {
+            try source.run(
+                deliver: { sample in self.deliver(sample, from: index) }, shouldStop: { self.shouldStop })
+            lock.withLock { sourceStates[index].state = "ended" }
+        } catch {
+            lock.withLock {
+                sourceStates[index].state = "failed"
+                sourceStates[index].error = "\(error)"
+            }
+        }
+    }
+
+    private func deliver(_ sample: Sample, from index: Int) {
+        lock.withLock {
+            guard !finished else { return }
+            sourceStates[index].samples += 1
+            if engine.ingest(sample) {
+                captured[Self.kind(of: sample), default: 0] += 1
+                if case .fix(let fix) = sample { lastFix = fix }
+            }
+        }
+    }
+
+    private static func kind(of sample: Sample) -> String {
+        switch sample {
+        case .motion(let sensor, _): sensor.shortName
+        case .fix: "fix"
+        case .pressure: "prs"
+        }
+    }
+
+    private func flushLoop() {
+        while true {
+            let deadline = WallClock.now() + flushInterval
+            guard WallClock.sleep(until: deadline, shouldStop: { self.shouldStop }) else { return }
+            lock.withLock {
+                guard !finished else { return }
+                commit(engine.takeFlush())
+                let now = WallClock.now()
+                history.append((now, captured))
+                history.removeAll { now - $0.time > 10_000 }
+            }
+        }
+    }
+
+    /// Commits a flush; on failure stops everything. Call with `lock` held.
+    private func commit(_ flush: Flush) {
+        do {
+            try store.commit(flush, to: measurement)
+        } catch {
+            failure = error
+            finish()
+        }
+    }
+
+    /// Call with `lock` held.
+    private func finish() {
+        guard !finished else { return }
+        finished = true
+        done.signal()
+    }
+
+    /// Handles one control request.
+    func command(_ request: ControlRequest) -> ControlReply {
+        let lifecycleCommand: LifecycleCommand
+        switch request.command {
+        case "status": return ControlReply(ok: true, status: status())
+        case "pause": lifecycleCommand = .pause
+        case "resume": lifecycleCommand = .resume
+        case "stop": lifecycleCommand = .stop
+        case "modality":
+            guard let text = request.modality, let modality = Modality(parsing: text) else {
+                return ControlReply(
+                    ok: false,
+                    failure: ControlFailure(
+                        kind: "badRequest", message: "unknown modality; use one of \(Modality.spellings)"))
+            }
+            lifecycleCommand = .modality(modality)
+        default:
+            return ControlReply(
+                ok: false, failure: ControlFailure(kind: "badRequest", message: "unknown command \(request.command)"))
+        }
+        return lock.withLock {
+            if let failure {
+                return ControlReply(ok: false, failure: ControlFailure(kind: "storage", message: failure.description))
+            }
+            do {
+                let flush = try engine.apply(lifecycleCommand, at: WallClock.now())
+                commit(flush)
+                if let failure {
+                    return ControlReply(ok: false, failure: ControlFailure(kind: "storage", message: failure.description))
+                }
+                if lifecycleCommand == .stop { finish() }
+                return ControlReply(ok: true, status: statusLocked())
+            } catch let error as LifecycleError {
+                return ControlReply(ok: false, failure: ControlFailure(error))
+            } catch {
+                return ControlReply(ok: false, failure: ControlFailure(kind: "storage", message: "\(error)"))
+            }
+        }
+    }
+
+    private func status() -> RecorderStatus { lock.withLock { statusLocked() } }
+
+    private func statusLocked() -> RecorderStatus {
+        let now = WallClock.now()
+        let oldest = history.first
+        let sensors = ["acc", "gyr", "mag", "prs", "fix"].map { kind in
+            let count = captured[kind, default: 0]
+            var rate = 0.0
+            if let oldest, now > oldest.time {
+                rate = Double(count - oldest.captured[kind, default: 0]) * 1000 / Double(now - oldest.time)
+            }
+            return RecorderStatus.SensorRate(sensor: kind, captured: count, rate: (rate * 10).rounded() / 10)
+        }
+        return RecorderStatus(
+            pid: getpid(), measurement: measurement, state: engine.lifecycle.state.name,
+            track: engine.lifecycle.state.track, modality: engine.lifecycle.modality?.rawValue,
+            flushIntervalMs: flushInterval, startedAt: startedAt, sources: sourceStates, sensors: sensors,
+            lastFix: lastFix, droppedWhilePaused: engine.droppedWhileNotCapturing, pendingSamples: engine.pendingSamples)
+    }
+
+    private func serve(_ listener: Int32) {
+        while !shouldStop {
+            var poller = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 200) > 0 else { continue }
+            let client = accept(listener, nil, nil)
+            guard client >= 0 else { continue }
+            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+            var timeout = timeval(tv_sec: 5, tv_usec: 0)
+            setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            let reply: ControlReply
+            if let line = try? ControlSocket.readLine(client),
+                let request = try? JSONDecoder().decode(ControlRequest.self, from: line)
+            {
+                reply = command(request)
+            } else {
+                reply = ControlReply(ok: false, failure: ControlFailure(kind: "badRequest", message: "unreadable request"))
+            }
+            if let data = try? JSONEncoder().encode(reply) { try? ControlSocket.writeAll(client, data + Data([0x0A])) }
+            close(client)
+        }
+    }
+}
+
+/// Talks to the recorder of a data directory.
+public enum RecorderClient {
+    /// Sends a request and returns the reply. Throws when no recorder answers.
+    public static func send(_ request: ControlRequest, directory: String) throws -> ControlReply {
+        let data = try JSONEncoder().encode(request)
+        let reply = try ControlSocket.exchange(data, at: Recorder.socketPath(directory: directory))
+        return try JSONDecoder().decode(ControlReply.self, from: reply)
+    }
+}
+
+/// Finishing a measurement whose recorder died.
+public enum Recovery {
+    /// Stops the interrupted open measurement where its committed data ends. Returns its id.
+    public static func stopInterrupted(store: Store) throws -> Int64 {
+        guard let open = try store.openMeasurement() else { throw LifecycleError.notOpen(state: .idle) }
+        var engine = Recording(
+            lifecycle: Lifecycle(restoring: open.lifecycleState, modality: try store.currentModality(of: open.id)))
+        let end = try store.lastTimestamp(of: open.id) ?? open.startTime
+        try store.commit(try engine.apply(.stop, at: end), to: open.id)
+        return open.id
+    }
+}

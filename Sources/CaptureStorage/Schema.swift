@@ -1,0 +1,82 @@
+import GRDB
+
+/// The database schema as named, append-only migrations. Never edit a migration once released:
+/// add a new one.
+enum Schema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: measurements, tracks, events, samples") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE device (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        device_id TEXT NOT NULL
+                    );
+                    -- AUTOINCREMENT: ids only ever grow on this device, even after a delete.
+                    CREATE TABLE measurement (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        status TEXT NOT NULL CHECK (status IN ('capturing', 'paused', 'finished')),
+                        modality TEXT NOT NULL,          -- the initial modality
+                        start_ts INTEGER NOT NULL,       -- Unix ms
+                        end_ts INTEGER,                  -- Unix ms of LIFECYCLE_STOP
+                        track_count INTEGER NOT NULL DEFAULT 0,
+                        sources TEXT NOT NULL DEFAULT '' -- the recorder's sources, to restart it
+                    );
+                    -- At most one open (capturing or paused) measurement per data directory.
+                    CREATE UNIQUE INDEX measurement_one_open ON measurement (status != 'finished')
+                        WHERE status != 'finished';
+                    CREATE TABLE track (
+                        measurement_id INTEGER NOT NULL REFERENCES measurement (id) ON DELETE CASCADE,
+                        number INTEGER NOT NULL,         -- 1-based
+                        start_ts INTEGER NOT NULL,
+                        end_ts INTEGER,                  -- NULL while the track is open
+                        PRIMARY KEY (measurement_id, number)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE event (
+                        id INTEGER PRIMARY KEY,
+                        measurement_id INTEGER NOT NULL REFERENCES measurement (id) ON DELETE CASCADE,
+                        ts INTEGER NOT NULL,
+                        type INTEGER NOT NULL,           -- Cyface EventType number
+                        value TEXT
+                    );
+                    CREATE INDEX event_by_measurement ON event (measurement_id, id);
+                    CREATE TABLE location (
+                        id INTEGER PRIMARY KEY,
+                        measurement_id INTEGER NOT NULL REFERENCES measurement (id) ON DELETE CASCADE,
+                        track INTEGER NOT NULL,
+                        ts INTEGER NOT NULL,
+                        lat REAL NOT NULL,               -- degrees WGS-84
+                        lon REAL NOT NULL,
+                        altitude REAL,                   -- m above the WGS-84 ellipsoid
+                        horizontal_accuracy REAL,        -- m
+                        vertical_accuracy REAL,          -- m
+                        speed REAL,                      -- m/s
+                        course REAL                      -- degrees from true north
+                    );
+                    CREATE INDEX location_by_measurement ON location (measurement_id, id);
+                    CREATE TABLE pressure (
+                        id INTEGER PRIMARY KEY,
+                        measurement_id INTEGER NOT NULL REFERENCES measurement (id) ON DELETE CASCADE,
+                        track INTEGER NOT NULL,
+                        ts INTEGER NOT NULL,
+                        hpa REAL NOT NULL
+                    );
+                    CREATE INDEX pressure_by_measurement ON pressure (measurement_id, id);
+                    -- One row per motion sensor per flush: its samples encoded as one Cyface
+                    -- Accelerations/Rotations/Directions batch message (at most 800 samples).
+                    CREATE TABLE sensor_batch (
+                        id INTEGER PRIMARY KEY,
+                        measurement_id INTEGER NOT NULL REFERENCES measurement (id) ON DELETE CASCADE,
+                        track INTEGER NOT NULL,
+                        sensor INTEGER NOT NULL,         -- 1 accelerometer, 2 gyroscope, 3 magnetometer
+                        first_ts INTEGER NOT NULL,
+                        last_ts INTEGER NOT NULL,
+                        count INTEGER NOT NULL,
+                        data BLOB NOT NULL
+                    );
+                    CREATE INDEX sensor_batch_by_measurement ON sensor_batch (measurement_id, sensor, id);
+                    """)
+        }
+        return migrator
+    }
+}

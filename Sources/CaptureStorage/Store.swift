@@ -1,0 +1,372 @@
+public import CaptureCore
+import Foundation
+import GRDB
+
+/// The SQLite store of one data directory (`capture.sqlite`, WAL mode).
+///
+/// Every flush of the recorder is one transaction: the samples captured since the previous
+/// flush, then the lifecycle events that follow them. A crash therefore loses at most what was
+/// captured since the last flush, and never leaves half a flush behind.
+public final class Store: Sendable {
+    /// How hard each commit pushes data to the disk.
+    public enum Durability: Sendable {
+        /// fsync at every commit (`synchronous = FULL`): a committed flush survives power loss.
+        /// For live capture.
+        case everyCommit
+        /// fsync at checkpoints only (`synchronous = NORMAL`): a crash never corrupts the
+        /// database, but a power loss may drop the last commits. For replays and imports, which
+        /// are simply run again.
+        case relaxed
+    }
+
+    /// The database file.
+    public let path: String
+    let queue: DatabaseQueue
+
+    /// Opens (creating if needed) the store in `directory` and applies pending migrations.
+    public init(directory: String, durability: Durability = .everyCommit) throws(StoreError) {
+        let fm = FileManager.default
+        do {
+            try fm.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw .cannotOpen(path: directory, reason: Self.reason(error))
+        }
+        path = (directory as NSString).appendingPathComponent("capture.sqlite")
+        var config = Configuration()
+        config.journalMode = .wal
+        config.busyMode = .timeout(10)
+        config.label = "capture"
+        let synchronous = durability == .everyCommit ? "FULL" : "NORMAL"
+        config.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
+        }
+        do {
+            queue = try DatabaseQueue(path: path, configuration: config)
+            try Schema.migrator.migrate(queue)
+            try queue.write { db in
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO device (id, device_id) VALUES (1, ?)",
+                    arguments: [UUID().uuidString.lowercased()])
+            }
+        } catch {
+            throw Self.map(error, path: path)
+        }
+    }
+
+    /// The installation's identity: a random UUID created with the store, never changed.
+    public func deviceID() throws(StoreError) -> String {
+        try read { db in try String.fetchOne(db, sql: "SELECT device_id FROM device WHERE id = 1") ?? "" }
+    }
+
+    // MARK: - Writing
+
+    /// Creates a measurement and commits the flush that starts it (LIFECYCLE_START and the
+    /// initial MODALITY_TYPE_CHANGE), in one transaction. Returns the new measurement id.
+    ///
+    /// Throws ``StoreError/alreadyOpen(_:)`` if another measurement is open.
+    public func begin(_ flush: Flush, sources: String) throws(StoreError) -> Int64 {
+        guard let start = flush.events.first(where: { $0.type == .lifecycleStart }),
+            let modality = flush.modality
+        else { throw .database("a measurement must begin with LIFECYCLE_START") }
+        return try write { db in
+            if let open = try Int64.fetchOne(db, sql: "SELECT id FROM measurement WHERE status != 'finished'") {
+                throw StoreError.alreadyOpen(open)
+            }
+            try db.execute(
+                sql: "INSERT INTO measurement (status, modality, start_ts, track_count, sources) VALUES (?, ?, ?, 0, ?)",
+                arguments: [flush.state.name, modality.rawValue, start.timestamp, sources])
+            let id = db.lastInsertedRowID
+            try Self.apply(flush, to: id, in: db)
+            return id
+        }
+    }
+
+    /// Commits one flush of an open measurement in one transaction. An empty flush writes nothing.
+    public func commit(_ flush: Flush, to measurement: Int64) throws(StoreError) {
+        guard !flush.isEmpty else { return }
+        try write { db in try Self.apply(flush, to: measurement, in: db) }
+    }
+
+    private static func apply(_ flush: Flush, to id: Int64, in db: Database) throws {
+        for sensor in MotionSensor.allCases {
+            guard let samples = flush.motion[sensor], !samples.isEmpty else { continue }
+            let statement = try db.cachedStatement(
+                sql: """
+                    INSERT INTO sensor_batch (measurement_id, track, sensor, first_ts, last_ts, count, data)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """)
+            var start = 0
+            while start < samples.count {
+                let end = min(start + Self.maximumBatch, samples.count)
+                let chunk = Array(samples[start..<end])
+                let data = try BatchBlob.encode(chunk, sensor: sensor)
+                try statement.execute(arguments: [
+                    id, flush.track, sensor.rawValue, chunk[0].timestamp, chunk[chunk.count - 1].timestamp,
+                    chunk.count, Data(data),
+                ])
+                start = end
+            }
+        }
+        if !flush.fixes.isEmpty {
+            let statement = try db.cachedStatement(
+                sql: """
+                    INSERT INTO location (measurement_id, track, ts, lat, lon, altitude, horizontal_accuracy,
+                        vertical_accuracy, speed, course) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """)
+            for fix in flush.fixes {
+                try statement.execute(arguments: [
+                    id, flush.track, fix.timestamp, fix.latitude, fix.longitude, fix.altitude,
+                    fix.horizontalAccuracy, fix.verticalAccuracy, fix.speed, fix.course,
+                ])
+            }
+        }
+        if !flush.pressures.isEmpty {
+            let statement = try db.cachedStatement(
+                sql: "INSERT INTO pressure (measurement_id, track, ts, hpa) VALUES (?, ?, ?, ?)")
+            for pressure in flush.pressures {
+                try statement.execute(arguments: [id, flush.track, pressure.timestamp, pressure.hectopascals])
+            }
+        }
+        for event in flush.events {
+            try db.execute(
+                sql: "INSERT INTO event (measurement_id, ts, type, value) VALUES (?, ?, ?, ?)",
+                arguments: [id, event.timestamp, event.type.rawValue, event.value])
+            switch event.type {
+            case .lifecycleStart, .lifecycleResume:
+                try db.execute(
+                    sql: """
+                        INSERT INTO track (measurement_id, number, start_ts)
+                        VALUES (?, (SELECT COALESCE(MAX(number), 0) + 1 FROM track WHERE measurement_id = ?), ?)
+                        """,
+                    arguments: [id, id, event.timestamp])
+            case .lifecyclePause, .lifecycleStop:
+                try db.execute(
+                    sql: "UPDATE track SET end_ts = ? WHERE measurement_id = ? AND end_ts IS NULL",
+                    arguments: [event.timestamp, id])
+                if event.type == .lifecycleStop {
+                    try db.execute(sql: "UPDATE measurement SET end_ts = ? WHERE id = ?", arguments: [event.timestamp, id])
+                }
+            case .modalityTypeChange:
+                break
+            }
+        }
+        if !flush.events.isEmpty {
+            try db.execute(
+                sql: "UPDATE measurement SET status = ?, track_count = ? WHERE id = ?",
+                arguments: [flush.state.name, flush.state.track, id])
+        }
+    }
+
+    /// The largest batch stored in one row; the Android SDK's limit per message.
+    public static let maximumBatch = 800
+
+    /// Deletes a measurement and everything recorded for it, in one transaction.
+    public func delete(_ id: Int64) throws(StoreError) {
+        try write { db in
+            try db.execute(sql: "DELETE FROM measurement WHERE id = ?", arguments: [id])
+            if db.changesCount == 0 { throw StoreError.measurementNotFound(id) }
+        }
+    }
+
+    // MARK: - Reading
+
+    /// The open (capturing or paused) measurement, if any.
+    public func openMeasurement() throws(StoreError) -> MeasurementRecord? {
+        try read { db in
+            try Row.fetchOne(db, sql: "\(Self.measurementColumns) WHERE status != 'finished'").map(Self.measurement)
+        }
+    }
+
+    /// One measurement, or ``StoreError/measurementNotFound(_:)``.
+    public func measurement(_ id: Int64) throws(StoreError) -> MeasurementRecord {
+        let record = try read { db in
+            try Row.fetchOne(db, sql: "\(Self.measurementColumns) WHERE id = ?", arguments: [id]).map(Self.measurement)
+        }
+        guard let record else { throw .measurementNotFound(id) }
+        return record
+    }
+
+    /// All measurements, oldest first.
+    public func measurements() throws(StoreError) -> [MeasurementRecord] {
+        try read { db in try Row.fetchAll(db, sql: "\(Self.measurementColumns) ORDER BY id").map(Self.measurement) }
+    }
+
+    private static let measurementColumns =
+        "SELECT id, status, modality, start_ts, end_ts, track_count, sources FROM measurement"
+
+    private static func measurement(_ row: Row) -> MeasurementRecord {
+        MeasurementRecord(
+            id: row[0], status: row[1], modality: row[2], startTime: row[3], endTime: row[4], trackCount: row[5],
+            sources: row[6])
+    }
+
+    /// The tracks of a measurement, in order.
+    public func tracks(of id: Int64) throws(StoreError) -> [TrackRecord] {
+        try read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT number, start_ts, end_ts FROM track WHERE measurement_id = ? ORDER BY number",
+                arguments: [id]
+            ).map { TrackRecord(number: $0[0], startTime: $0[1], endTime: $0[2]) }
+        }
+    }
+
+    /// The events of a measurement, in the order they were recorded.
+    public func events(of id: Int64) throws(StoreError) -> [Event] {
+        try read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT ts, type, value FROM event WHERE measurement_id = ? ORDER BY id", arguments: [id]
+            ).compactMap { row in
+                EventType(rawValue: row[1]).map { Event(timestamp: row[0], type: $0, value: row[2]) }
+            }
+        }
+    }
+
+    /// Sample counts of a measurement, or of one of its tracks.
+    public func counts(of id: Int64, track: Int? = nil) throws(StoreError) -> SampleCounts {
+        try read { db in
+            let filter = track == nil ? "" : " AND track = ?"
+            var arguments: StatementArguments = [id]
+            if let track { _ = arguments.append(contentsOf: [track]) }
+            var counts = SampleCounts()
+            for row in try Row.fetchAll(
+                db, sql: "SELECT sensor, SUM(count) FROM sensor_batch WHERE measurement_id = ?\(filter) GROUP BY sensor",
+                arguments: arguments)
+            {
+                if let sensor = MotionSensor(rawValue: row[0]) { counts[sensor] = row[1] }
+            }
+            counts.locations =
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM location WHERE measurement_id = ?\(filter)", arguments: arguments)
+                ?? 0
+            counts.pressure =
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM pressure WHERE measurement_id = ?\(filter)", arguments: arguments)
+                ?? 0
+            return counts
+        }
+    }
+
+    /// The fixes of a measurement (or of one track), in time order.
+    public func fixes(of id: Int64, track: Int? = nil) throws(StoreError) -> [Fix] {
+        try read { db in
+            let filter = track == nil ? "" : " AND track = ?"
+            var arguments: StatementArguments = [id]
+            if let track { _ = arguments.append(contentsOf: [track]) }
+            return try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT ts, lat, lon, altitude, horizontal_accuracy, vertical_accuracy, speed, course
+                    FROM location WHERE measurement_id = ?\(filter) ORDER BY ts, id
+                    """, arguments: arguments
+            ).map {
+                Fix(
+                    timestamp: $0[0], latitude: $0[1], longitude: $0[2], altitude: $0[3], horizontalAccuracy: $0[4],
+                    verticalAccuracy: $0[5], speed: $0[6], course: $0[7])
+            }
+        }
+    }
+
+    /// The pressure samples of a measurement, in time order.
+    public func pressures(of id: Int64) throws(StoreError) -> [PressureSample] {
+        try read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT ts, hpa FROM pressure WHERE measurement_id = ? ORDER BY ts, id", arguments: [id]
+            ).map { PressureSample(timestamp: $0[0], hectopascals: $0[1]) }
+        }
+    }
+
+    /// Calls `body` with each stored batch of one sensor, in storage order, without loading them all.
+    public func forEachBatch(
+        of id: Int64, sensor: MotionSensor, _ body: (StoredBatch) throws -> Void
+    ) throws(StoreError) {
+        try read { db in
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT track, first_ts, last_ts, count, data FROM sensor_batch
+                    WHERE measurement_id = ? AND sensor = ? ORDER BY id
+                    """, arguments: [id, sensor.rawValue])
+            while let row = try rows.next() {
+                let data: Data = row[4]
+                try body(
+                    StoredBatch(
+                        track: row[0], sensor: sensor, firstTime: row[1], lastTime: row[2], count: row[3],
+                        data: [UInt8](data)))
+            }
+        }
+    }
+
+    /// Decodes a stored batch into SI samples.
+    public static func samples(of batch: StoredBatch) throws(StoreError) -> [MotionSample] {
+        do {
+            return try BatchBlob.decode(batch.data, sensor: batch.sensor)
+        } catch {
+            throw .corrupt(path: "sensor batch", reason: "\(error)")
+        }
+    }
+
+    /// The latest timestamp of anything committed for a measurement (samples or events).
+    public func lastTimestamp(of id: Int64) throws(StoreError) -> Int64? {
+        try read { db in
+            try Int64.fetchOne(
+                db,
+                sql: """
+                    SELECT MAX(t) FROM (
+                        SELECT MAX(ts) AS t FROM event WHERE measurement_id = ?1
+                        UNION ALL SELECT MAX(ts) FROM location WHERE measurement_id = ?1
+                        UNION ALL SELECT MAX(ts) FROM pressure WHERE measurement_id = ?1
+                        UNION ALL SELECT MAX(last_ts) FROM sensor_batch WHERE measurement_id = ?1)
+                    """, arguments: [id])
+        }
+    }
+
+    /// The modality in force at the end of the measurement (its last MODALITY_TYPE_CHANGE).
+    public func currentModality(of id: Int64) throws(StoreError) -> Modality? {
+        try read { db in
+            try String.fetchOne(
+                db,
+                sql: "SELECT value FROM event WHERE measurement_id = ? AND type = ? ORDER BY id DESC LIMIT 1",
+                arguments: [id, EventType.modalityTypeChange.rawValue]
+            ).flatMap(Modality.init(parsing:))
+        }
+    }
+
+    /// Runs SQLite's `PRAGMA integrity_check`; returns its verdict (`ok` when sound).
+    public func integrityCheck() throws(StoreError) -> String {
+        try read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "; ") }
+    }
+
+    // MARK: - Plumbing
+
+    func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try queue.read(body)
+        } catch {
+            throw Self.map(error, path: path)
+        }
+    }
+
+    func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try queue.write(body)
+        } catch {
+            throw Self.map(error, path: path)
+        }
+    }
+
+    static func map(_ error: any Error, path: String) -> StoreError {
+        if let error = error as? StoreError { return error }
+        if let error = error as? DatabaseError {
+            switch error.resultCode {
+            case .SQLITE_FULL: return .diskFull(path: path)
+            case .SQLITE_CORRUPT, .SQLITE_NOTADB: return .corrupt(path: path, reason: error.message ?? "\(error)")
+            case .SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_PERM:
+                return .cannotOpen(path: path, reason: error.message ?? "\(error)")
+            default: return .database(error.message ?? "\(error)")
+            }
+        }
+        return .database(reason(error))
+    }
+
+    static func reason(_ error: any Error) -> String {
+        (error as NSError).localizedDescription
+    }
+}

@@ -1,0 +1,26 @@
+/// Why a storage operation failed. Every case reads as one line for a person.
+public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No measurement with this id.
+    case measurementNotFound(Int64)
+    /// A measurement is already open (capturing or paused) in this data directory.
+    case alreadyOpen(Int64)
+    /// The disk (or the database's size limit) is full; nothing of the failed write was kept.
+    case diskFull(path: String)
+    /// The data directory cannot be created or written.
+    case cannotOpen(path: String, reason: String)
+    /// The database file is damaged or is not a capture database.
+    case corrupt(path: String, reason: String)
+    /// Any other SQLite failure.
+    case database(String)
+
+    public var description: String {
+        switch self {
+        case .measurementNotFound(let id): "no measurement \(id); `capture list` shows the ones there are"
+        case .alreadyOpen(let id): "measurement \(id) is still open; stop it with `capture stop` first"
+        case .diskFull(let path): "the disk holding \(path) is full; free some space, nothing committed was lost"
+        case .cannotOpen(let path, let reason): "cannot open the data directory \(path): \(reason)"
+        case .corrupt(let path, let reason): "the database \(path) is damaged: \(reason)"
+        case .database(let message): "database error: \(message)"
+        }
+    }
+}

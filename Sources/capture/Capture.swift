@@ -1,0 +1,24 @@
+import ArgumentParser
+
+@main
+struct Capture: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "capture",
+        abstract: "Record geo-located motion data and keep it safe in a local store.",
+        discussion: """
+            A measurement runs from `capture start` to `capture stop`, with `pause` and `resume` \
+            in between (every resume opens a new track) and `modality` to record a change such \
+            as BICYCLE → WALKING. The recorder runs in the background and commits what it \
+            captured once per flush interval, so a crash loses at most one interval.
+
+            `capture replay ride.trace` turns a recorded ride into a finished measurement \
+            through the same recorder code, deterministically (docs/trace-format.md).
+
+            \(ExitStatus.help)
+            """,
+        version: "0.1.0",
+        subcommands: [
+            Start.self, Pause.self, Resume.self, Stop.self, ModalityCommand.self, Status.self, List.self,
+            Show.self, Delete.self, Replay.self, Record.self,
+        ])
+}

@@ -1,0 +1,293 @@
+import ArgumentParser
+import CaptureCore
+import CaptureRecorder
+import CaptureSensors
+import CaptureStorage
+import Foundation
+import Glibc
+
+/// What lifecycle commands print with `--json`.
+struct LifecycleReport: Codable {
+    var measurement: Int64
+    var state: String
+    var track: Int
+    var modality: String?
+    var pid: Int32?
+}
+
+func printLifecycle(_ report: LifecycleReport, json: Bool, verb: String) throws {
+    if json {
+        try printJSON(report)
+    } else {
+        print("measurement \(report.measurement) \(verb) (\(report.state), track \(report.track))")
+    }
+}
+
+struct Start: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Start a new measurement in a background recorder.",
+        discussion: """
+            Returns once capturing has begun and prints the measurement id. The recorder keeps \
+            running after the shell closes; `capture status` shows it, `capture stop` ends it. \
+            With --foreground it runs in this terminal instead and Ctrl-C stops the measurement.
+
+            Example: capture start --modality BICYCLE --source trace:fixtures/bicycle.trace
+            """)
+
+    @OptionGroup var data: DataDirectoryOptions
+    @OptionGroup var output: OutputOptions
+
+    @Option(help: "The initial modality: \(Modality.spellings) (any case).")
+    var modality: String = "UNKNOWN"
+
+    @Option(name: .customLong("source"), help: ArgumentHelp(SourceSpec.help, valueName: "spec"))
+    var sources: [String] = []
+
+    @Option(help: "Seconds between commits; a crash loses at most this much (0.05 to 3600).")
+    var flushInterval: Double = 1
+
+    @Flag(help: "Run the recorder in this terminal; Ctrl-C stops the measurement.")
+    var foreground = false
+
+    func validate() throws {
+        guard (0.05...3600).contains(flushInterval) else {
+            throw ValidationError("--flush-interval must be between 0.05 and 3600 seconds")
+        }
+    }
+
+    func run() throws {
+        try execute {
+            let chosen = try parseModality(modality)
+            let directory = data.path
+            guard !sources.isEmpty else {
+                throw CLIError(
+                    .usage,
+                    "no source given; use --source trace:FILE (capture from Linux devices is not available yet)")
+            }
+            _ = try sources.map(SourceSpec.make)
+            try refuseIfOpen(directory: directory)
+            let arguments =
+                ["_record", "--data-dir", directory, "--modality", chosen.rawValue, "--flush-interval", "\(flushInterval)"]
+                + sources.flatMap { ["--source", $0.hasPrefix("trace:") ? "trace:" + SourceSpec.absolute(String($0.dropFirst(6))) : $0] }
+            if foreground {
+                try RecorderMain.run(
+                    directory: directory, modality: chosen, specs: arguments.sourceSpecs, flushInterval: flushInterval,
+                    recover: false, readyDescriptor: nil, announce: { id in
+                        if output.json {
+                            try? printJSON(LifecycleReport(measurement: id, state: "capturing", track: 1, modality: chosen.rawValue, pid: getpid()))
+                        } else {
+                            print(id)
+                        }
+                        FileHandle.standardError.write(Data("capturing measurement \(id); Ctrl-C stops it\n".utf8))
+                    })
+                return
+            }
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let started = try Daemon.spawn(arguments: arguments + ["--ready-fd", "\(Daemon.readyDescriptor)"], directory: directory)
+            if output.json {
+                try printJSON(
+                    LifecycleReport(
+                        measurement: started.measurement, state: "capturing", track: 1, modality: chosen.rawValue,
+                        pid: started.pid))
+            } else {
+                print(started.measurement)
+            }
+        }
+    }
+
+    private func refuseIfOpen(directory: String) throws {
+        guard let store = try data.existingStore(), let open = try store.openMeasurement() else { return }
+        if RecorderLock.isHeld(directory: directory) {
+            throw CLIError(.alreadyOpen, "measurement \(open.id) is already \(open.status); stop it with `capture stop` first")
+        }
+        throw CLIError(
+            .alreadyOpen,
+            "measurement \(open.id) was interrupted; `capture resume` continues it, `capture stop` finishes it")
+    }
+}
+
+extension [String] {
+    /// The values of the `--source` options in an argument list.
+    var sourceSpecs: [String] {
+        zip(self, dropFirst()).filter { $0.0 == "--source" }.map(\.1)
+    }
+}
+
+/// Sends a lifecycle command to the running recorder, or explains why there is none.
+func sendLifecycle(_ request: ControlRequest, data: DataDirectoryOptions) throws -> LifecycleReport {
+    let directory = data.path
+    if RecorderLock.isHeld(directory: directory) {
+        let reply: ControlReply
+        do {
+            reply = try RecorderClient.send(request, directory: directory)
+        } catch {
+            throw CLIError(.unavailable, "the recorder did not answer: \(error)")
+        }
+        guard reply.ok, let status = reply.status else {
+            throw reply.failure ?? ControlFailure(kind: "storage", message: "the recorder gave no answer")
+        }
+        return LifecycleReport(
+            measurement: status.measurement, state: status.state, track: status.track, modality: status.modality,
+            pid: status.pid)
+    }
+    if let store = try data.existingStore(), let open = try store.openMeasurement() {
+        throw CLIError(
+            .notCapturing,
+            "measurement \(open.id) was interrupted (its recorder is not running); `capture resume` continues it on a new track, `capture stop` finishes it")
+    }
+    throw LifecycleError.notOpen(state: .idle)
+}
+
+struct Pause: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Pause the measurement; nothing is recorded until `capture resume`.")
+    @OptionGroup var data: DataDirectoryOptions
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        try execute {
+            try printLifecycle(sendLifecycle(ControlRequest(command: "pause"), data: data), json: output.json, verb: "paused")
+        }
+    }
+}
+
+struct ModalityCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "modality",
+        abstract: "Record a change of modality, e.g. `capture modality WALKING`.",
+        discussion: "The modality already in force is ignored. Modalities: \(Modality.spellings) (any case).")
+    @OptionGroup var data: DataDirectoryOptions
+    @OptionGroup var output: OutputOptions
+    @Argument(help: "The new modality.") var modality: String
+
+    func run() throws {
+        try execute {
+            let chosen = try parseModality(modality)
+            let report = try sendLifecycle(ControlRequest(command: "modality", modality: chosen.rawValue), data: data)
+            try printLifecycle(report, json: output.json, verb: "is now \(chosen.rawValue)")
+        }
+    }
+}
+
+struct Resume: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Resume a paused or interrupted measurement on a new track.",
+        discussion: """
+            If the recorder was killed (crash, power loss), resume starts a new recorder with the \
+            same sources; the measurement is paused where its committed data ends and resumed now.
+            """)
+    @OptionGroup var data: DataDirectoryOptions
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        try execute {
+            let directory = data.path
+            if !RecorderLock.isHeld(directory: directory), let store = try data.existingStore(),
+                let open = try store.openMeasurement()
+            {
+                let specs = open.sources.split(separator: "\n").map(String.init)
+                let arguments = ["_record", "--recover", "--data-dir", directory] + specs.flatMap { ["--source", $0] }
+                let started = try Daemon.spawn(
+                    arguments: arguments + ["--ready-fd", "\(Daemon.readyDescriptor)"], directory: directory)
+                let record = try store.measurement(started.measurement)
+                try printLifecycle(
+                    LifecycleReport(
+                        measurement: record.id, state: record.status, track: record.trackCount,
+                        modality: try store.currentModality(of: record.id)?.rawValue, pid: started.pid),
+                    json: output.json, verb: "resumed")
+                return
+            }
+            try printLifecycle(sendLifecycle(ControlRequest(command: "resume"), data: data), json: output.json, verb: "resumed")
+        }
+    }
+}
+
+struct Stop: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Stop the measurement for good.",
+        discussion: """
+            Returns once everything captured is committed and the recorder has exited. An \
+            interrupted measurement (its recorder was killed) is finished where its committed \
+            data ends.
+            """)
+    @OptionGroup var data: DataDirectoryOptions
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        try execute {
+            let directory = data.path
+            if !RecorderLock.isHeld(directory: directory), let store = try data.existingStore(),
+                try store.openMeasurement() != nil
+            {
+                guard let lock = RecorderLock(directory: directory) else {
+                    throw CLIError(.unavailable, "a recorder is starting; try again")
+                }
+                let id = try Recovery.stopInterrupted(store: store)
+                _ = consume lock
+                let record = try store.measurement(id)
+                try printLifecycle(
+                    LifecycleReport(
+                        measurement: id, state: record.status, track: record.trackCount,
+                        modality: try store.currentModality(of: id)?.rawValue),
+                    json: output.json, verb: "stopped")
+                return
+            }
+            let report = try sendLifecycle(ControlRequest(command: "stop"), data: data)
+            // Wait for the recorder to exit, so that the next command finds the directory free.
+            for _ in 0..<200 where RecorderLock.isHeld(directory: directory) { usleep(50_000) }
+            try printLifecycle(report, json: output.json, verb: "stopped")
+        }
+    }
+}
+
+/// The recorder process: `capture _record`, started by `capture start` and `capture resume`.
+struct Record: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "_record", abstract: "Run the recorder (started by `capture start`).", shouldDisplay: false)
+
+    @OptionGroup var data: DataDirectoryOptions
+    @Option var modality: String = "UNKNOWN"
+    @Option(name: .customLong("source")) var sources: [String] = []
+    @Option var flushInterval: Double = 1
+    @Option var readyFd: Int32?
+    @Flag var recover = false
+
+    func run() throws {
+        try RecorderMain.run(
+            directory: data.path, modality: Modality(parsing: modality) ?? .unknown, specs: sources,
+            flushInterval: flushInterval, recover: recover, readyDescriptor: readyFd, announce: { _ in })
+    }
+}
+
+/// The body of a recorder process, in the background or in the foreground.
+enum RecorderMain {
+    static func run(
+        directory: String, modality: Modality, specs: [String], flushInterval: Double, recover: Bool,
+        readyDescriptor: Int32?, announce: (Int64) -> Void
+    ) throws {
+        var reported = false
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            guard let lock = RecorderLock(directory: directory) else {
+                throw CLIError(.alreadyOpen, "another recorder is running in \(directory)")
+            }
+            let store = try Store(directory: directory)
+            let sources = try specs.map(SourceSpec.make)
+            let recorder = Recorder(
+                directory: directory, store: store, sources: sources,
+                flushInterval: Int64((flushInterval * 1000).rounded()))
+            let id = recover ? try recorder.recoverInterrupted() : try recorder.startNew(modality: modality)
+            Daemon.report("ok \(id)", to: readyDescriptor)
+            reported = true
+            announce(id)
+            let failure = recorder.run()
+            _ = consume lock
+            if let failure { throw failure }
+        } catch {
+            let failure = CLIError.from(error)
+            if !reported { Daemon.report("error \(failure.status.rawValue) \(failure.message)", to: readyDescriptor) }
+            FileHandle.standardError.write(Data("capture: \(failure.message)\n".utf8))
+            throw ExitCode(failure.status.rawValue)
+        }
+    }
+}
