@@ -17,8 +17,10 @@ enum Daemon {
 
     static func spawn(arguments: [String], directory: String) throws -> Started {
         var fds: [Int32] = [0, 0]
-        guard pipe2(&fds, O_CLOEXEC) == 0 else { throw CLIError(.unavailable, "cannot create a pipe") }
+        guard pipe(&fds) == 0 else { throw CLIError(.unavailable, "cannot create a pipe") }
         let (readEnd, writeEnd) = (fds[0], fds[1])
+        _ = fcntl(readEnd, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(writeEnd, F_SETFD, FD_CLOEXEC)
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

@@ -1,0 +1,221 @@
+import ArgumentParser
+import CaptureCore
+import CaptureRecorder
+import CaptureStorage
+import Foundation
+
+struct Status: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show what is being captured right now.",
+        discussion: """
+            State is idle, capturing, paused or interrupted (the measurement is open but its \
+            recorder is gone: `capture resume` or `capture stop`). Counts are what is committed \
+            to the store; rates are over the last ten seconds.
+            """)
+    @OptionGroup var data: DataDirectoryOptions
+    @OptionGroup var output: OutputOptions
+
+    struct Report: Codable {
+        var dataDirectory: String
+        var device: String?
+        var state: String
+        var measurement: Int64?
+        var track: Int?
+        var modality: String?
+        var committed: CountsReport?
+        var recorder: RecorderStatus?
+    }
+
+    func run() throws {
+        try execute {
+            let directory = data.path
+            var report = Report(dataDirectory: directory, state: "idle")
+            if let store = try data.existingStore() {
+                report.device = try store.deviceID()
+                if let open = try store.openMeasurement() {
+                    report.measurement = open.id
+                    report.track = open.trackCount
+                    report.modality = try store.currentModality(of: open.id)?.rawValue
+                    report.state = open.status
+                    if RecorderLock.isHeld(directory: directory) {
+                        report.recorder = try? RecorderClient.send(ControlRequest(command: "status"), directory: directory).status
+                        if let live = report.recorder {
+                            report.state = live.state
+                            report.track = live.track
+                            report.modality = live.modality
+                        }
+                    } else {
+                        report.state = "interrupted"
+                    }
+                    report.committed = CountsReport(try store.counts(of: open.id))
+                }
+            }
+            if output.json {
+                try printJSON(report)
+            } else {
+                print(text(report))
+            }
+        }
+    }
+
+    private func text(_ report: Report) -> String {
+        guard let id = report.measurement else { return "idle: no measurement is open (data in \(report.dataDirectory))" }
+        var lines = ["measurement \(id): \(report.state), track \(report.track ?? 0), \(report.modality ?? "UNKNOWN")"]
+        if report.state == "interrupted" {
+            lines.append("  the recorder is not running: `capture resume` continues on a new track, `capture stop` finishes")
+        }
+        if let counts = report.committed { lines.append("  committed  " + Format.counts(counts)) }
+        if let recorder = report.recorder {
+            lines.append("  recorder   pid \(recorder.pid), since \(Format.time(recorder.startedAt)), flush every \(Double(recorder.flushIntervalMs) / 1000) s")
+            let rates = recorder.sensors.map { "\($0.sensor) \(String(format: "%.1f", $0.rate)) Hz" }
+            lines.append("  rates      " + rates.joined(separator: ", "))
+            if let fix = recorder.lastFix {
+                lines.append(
+                    "  last fix   \(fix.latitude), \(fix.longitude)"
+                        + (fix.horizontalAccuracy.map { String(format: " ±%.1f m", $0) } ?? "") + " at \(Format.time(fix.timestamp))")
+            }
+            for source in recorder.sources {
+                lines.append("  source     \(source.name): \(source.state), \(source.samples) samples" + (source.error.map { " (\($0))" } ?? ""))
+            }
+            if recorder.droppedWhilePaused > 0 { lines.append("  dropped while paused: \(recorder.droppedWhilePaused)") }
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+struct List: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List the measurements in the store, oldest first.")
+    @OptionGroup var data: DataDirectoryOptions
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        try execute {
+            var entries: [ListEntry] = []
+            if let store = try data.existingStore() {
+                let recorderAlive = RecorderLock.isHeld(directory: data.path)
+                entries = try store.measurements().map {
+                    try ListEntry(store: store, record: $0, interrupted: $0.isOpen && !recorderAlive)
+                }
+            }
+            if output.json {
+                try printJSON(entries)
+                return
+            }
+            guard !entries.isEmpty else {
+                print("no measurements yet; `capture start` or `capture replay` makes one")
+                return
+            }
+            print("ID      STATUS       MODALITY    START                 DURATION  TRACKS  FIXES   SAMPLES")
+            for entry in entries {
+                let duration = entry.end.map { Format.duration($0 - entry.start) } ?? "-"
+                let samples = entry.counts.accelerometer + entry.counts.gyroscope + entry.counts.magnetometer
+                print(
+                    String(entry.id).padding(toLength: 8, withPad: " ", startingAt: 0)
+                        + entry.status.padding(toLength: 13, withPad: " ", startingAt: 0)
+                        + entry.modality.padding(toLength: 12, withPad: " ", startingAt: 0)
+                        + Format.time(entry.start).padding(toLength: 22, withPad: " ", startingAt: 0)
+                        + duration.padding(toLength: 10, withPad: " ", startingAt: 0)
+                        + String(entry.tracks).padding(toLength: 8, withPad: " ", startingAt: 0)
+                        + String(entry.counts.locations).padding(toLength: 8, withPad: " ", startingAt: 0)
+                        + String(samples))
+            }
+        }
+    }
+}
+
+struct Show: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show one measurement: tracks, events, counts, time span, distance, bounding box.")
+    @OptionGroup var data: DataDirectoryOptions
+    @OptionGroup var output: OutputOptions
+    @Argument(help: "The measurement id (see `capture list`).") var id: Int64
+
+    func run() throws {
+        try execute {
+            guard let store = try data.existingStore() else { throw StoreError.measurementNotFound(id) }
+            let report = try MeasurementReport(store: store, id: id)
+            if output.json { try printJSON(report) } else { print(report.text) }
+        }
+    }
+}
+
+struct Delete: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Delete a measurement and everything recorded for it.",
+        discussion: "Asks for confirmation on standard input unless --yes is given. A measurement being captured cannot be deleted.")
+    @OptionGroup var data: DataDirectoryOptions
+    @Argument(help: "The measurement id.") var id: Int64
+    @Flag(help: "Do not ask.") var yes = false
+
+    func run() throws {
+        try execute {
+            guard let store = try data.existingStore() else { throw StoreError.measurementNotFound(id) }
+            let record = try store.measurement(id)
+            if record.isOpen, RecorderLock.isHeld(directory: data.path) {
+                throw CLIError(.alreadyOpen, "measurement \(id) is being captured; `capture stop` it first")
+            }
+            if !yes {
+                let counts = try store.counts(of: id)
+                FileHandle.standardError.write(
+                    Data("delete measurement \(id) (\(record.modality), \(Format.time(record.startTime)), \(counts.locations) fixes)? [y/N] ".utf8))
+                let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased()
+                guard answer == "y" || answer == "yes" else {
+                    throw CLIError(.usage, "not deleted (answer y to delete, or pass --yes)")
+                }
+            }
+            try store.delete(id)
+            print("deleted measurement \(id)")
+        }
+    }
+}
+
+struct Replay: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Turn a recorded trace into a finished measurement.",
+        discussion: """
+            Runs the trace through the same recording engine as live capture, with timestamps \
+            from the trace, so the same trace always gives the same stored data. Prints the new \
+            measurement id. A malformed trace is reported with its file, line and what was \
+            expected, and nothing of it is kept. The format is described in docs/trace-format.md.
+            """)
+    @OptionGroup var data: DataDirectoryOptions
+    @OptionGroup var output: OutputOptions
+    @Argument(help: "The trace file.") var trace: String
+    @Option(help: "Overrides the trace's initial modality.") var modality: String?
+    @Option(help: "Play at X times the trace's pace instead of as fast as possible.") var speed: Double?
+    @Flag(help: "As fast as possible (the default).") var max = false
+    @Option(help: "Seconds of trace time per commit.") var flushInterval: Double = 1
+
+    func validate() throws {
+        if let speed, !(speed > 0 && speed.isFinite) { throw ValidationError("--speed must be a positive number") }
+        if speed != nil, max { throw ValidationError("--speed and --max exclude each other") }
+        guard (0.05...3600).contains(flushInterval) else {
+            throw ValidationError("--flush-interval must be between 0.05 and 3600 seconds")
+        }
+    }
+
+    struct Summary: Codable {
+        var measurement: Int64
+        var samples: Int
+        var seconds: Double
+        var samplesPerSecond: Double
+    }
+
+    func run() throws {
+        try execute {
+            let chosen = try modality.map(parseModality)
+            let store = try data.openStore(durability: .relaxed)
+            let began = Date()
+            let id = try CaptureRecorder.Replay(
+                path: trace, modality: chosen, flushInterval: Int64((flushInterval * 1000).rounded()), speed: speed
+            ).run(into: store)
+            let seconds = Date().timeIntervalSince(began)
+            if output.json {
+                let samples = try store.counts(of: id).total
+                try printJSON(Summary(measurement: id, samples: samples, seconds: seconds, samplesPerSecond: Double(samples) / seconds))
+            } else {
+                print(id)
+            }
+        }
+    }
+}

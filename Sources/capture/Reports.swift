@@ -1,0 +1,169 @@
+import CaptureCore
+import CaptureStorage
+import Foundation
+
+/// Per-kind sample counts as printed.
+struct CountsReport: Codable, Equatable {
+    var accelerometer: Int
+    var gyroscope: Int
+    var magnetometer: Int
+    var pressure: Int
+    var locations: Int
+
+    init(_ counts: SampleCounts) {
+        accelerometer = counts.accelerometer
+        gyroscope = counts.gyroscope
+        magnetometer = counts.magnetometer
+        pressure = counts.pressure
+        locations = counts.locations
+    }
+}
+
+/// `capture show --json`.
+struct MeasurementReport: Codable {
+    struct Track: Codable {
+        var number: Int
+        var start: Int64
+        var end: Int64?
+        var modality: String
+        var counts: CountsReport
+        var distanceMeters: Double
+    }
+
+    struct EventReport: Codable {
+        var timestamp: Int64
+        var type: String
+        var value: String?
+    }
+
+    struct Box: Codable {
+        var minLatitude: Double
+        var maxLatitude: Double
+        var minLongitude: Double
+        var maxLongitude: Double
+    }
+
+    var id: Int64
+    var status: String
+    var modality: String
+    var start: Int64
+    var end: Int64?
+    var durationMs: Int64?
+    var counts: CountsReport
+    /// Geodesic distance over clean fixes, summed per track (pause gaps are not counted).
+    var distanceMeters: Double
+    var boundingBox: Box?
+    var tracks: [Track]
+    var events: [EventReport]
+
+    init(store: Store, id: Int64) throws {
+        let record = try store.measurement(id)
+        let events = try store.events(of: id)
+        self.id = id
+        status = record.status
+        modality = record.modality
+        start = record.startTime
+        end = record.endTime
+        durationMs = record.endTime.map { $0 - record.startTime }
+        counts = CountsReport(try store.counts(of: id))
+        self.events = events.map { EventReport(timestamp: $0.timestamp, type: $0.type.name, value: $0.value) }
+        var tracks: [Track] = []
+        var total = 0.0
+        for track in try store.tracks(of: id) {
+            let fixes = try store.fixes(of: id, track: track.number)
+            let distance = Geodesy.trackDistance(fixes)
+            total += distance
+            let modalityAtStart = events.last {
+                $0.type == .modalityTypeChange && $0.timestamp <= track.startTime
+            }?.value ?? record.modality
+            tracks.append(
+                Track(
+                    number: track.number, start: track.startTime, end: track.endTime, modality: modalityAtStart,
+                    counts: CountsReport(try store.counts(of: id, track: track.number)),
+                    distanceMeters: Self.millimetres(distance)))
+        }
+        self.tracks = tracks
+        distanceMeters = Self.millimetres(total)
+        boundingBox = Geodesy.boundingBox(try store.fixes(of: id)).map {
+            Box(
+                minLatitude: Self.micro($0.minLatitude), maxLatitude: Self.micro($0.maxLatitude),
+                minLongitude: Self.micro($0.minLongitude), maxLongitude: Self.micro($0.maxLongitude))
+        }
+    }
+
+    /// Rounds to millimetres, so that golden files do not depend on the last bits of a Double.
+    static func millimetres(_ metres: Double) -> Double { (metres * 1000).rounded() / 1000 }
+    /// Rounds to 1e-7 degrees (about 1 cm).
+    static func micro(_ degrees: Double) -> Double { (degrees * 1e7).rounded() / 1e7 }
+
+    /// The human-readable form.
+    var text: String {
+        var lines: [String] = []
+        let span = durationMs.map { " (\(Format.duration($0)))" } ?? ""
+        lines.append("measurement \(id): \(status), \(modality), \(tracks.count) track(s)")
+        lines.append("  time      \(Format.time(start)) → \(end.map(Format.time) ?? "open")\(span)")
+        lines.append("  distance  \(Format.distance(distanceMeters)) over clean fixes")
+        if let box = boundingBox {
+            lines.append(
+                "  area      lat \(box.minLatitude)…\(box.maxLatitude), lon \(box.minLongitude)…\(box.maxLongitude)")
+        }
+        lines.append("  samples   " + Format.counts(counts))
+        for track in tracks {
+            lines.append(
+                "  track \(track.number)   \(Format.time(track.start)) → \(track.end.map(Format.time) ?? "open"), "
+                    + "\(track.modality), \(Format.distance(track.distanceMeters)), \(track.counts.locations) fixes")
+        }
+        lines.append("  events")
+        for event in events {
+            lines.append("    \(Format.time(event.timestamp))  \(event.type)\(event.value.map { " \($0)" } ?? "")")
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// One line of `capture list`.
+struct ListEntry: Codable {
+    var id: Int64
+    var status: String
+    var modality: String
+    var start: Int64
+    var end: Int64?
+    var tracks: Int
+    var counts: CountsReport
+
+    init(store: Store, record: MeasurementRecord, interrupted: Bool) throws {
+        id = record.id
+        status = interrupted ? "interrupted" : record.status
+        modality = record.modality
+        start = record.startTime
+        end = record.endTime
+        tracks = record.trackCount
+        counts = CountsReport(try store.counts(of: record.id))
+    }
+}
+
+/// Text formatting shared by the commands.
+enum Format {
+    static func time(_ ms: Int64) -> String {
+        let date = Date(timeIntervalSince1970: Double(ms) / 1000)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        return formatter.string(from: date) + "Z"
+    }
+
+    static func duration(_ ms: Int64) -> String {
+        let seconds = ms / 1000
+        return String(format: "%d:%02d:%02d", seconds / 3600, seconds / 60 % 60, seconds % 60)
+    }
+
+    static func distance(_ metres: Double) -> String {
+        metres >= 1000 ? String(format: "%.2f km", metres / 1000) : String(format: "%.0f m", metres)
+    }
+
+    static func counts(_ counts: CountsReport) -> String {
+        "acc \(counts.accelerometer), gyr \(counts.gyroscope), mag \(counts.magnetometer), "
+            + "prs \(counts.pressure), fixes \(counts.locations)"
+    }
+}
