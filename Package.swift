@@ -47,6 +47,9 @@ let package = Package(
             name: "CaptureStorageTests", dependencies: ["CaptureCore", "CaptureStorage"],
             swiftSettings: strict),
         .testTarget(
+            name: "CaptureRecorderTests", dependencies: ["CaptureCore", "CaptureStorage", "CaptureRecorder"],
+            swiftSettings: strict),
+        .testTarget(
             name: "CaptureEndToEndTests",
             dependencies: ["CaptureCore", "CaptureStorage"],
             swiftSettings: strict),

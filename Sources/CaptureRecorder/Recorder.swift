@@ -63,23 +63,33 @@ public final class Recorder: @unchecked Sendable {
         return open.id
     }
 
-    /// Runs until the measurement is stopped (by command or SIGTERM/SIGINT) or a commit fails.
-    /// Returns the failure, if any.
-    public func run() -> StoreError? {
+    private var listener: Int32 = -1
+
+    /// Binds the control socket and writes the pid file. Call before reporting readiness, so
+    /// that a command sent right after `capture start` returns finds the recorder listening.
+    public func listen() throws(StoreError) {
         let socketPath = Self.socketPath(directory: directory)
-        let listener: Int32
         do {
             listener = try ControlSocket.listen(at: socketPath)
         } catch {
-            return .cannotOpen(path: socketPath, reason: "\(error)")
+            throw .cannotOpen(path: socketPath, reason: "\(error)")
         }
-        let pidPath = directory + "/recorder.pid"
-        try? "\(getpid())\n".write(toFile: pidPath, atomically: true, encoding: .utf8)
-        defer {
-            close(listener)
-            unlink(socketPath)
-            unlink(pidPath)
-        }
+        try? "\(getpid())\n".write(toFile: directory + "/recorder.pid", atomically: true, encoding: .utf8)
+    }
+
+    /// Releases what ``listen()`` took, when the recorder will not run after all.
+    public func abandon() {
+        if listener >= 0 { close(listener) }
+        listener = -1
+        unlink(Self.socketPath(directory: directory))
+        unlink(directory + "/recorder.pid")
+    }
+
+    /// Runs until the measurement is stopped (by command or SIGTERM/SIGINT) or a commit fails.
+    /// Returns the failure, if any. ``listen()`` must have been called.
+    public func run() -> StoreError? {
+        let listener = self.listener
+        defer { abandon() }
         let signals = [SIGTERM, SIGINT].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())

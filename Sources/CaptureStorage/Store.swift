@@ -42,11 +42,18 @@ public final class Store: Sendable {
         }
         do {
             queue = try DatabaseQueue(path: path, configuration: config)
-            try Schema.migrator.migrate(queue)
-            try queue.write { db in
-                try db.execute(
-                    sql: "INSERT OR IGNORE INTO device (id, device_id) VALUES (1, ?)",
-                    arguments: [UUID().uuidString.lowercased()])
+            // Write only when something is missing, so that commands that merely read change
+            // nothing on disk.
+            let migrator = Schema.migrator
+            if try !queue.read({ try migrator.hasCompletedMigrations($0) }) {
+                try migrator.migrate(queue)
+            }
+            if try queue.read({ try String.fetchOne($0, sql: "SELECT device_id FROM device WHERE id = 1") }) == nil {
+                try queue.write { db in
+                    try db.execute(
+                        sql: "INSERT OR IGNORE INTO device (id, device_id) VALUES (1, ?)",
+                        arguments: [UUID().uuidString.lowercased()])
+                }
             }
         } catch {
             throw Self.map(error, path: path)

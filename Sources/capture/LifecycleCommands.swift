@@ -276,7 +276,14 @@ enum RecorderMain {
             let recorder = Recorder(
                 directory: directory, store: store, sources: sources,
                 flushInterval: Int64((flushInterval * 1000).rounded()))
-            let id = recover ? try recorder.recoverInterrupted() : try recorder.startNew(modality: modality)
+            try recorder.listen()
+            let id: Int64
+            do {
+                id = recover ? try recorder.recoverInterrupted() : try recorder.startNew(modality: modality)
+            } catch {
+                recorder.abandon()
+                throw error
+            }
             Daemon.report("ok \(id)", to: readyDescriptor)
             reported = true
             announce(id)

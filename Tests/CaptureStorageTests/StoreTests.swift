@@ -1,1 +1,164 @@
+import CaptureCore
+import Foundation
+import GRDB
 import Testing
+
+@testable import CaptureStorage
+
+/// A fresh data directory per test, removed afterwards.
+final class TemporaryDirectory {
+    let path: String
+
+    init() {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("capture-test-\(UUID().uuidString)").path
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+@Suite struct StoreTests {
+    let directory = TemporaryDirectory()
+
+    func started(_ store: Store, at time: Int64 = 1_000, modality: Modality = .bicycle) throws -> (Int64, Recording) {
+        var engine = Recording()
+        let id = try store.begin(try engine.apply(.start(modality), at: time), sources: "trace:x")
+        return (id, engine)
+    }
+
+    func motion(_ count: Int, from time: Int64) -> [MotionSample] {
+        (0..<count).map { MotionSample(timestamp: time + Int64($0) * 10, x: 0.001 * Double($0), y: -1.5, z: 9.81) }
+    }
+
+    @Test func migrationsCreateTheSchemaOnceAndTheDeviceIdentityIsStable() throws {
+        let first = try Store(directory: directory.path)
+        let device = try first.deviceID()
+        #expect(UUID(uuidString: device) != nil)
+        let second = try Store(directory: directory.path)
+        #expect(try second.deviceID() == device)
+        let tables = try second.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        }
+        #expect(tables.contains("measurement") && tables.contains("sensor_batch") && tables.contains("grdb_migrations"))
+        let journal = try second.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
+        #expect(journal == "wal")
+    }
+
+    @Test func beginRecordsStartAndModalityAndTrackOne() throws {
+        let store = try Store(directory: directory.path)
+        let (id, _) = try started(store)
+        #expect(id == 1)
+        let record = try store.measurement(id)
+        #expect(record.status == "capturing")
+        #expect(record.modality == "BICYCLE")
+        #expect(record.startTime == 1_000)
+        #expect(try store.events(of: id).map(\.type) == [.lifecycleStart, .modalityTypeChange])
+        #expect(try store.tracks(of: id) == [TrackRecord(number: 1, startTime: 1_000, endTime: nil)])
+        #expect(try store.openMeasurement()?.id == id)
+    }
+
+    @Test func atMostOneOpenMeasurement() throws {
+        let store = try Store(directory: directory.path)
+        let (id, _) = try started(store)
+        #expect(throws: StoreError.alreadyOpen(id)) { _ = try started(store) }
+        #expect(try store.measurements().count == 1)
+    }
+
+    @Test func oneRowPerSensorPerFlushAndBatchesSplitAt800() throws {
+        let store = try Store(directory: directory.path)
+        var (id, engine) = try started(store)
+        for sample in motion(100, from: 1_000) { engine.ingest(.motion(.accelerometer, sample)) }
+        for sample in motion(1_000, from: 1_000) { engine.ingest(.motion(.gyroscope, sample)) }
+        try store.commit(engine.takeFlush(), to: id)
+        var rows: [MotionSensor: [Int]] = [:]
+        for sensor in MotionSensor.allCases {
+            try store.forEachBatch(of: id, sensor: sensor) { rows[sensor, default: []].append($0.count) }
+        }
+        #expect(rows[.accelerometer] == [100])
+        #expect(rows[.gyroscope] == [800, 200])
+        #expect(rows[.magnetometer] == nil)
+        #expect(try store.counts(of: id).gyroscope == 1_000)
+    }
+
+    @Test func storedBatchesDecodeToTheSamplesWithinTheFormatsPrecision() throws {
+        let store = try Store(directory: directory.path)
+        var (id, engine) = try started(store)
+        let samples = [
+            MotionSample(timestamp: 1_000, x: 9.8066, y: -0.0005, z: 0.00049),
+            MotionSample(timestamp: 1_010, x: -2.0005, y: 1234.5678, z: 0),
+        ]
+        for sample in samples { engine.ingest(.motion(.magnetometer, sample)) }
+        try store.commit(engine.takeFlush(), to: id)
+        var decoded: [MotionSample] = []
+        try store.forEachBatch(of: id, sensor: .magnetometer) { decoded += try Store.samples(of: $0) }
+        #expect(decoded.count == 2)
+        for (a, b) in zip(samples, decoded) {
+            #expect(a.timestamp == b.timestamp)
+            // Magnetometer values are kept in units of 10 nT (µT × 100).
+            #expect(abs(a.x - b.x) <= 0.005 && abs(a.y - b.y) <= 0.005 && abs(a.z - b.z) <= 0.005)
+        }
+    }
+
+    @Test func aFailedFlushLeavesNothingOfItBehind() throws {
+        let store = try Store(directory: directory.path)
+        var (id, engine) = try started(store)
+        engine.ingest(.fix(Fix(timestamp: 1_001, latitude: 51, longitude: 13)))
+        engine.ingest(.pressure(PressureSample(timestamp: 1_002, hectopascals: 1000)))
+        // A value that cannot be encoded makes the whole flush fail…
+        engine.ingest(.motion(.accelerometer, MotionSample(timestamp: 1_003, x: .infinity, y: 0, z: 0)))
+        let flush = try engine.apply(.pause, at: 1_004)
+        #expect(throws: StoreError.self) { try store.commit(flush, to: id) }
+        // …and none of it is stored: not the fix, not the pressure, not the pause.
+        #expect(try store.counts(of: id) == SampleCounts())
+        #expect(try store.events(of: id).count == 2)
+        #expect(try store.measurement(id).status == "capturing")
+    }
+
+    @Test func eventsMaintainTracksAndStatus() throws {
+        let store = try Store(directory: directory.path)
+        var (id, engine) = try started(store)
+        engine.ingest(.fix(Fix(timestamp: 1_500, latitude: 51, longitude: 13)))
+        try store.commit(try engine.apply(.pause, at: 2_000), to: id)
+        #expect(try store.measurement(id).status == "paused")
+        try store.commit(try engine.apply(.resume, at: 3_000), to: id)
+        engine.ingest(.fix(Fix(timestamp: 3_500, latitude: 51.1, longitude: 13)))
+        try store.commit(try engine.apply(.modality(.walking), at: 3_600), to: id)
+        try store.commit(try engine.apply(.stop, at: 4_000), to: id)
+        let record = try store.measurement(id)
+        #expect(record.status == "finished")
+        #expect(record.endTime == 4_000)
+        #expect(record.trackCount == 2)
+        #expect(
+            try store.tracks(of: id) == [
+                TrackRecord(number: 1, startTime: 1_000, endTime: 2_000),
+                TrackRecord(number: 2, startTime: 3_000, endTime: 4_000),
+            ])
+        #expect(try store.fixes(of: id, track: 1).map(\.timestamp) == [1_500])
+        #expect(try store.fixes(of: id, track: 2).map(\.timestamp) == [3_500])
+        #expect(try store.currentModality(of: id) == .walking)
+        #expect(try store.lastTimestamp(of: id) == 4_000)
+        #expect(try store.openMeasurement() == nil)
+    }
+
+    @Test func idsNeverRepeatAfterADelete() throws {
+        let store = try Store(directory: directory.path)
+        var (first, engine) = try started(store)
+        try store.commit(try engine.apply(.stop, at: 2_000), to: first)
+        try store.delete(first)
+        #expect(throws: StoreError.measurementNotFound(first)) { try store.measurement(first) }
+        let (second, _) = try started(store)
+        #expect(second == first + 1)
+        let orphans = try store.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM event WHERE measurement_id = ?", arguments: [first]) }
+        #expect(orphans == 0)
+        #expect(throws: StoreError.measurementNotFound(99)) { try store.delete(99) }
+    }
+
+    @Test func anEmptyFlushWritesNothing() throws {
+        let store = try Store(directory: directory.path)
+        var (id, engine) = try started(store)
+        let before = try store.read { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
+        try store.commit(engine.takeFlush(), to: id)
+        let after = try store.read { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
+        #expect(before == after)
+        #expect(try store.integrityCheck() == "ok")
+    }
+}
