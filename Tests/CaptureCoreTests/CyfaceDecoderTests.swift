@@ -275,6 +275,13 @@ import Testing
         let sample = (0..<100).map { MotionSample(timestamp: Int64($0), x: 0.5, y: -9.81, z: Double($0) / 100) }
         let body = try CyfaceBatch.encode(sample, sensor: .accelerometer)
         let summary = CyfaceBatchSummary(bodyByteCounts: repeatElement(body.count, count: 2_000))
+        // What the SQL in CyfaceBatchSummary's documentation computes.
+        let lengthSize = body.count < 128 ? 1 : body.count < 16384 ? 2 : 3
+        #expect(
+            summary
+                == CyfaceBatchSummary(
+                    batchCount: 2_000, bodyByteCount: 2_000 * body.count,
+                    fieldContentByteCount: 2_000 * (1 + lengthSize + body.count)))
         var remaining = 2_000
         let source = CyfaceSensorBatches(sensor: .accelerometer, summary: summary) {
             guard remaining > 0 else { return nil }

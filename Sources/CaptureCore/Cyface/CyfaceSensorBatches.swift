@@ -3,7 +3,16 @@
 /// A transfer file writes the length of field 18/19/20 before its content, so the writer needs the
 /// exact size up front. Each batch takes `1 + varintSize(bodyLength) + bodyLength` bytes inside the
 /// field; ``add(bodyByteCount:)`` accounts for that. A store can compute the summary cheaply from
-/// the body lengths alone (e.g. `SELECT length(body) FROM batch WHERE …`), without reading bodies.
+/// the body lengths alone, without reading bodies: either feed `SELECT length(body) …` through
+/// ``add(bodyByteCount:)``, or let SQLite add it up and use ``init(batchCount:bodyByteCount:fieldContentByteCount:)``:
+///
+/// ```sql
+/// SELECT count(*), sum(length(body)),
+///        sum(1 + length(body) + CASE WHEN length(body) < 128 THEN 1
+///                                    WHEN length(body) < 16384 THEN 2
+///                                    WHEN length(body) < 2097152 THEN 3 ELSE 4 END)
+/// FROM batch WHERE measurement = ? AND sensor = ?
+/// ```
 public struct CyfaceBatchSummary: Sendable, Equatable, Hashable {
     /// The number of batches.
     public private(set) var batchCount = 0
@@ -14,6 +23,14 @@ public struct CyfaceBatchSummary: Sendable, Equatable, Hashable {
 
     /// An empty summary.
     public init() {}
+
+    /// A summary computed elsewhere (for example by the SQL query above). ``TransferFileWriter``
+    /// checks all three numbers against the bodies it streams.
+    public init(batchCount: Int, bodyByteCount: Int, fieldContentByteCount: Int) {
+        self.batchCount = batchCount
+        self.bodyByteCount = bodyByteCount
+        self.fieldContentByteCount = fieldContentByteCount
+    }
 
     /// The summary of batches with the given body lengths.
     public init(bodyByteCounts: some Sequence<Int>) {
