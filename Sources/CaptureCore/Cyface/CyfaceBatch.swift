@@ -37,8 +37,11 @@ public enum CyfaceBatch {
 
     /// Encodes `samples` as the body of one batch message.
     ///
-    /// The values are scaled by ``scale(for:)`` in double precision and rounded half up. Empty
-    /// input gives an empty body. The result is allocated once, with its exact size.
+    /// The values are scaled by ``scale(for:)`` in double precision and rounded half up. (Android
+    /// holds sensor values as `float` and widens them before scaling; results differ from that only
+    /// for values within float precision of a rounding boundary.) Empty input gives an empty body.
+    /// The result is allocated once, with its exact size. The batch size is not limited here; keep
+    /// batches at ≤ ``maximumSampleCount`` samples like the SDKs.
     ///
     /// - Throws: ``CyfaceError/Kind/valueOutOfRange`` when a scaled value or a delta does not fit
     ///   32 bits (or a time delta 64 bits); ``CyfaceError/Kind/notFinite`` for NaN or ±∞. Values
