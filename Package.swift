@@ -19,10 +19,18 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
     ],
     targets: [
         // Pure core: model, lifecycle, recording engine, trace format, units. No I/O of its own.
-        .target(name: "CaptureCore", swiftSettings: strict),
+        // The Cyface transfer format uses generated SwiftProtobuf types and the system zlib.
+        .target(
+            name: "CaptureCore",
+            dependencies: ["CZlib", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            swiftSettings: strict),
+        // System zlib (raw deflate for Cyface transfer files).
+        .systemLibrary(
+            name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // SQLite store (GRDB over the system libsqlite3).
         .target(
             name: "CaptureStorage",

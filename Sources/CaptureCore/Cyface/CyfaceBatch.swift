@@ -1,0 +1,200 @@
+/// Encoding of one sensor batch: the body of one `Accelerations`, `Rotations` or `Directions`
+/// message (spec §1.2, §1.4).
+///
+/// A body holds four packed columns: `timestamp` (field 1, `sint64`, Unix ms) and `x`, `y`, `z`
+/// (fields 2–4, `sint32`, scaled by ``scale(for:)`` and rounded like Java's `Math.round`). Every
+/// column is in delta format and the delta state restarts in every batch, so a body can be stored
+/// as it is (one row per sensor per flush) and later streamed into a transfer file unchanged.
+///
+/// ```swift
+/// let body = try CyfaceBatch.encode(samples, sensor: .accelerometer)
+/// let back = try CyfaceBatch.decode(body, sensor: .accelerometer)
+/// ```
+public enum CyfaceBatch {
+    /// The largest batch the Android SDK ever delivers (`MAXIMUM_CAPTURED_DATA_MESSAGE_SIZE`).
+    public static let maximumSampleCount = 800
+
+    /// The factor from SI units to the integer unit of the transfer format.
+    ///
+    /// Accelerometer m/s² × 1000 → mm/s²; gyroscope rad/s × 1000 → mrad/s; magnetometer µT × 100 →
+    /// 10 nT. (The iOS SDK uses × 1000 for the magnetometer, a known defect; spec §1.8.)
+    public static func scale(for sensor: MotionSensor) -> Double {
+        switch sensor {
+        case .accelerometer: 1000
+        case .gyroscope: 1000
+        case .magnetometer: 100
+        }
+    }
+
+    /// The field of `Measurement` that carries the batches of `sensor`: 18, 19 or 20.
+    public static func measurementField(for sensor: MotionSensor) -> Int {
+        switch sensor {
+        case .accelerometer: 18
+        case .gyroscope: 19
+        case .magnetometer: 20
+        }
+    }
+
+    /// Encodes `samples` as the body of one batch message.
+    ///
+    /// The values are scaled by ``scale(for:)`` in double precision and rounded half up. (Android
+    /// holds sensor values as `float` and widens them before scaling; results differ from that only
+    /// for values within float precision of a rounding boundary.) Empty input gives an empty body.
+    /// The result is allocated once, with its exact size. The batch size is not limited here; keep
+    /// batches at ≤ ``maximumSampleCount`` samples like the SDKs.
+    ///
+    /// - Throws: ``CyfaceError/Kind/valueOutOfRange`` when a scaled value or a delta does not fit
+    ///   32 bits (or a time delta 64 bits); ``CyfaceError/Kind/notFinite`` for NaN or ±∞. Values
+    ///   are never wrapped.
+    public static func encode(_ samples: some Collection<MotionSample>, sensor: MotionSensor)
+        throws(CyfaceError) -> [UInt8]
+    {
+        guard !samples.isEmpty else { return [] }
+        let factor = scale(for: sensor)
+        var sizes = (0, 0, 0, 0)
+        var sizing = ProtobufWriter()
+        sizes.0 = try column(samples, axis: .timestamp, sensor: sensor, factor: factor, &sizing, write: false)
+        sizes.1 = try column(samples, axis: .x, sensor: sensor, factor: factor, &sizing, write: false)
+        sizes.2 = try column(samples, axis: .y, sensor: sensor, factor: factor, &sizing, write: false)
+        sizes.3 = try column(samples, axis: .z, sensor: sensor, factor: factor, &sizing, write: false)
+        let total =
+            ProtobufWriter.lengthDelimitedFieldSize(1, length: sizes.0)
+            + ProtobufWriter.lengthDelimitedFieldSize(2, length: sizes.1)
+            + ProtobufWriter.lengthDelimitedFieldSize(3, length: sizes.2)
+            + ProtobufWriter.lengthDelimitedFieldSize(4, length: sizes.3)
+        var writer = ProtobufWriter(capacity: total)
+        writer.writeLengthPrefix(1, length: sizes.0)
+        _ = try column(samples, axis: .timestamp, sensor: sensor, factor: factor, &writer, write: true)
+        writer.writeLengthPrefix(2, length: sizes.1)
+        _ = try column(samples, axis: .x, sensor: sensor, factor: factor, &writer, write: true)
+        writer.writeLengthPrefix(3, length: sizes.2)
+        _ = try column(samples, axis: .y, sensor: sensor, factor: factor, &writer, write: true)
+        writer.writeLengthPrefix(4, length: sizes.3)
+        _ = try column(samples, axis: .z, sensor: sensor, factor: factor, &writer, write: true)
+        return writer.bytes
+    }
+
+    /// Decodes a batch body back to samples in SI units (integer value ÷ ``scale(for:)``).
+    ///
+    /// Accepts packed and unpacked columns and skips unknown fields, as any protobuf parser would.
+    /// Error offsets are indices into the array that `body` is a slice of.
+    ///
+    /// - Throws: ``CyfaceError`` (`.truncated`, `.malformed` or `.valueOutOfRange` when a running
+    ///   sum leaves its 32/64-bit range); never traps on corrupt input.
+    public static func decode(_ body: ArraySlice<UInt8>, sensor: MotionSensor) throws(CyfaceError)
+        -> [MotionSample]
+    {
+        let name = messageName(for: sensor)
+        var reader = ProtobufReader(body, context: name)
+        var columns: [[UInt64]] = [[], [], [], []]
+        while !reader.isAtEnd {
+            let (field, wireType, tagOffset) = try reader.readTag()
+            if (1...4).contains(field) {
+                try reader.readRepeatedVarint(
+                    field: field, wireType: wireType, tagOffset: tagOffset, into: &columns[field - 1])
+            } else {
+                try reader.skipField(field: field, wireType: wireType, tagOffset: tagOffset)
+            }
+        }
+        let count = columns[0].count
+        for axis in 1...3 where columns[axis].count != count {
+            throw CyfaceError(
+                .malformed, offset: body.startIndex,
+                "\(name): \(columns[axis].count) values in field \(axis + 1) but \(count) timestamps")
+        }
+        let factor = scale(for: sensor)
+        var samples: [MotionSample] = []
+        samples.reserveCapacity(count)
+        var time: Int64 = 0
+        var sums: (Int64, Int64, Int64) = (0, 0, 0)
+        for i in 0..<count {
+            let (t, overflow) = time.addingReportingOverflow(ProtobufWriter.unZigZag(columns[0][i]))
+            guard !overflow else {
+                throw CyfaceError(.valueOutOfRange, offset: body.startIndex, "\(name): timestamp \(i) overflows 64 bits")
+            }
+            time = t
+            sums.0 = try accumulate(sums.0, columns[1][i], name: name, axis: "x", index: i, offset: body.startIndex)
+            sums.1 = try accumulate(sums.1, columns[2][i], name: name, axis: "y", index: i, offset: body.startIndex)
+            sums.2 = try accumulate(sums.2, columns[3][i], name: name, axis: "z", index: i, offset: body.startIndex)
+            samples.append(
+                MotionSample(
+                    timestamp: time, x: Double(sums.0) / factor, y: Double(sums.1) / factor,
+                    z: Double(sums.2) / factor))
+        }
+        return samples
+    }
+
+    /// Decodes a batch body held in its own array; error offsets count from its first byte.
+    public static func decode(_ body: [UInt8], sensor: MotionSensor) throws(CyfaceError) -> [MotionSample] {
+        try decode(body[...], sensor: sensor)
+    }
+
+    /// The protobuf message name of one batch of `sensor`.
+    static func messageName(for sensor: MotionSensor) -> String {
+        switch sensor {
+        case .accelerometer: "Accelerations"
+        case .gyroscope: "Rotations"
+        case .magnetometer: "Directions"
+        }
+    }
+
+    private enum Axis { case timestamp, x, y, z }
+
+    /// One pass over a column: validates and sizes it (`write == false`) or writes its values.
+    /// Two passes per column keep encoding free of per-sample allocation.
+    @inline(__always)
+    private static func column(
+        _ samples: some Collection<MotionSample>, axis: Axis, sensor: MotionSensor, factor: Double,
+        _ writer: inout ProtobufWriter, write: Bool
+    ) throws(CyfaceError) -> Int {
+        var previous: Int64 = 0
+        var size = 0
+        var index = 0
+        for sample in samples {
+            let delta: Int64
+            switch axis {
+            case .timestamp:
+                let (d, overflow) = sample.timestamp.subtractingReportingOverflow(previous)
+                guard !overflow else {
+                    throw CyfaceError(
+                        .valueOutOfRange,
+                        "\(sensor.shortName) sample \(index): timestamp delta \(sample.timestamp) − \(previous) overflows 64 bits")
+                }
+                previous = sample.timestamp
+                delta = d
+            case .x, .y, .z:
+                let value = axis == .x ? sample.x : axis == .y ? sample.y : sample.z
+                let scaled = try JavaRound.scaledInt32(
+                    value, by: factor, what: "\(sensor.shortName) sample \(index) \(axis)")
+                delta = scaled - previous
+                guard delta >= Int64(Int32.min), delta <= Int64(Int32.max) else {
+                    throw CyfaceError(
+                        .valueOutOfRange,
+                        "\(sensor.shortName) sample \(index) \(axis): delta \(scaled) − \(previous) does not fit 32 bits")
+                }
+                previous = scaled
+            }
+            let encoded = ProtobufWriter.zigZag(delta)
+            if write {
+                writer.writeVarint(encoded)
+            } else {
+                size += ProtobufWriter.varintSize(encoded)
+            }
+            index += 1
+        }
+        return size
+    }
+
+    private static func accumulate(
+        _ sum: Int64, _ raw: UInt64, name: String, axis: String, index: Int, offset: Int
+    ) throws(CyfaceError) -> Int64 {
+        guard raw <= UInt64(UInt32.max) else {
+            throw CyfaceError(.malformed, offset: offset, "\(name): \(axis) value \(index) is wider than sint32")
+        }
+        let next = sum + ProtobufWriter.unZigZag(raw)
+        guard next >= Int64(Int32.min), next <= Int64(Int32.max) else {
+            throw CyfaceError(.valueOutOfRange, offset: offset, "\(name): \(axis) value \(index) leaves the 32-bit range")
+        }
+        return next
+    }
+}
