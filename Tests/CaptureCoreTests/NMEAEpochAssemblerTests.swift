@@ -7,7 +7,7 @@ import Testing
         -> ([Fix], [FixTransition], NMEAStats)
     {
         var stream = NMEAStream(configuration: configuration)
-        var events: [NMEAEvent] = []
+        var events: [GNSSEvent] = []
         for body in bodies { events += stream.line(NMEAChecksum.seal(body) + "\r\n") }
         events += stream.finish()
         var fixes: [Fix] = []

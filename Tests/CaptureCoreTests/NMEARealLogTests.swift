@@ -42,7 +42,7 @@ struct NMEARealLogTests {
         let bytes = try SharedTestData.bytes(name)
         var stream = NMEAStream()
         var outcome = Outcome()
-        var events: [NMEAEvent] = []
+        var events: [GNSSEvent] = []
         // Odd chunk sizes split sentences and CR LF pairs, as tty reads do.
         var start = 0
         while start < bytes.count {
@@ -158,7 +158,7 @@ struct NMEARealLogTests {
             }
         }
         var stream = NMEAStream()
-        var events: [NMEAEvent] = []
+        var events: [GNSSEvent] = []
         for line in damaged { events += stream.push(Array((line + "\r\n").utf8)) }
         events += stream.finish()
         let fixes = events.compactMap { if case .fix(let fix) = $0 { fix } else { nil } }

@@ -75,14 +75,6 @@ public struct NMEAEpoch: Sendable, Equatable {
     }
 }
 
-/// What the assembler reports as sentences come in.
-public enum NMEAEvent: Sendable, Equatable {
-    /// A complete epoch with a valid fix.
-    case fix(Fix)
-    /// Fix acquired or lost (see ``FixLossTracker``).
-    case transition(FixTransition)
-}
-
 /// Counters kept by ``NMEAEpochAssembler``.
 public struct NMEAAssemblyStats: Sendable, Equatable {
     /// Epochs closed (distinct UTC times).
@@ -145,8 +137,8 @@ public struct NMEAEpochAssembler: Sendable {
     }
 
     /// Adds one decoded sentence; returns the events of an epoch it closed, if any.
-    public mutating func add(_ message: NMEAMessage) -> [NMEAEvent] {
-        var events: [NMEAEvent] = []
+    public mutating func add(_ message: NMEAMessage) -> [GNSSEvent] {
+        var events: [GNSSEvent] = []
         if let time = message.time, time != openEpoch?.time {
             events = closeEpoch()
             openEpoch = NMEAEpoch(time: time)
@@ -168,11 +160,11 @@ public struct NMEAEpochAssembler: Sendable {
     }
 
     /// Closes the open epoch (end of input).
-    public mutating func finish() -> [NMEAEvent] {
+    public mutating func finish() -> [GNSSEvent] {
         closeEpoch()
     }
 
-    private mutating func closeEpoch() -> [NMEAEvent] {
+    private mutating func closeEpoch() -> [GNSSEvent] {
         guard var epoch = openEpoch else { return [] }
         openEpoch = nil
         stats.epochs += 1
@@ -187,7 +179,7 @@ public struct NMEAEpochAssembler: Sendable {
             lastDate = date
             lastDateTime = epoch.time
         }
-        var events: [NMEAEvent] = []
+        var events: [GNSSEvent] = []
         if let fix = epoch.fix(uere: configuration.uere) {
             stats.fixes += 1
             if let transition = tracker.fix(at: fix.timestamp) { events.append(.transition(transition)) }

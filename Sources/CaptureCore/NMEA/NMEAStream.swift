@@ -69,12 +69,12 @@ public struct NMEAStream: Sendable {
     }
 
     /// Feeds raw bytes; returns the events completed by them.
-    public mutating func push(_ bytes: some Sequence<UInt8>) -> [NMEAEvent] {
+    public mutating func push(_ bytes: some Sequence<UInt8>) -> [GNSSEvent] {
         splitter.push(bytes).flatMap { line(String($0)) }
     }
 
     /// Feeds one line (with or without its line ending).
-    public mutating func line(_ text: String) -> [NMEAEvent] {
+    public mutating func line(_ text: String) -> [GNSSEvent] {
         let trimmed = text.drop { $0 == " " || $0 == "\t" }
         if trimmed.allSatisfy({ $0 == "\r" || $0 == "\n" || $0 == " " || $0 == "\t" }) { return [] }
         counters.lines += 1
@@ -111,7 +111,7 @@ public struct NMEAStream: Sendable {
     }
 
     /// Ends the input: flushes a final unterminated line and closes the last epoch.
-    public mutating func finish() -> [NMEAEvent] {
+    public mutating func finish() -> [GNSSEvent] {
         let events = splitter.finish().flatMap { line($0) }
         return events + assembler.finish()
     }
