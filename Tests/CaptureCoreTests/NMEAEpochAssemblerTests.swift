@@ -152,3 +152,52 @@ import Testing
         #expect(tracker.fix(at: 10_000) == .acquired(at: 10_000))
     }
 }
+
+@Suite struct NMEARobustnessTests {
+    @Test func zdaParsesAndDatesEpochsWithoutRMC() throws {
+        guard case .zda(let zda) = try NMEAMessage(NMEASentence(validating: "$GNZDA,223745.00,11,07,2020,00,00*7A"))
+        else { Issue.record("not ZDA"); return }
+        #expect(zda.date == NMEADate(year: 2020, month: 7, day: 11))
+        #expect(zda.localZoneMinutes == 0)
+        #expect(zda.time?.millisecondsOfDay == (22 * 3600 + 37 * 60 + 45) * 1000)
+        #expect(throws: NMEAParseError.invalidField(type: "ZDA", field: "date")) {
+            try NMEAMessage(NMEASentence(validating: NMEAChecksum.seal("$GPZDA,120000,31,02,2020,,")))
+        }
+        var stream = NMEAStream()
+        var events: [GNSSEvent] = []
+        for body in ["$GPGGA,120000.00,5103.0240,N,01344.2380,E,1,08,1.2,120.0,M,46.9,M,,", "$GPZDA,120000.00,15,06,2024,-02,30"] {
+            events += stream.line(NMEAChecksum.seal(body))
+        }
+        events += stream.finish()
+        let fixes = events.compactMap { if case .fix(let fix) = $0 { fix } else { nil } }
+        #expect(fixes.map(\.timestamp) == [1_718_452_800_000])
+    }
+
+    @Test func resynchronizesOnNoiseAndCutOffSentences() {
+        var stream = NMEAStream()
+        _ = stream.line("xx\u{1}$GPGSA,A,3,02,05,11,12,18,20,25,29,,,,,1.4,1.1,0.9*3D")
+        _ = stream.line("$GPGSV,3,1,11,02$GPGSA,A,3,02,05,11,12,18,20,25,29,,,,,1.4,1.1,0.9*3D")
+        _ = stream.line("$GPGSV,3,1,11,02$GPGSA,A,3,0")
+        #expect(stream.stats.resynchronized == 3)
+        #expect(stream.stats.decoded["GSA"] == 2)
+        #expect(stream.stats.truncated == 1)
+        #expect(stream.stats.assembly.orphanSentences == 2)
+    }
+
+    @Test func degenerateInputsDoNotTrap() throws {
+        #expect(throws: NMEAFrameError.malformedAddress) { try NMEASentence(validating: "$*00") }
+        var stream = NMEAStream()
+        for line in ["$", "$*", "$*00", "!", "*", "$GP*", ",,,,", "$GPRMC,,,,,,,,,,,,,,,,,,,,,,,,,*", String(repeating: "$", count: 500)] {
+            _ = stream.line(line)
+        }
+        _ = stream.push([0xFF, 0xFE, 0x00, 0x0A, 0x24, 0x0D])
+        _ = stream.finish()
+        #expect(stream.stats.assembly.fixes == 0)
+        #expect(NMEADate(year: Int.min, month: 1, day: 1) == nil)
+        var tracker = FixLossTracker()
+        _ = tracker.fix(at: .min)
+        #expect(tracker.noFix(at: .max) == .lost(at: .max, lastFix: .min))
+        #expect(IIOUnits.unixMilliseconds(fromNanoseconds: .min) == Int64.min / 1_000_000 - 1)
+        #expect(IIOSamplingFrequencies.list([]).nearest(to: 5) == nil)
+    }
+}

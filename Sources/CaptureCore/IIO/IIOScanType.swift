@@ -32,19 +32,19 @@ public struct IIOScanType: Sendable, Hashable {
         case big
     }
 
-    public var endianness: Endianness
+    public let endianness: Endianness
     /// Two's-complement signed (`s`/`S`) or unsigned (`u`/`U`).
-    public var isSigned: Bool
+    public let isSigned: Bool
     /// Upper-case sign letter: the value uses all its bits ("fully defined").
-    public var isFullyDefined: Bool
+    public let isFullyDefined: Bool
     /// Significant bits, 1…storageBits.
-    public var realBits: Int
+    public let realBits: Int
     /// Bits the value occupies in the buffer: 8, 16, 32 or 64.
-    public var storageBits: Int
+    public let storageBits: Int
     /// Number of consecutive values (≥ 1).
-    public var repeatCount: Int
+    public let repeatCount: Int
     /// Right shift applied before masking to `realBits`.
-    public var shift: Int
+    public let shift: Int
 
     /// Bytes one value occupies (`storageBits / 8`); also its alignment in the scan.
     public var storageBytes: Int { storageBits / 8 }

@@ -59,11 +59,11 @@ public enum IIOSamplingFrequencies: Sendable, Hashable {
     }
 
     /// The available rate closest to `requested` Hz; on a tie the higher one (better to sample
-    /// a little faster than asked than slower).
-    public func nearest(to requested: Double) -> Double {
+    /// a little faster than asked than slower). `nil` only for an empty list.
+    public func nearest(to requested: Double) -> Double? {
         switch self {
         case .list(let rates):
-            var best = rates[0]
+            guard var best = rates.first else { return nil }
             for rate in rates.dropFirst() {
                 let distance = abs(rate - requested)
                 let bestDistance = abs(best - requested)

@@ -30,7 +30,8 @@ public enum IIOUnits {
     /// An IIO timestamp (ns) → Unix ms, rounding down. Only meaningful when the device's
     /// `current_timestamp_clock` is `realtime`.
     public static func unixMilliseconds(fromNanoseconds nanoseconds: Int64) -> Int64 {
-        nanoseconds >= 0 ? nanoseconds / 1_000_000 : (nanoseconds - 999_999) / 1_000_000
+        let quotient = nanoseconds / 1_000_000
+        return nanoseconds % 1_000_000 < 0 ? quotient - 1 : quotient
     }
 }
 

@@ -40,7 +40,9 @@ public struct FixLossTracker: Sendable, Equatable {
 
     /// An epoch at `time` (Unix ms) had no fix.
     public mutating func noFix(at time: Int64) -> FixTransition? {
-        guard case .fixed(let lastFix) = state, time - lastFix >= timeout else { return nil }
+        guard case .fixed(let lastFix) = state else { return nil }
+        let (elapsed, overflow) = time.subtractingReportingOverflow(lastFix)
+        guard overflow ? time > lastFix : elapsed >= timeout else { return nil }
         state = .searching
         return .lost(at: time, lastFix: lastFix)
     }

@@ -2,13 +2,14 @@
 public struct NMEAEpoch: Sendable, Equatable {
     /// The epoch's UTC time of day.
     public var time: NMEATime
-    /// The date, from this epoch's RMC or carried over from an earlier one; `nil` until a date is known.
+    /// The date, from this epoch's RMC (else ZDA) or carried over from an earlier one; `nil` until a date is known.
     public var date: NMEADate?
     public var rmc: NMEARMC?
     public var gga: NMEAGGA?
     public var gns: NMEAGNS?
     public var vtg: NMEAVTG?
     public var gst: NMEAGST?
+    public var zda: NMEAZDA?
     /// All GSA sentences of the epoch (one per constellation on multi-GNSS receivers).
     public var gsa: [NMEAGSA] = []
 
@@ -97,7 +98,7 @@ public struct NMEAAssemblyStats: Sendable, Equatable {
 /// A sentence with a time different from the open epoch's closes that epoch and opens a new one;
 /// time-less sentences (GSA, VTG) join the open epoch. This works whatever order a receiver sends
 /// its sentences in (garmin: RMC first; Quectel: GGA, GNS, VTG, RMC, GSA). The last epoch is
-/// closed by ``finish()``. Dates come from RMC; an epoch without an RMC uses the last date,
+/// closed by ``finish()``. Dates come from RMC or ZDA; an epoch without either uses the last date,
 /// advanced by a day when the time of day jumps back by more than 12 hours (midnight).
 public struct NMEAEpochAssembler: Sendable {
     /// Tunables.
@@ -154,6 +155,7 @@ public struct NMEAEpochAssembler: Sendable {
         case .vtg(let vtg): epoch.vtg = vtg
         case .gst(let gst): epoch.gst = gst
         case .gsa(let gsa): epoch.gsa.append(gsa)
+        case .zda(let zda): epoch.zda = zda
         }
         openEpoch = epoch
         return events
@@ -168,7 +170,7 @@ public struct NMEAEpochAssembler: Sendable {
         guard var epoch = openEpoch else { return [] }
         openEpoch = nil
         stats.epochs += 1
-        if let date = epoch.rmc?.date {
+        if let date = epoch.rmc?.date ?? epoch.zda?.date {
             epoch.date = date
         } else if let lastDate, let lastDateTime {
             // No RMC in this epoch: carry the date over, across midnight if the clock wrapped.

@@ -49,9 +49,9 @@ public struct NMEADate: Sendable, Hashable {
     /// 1…31.
     public var day: Int
 
-    /// A date from its parts (validated: month 1…12, day within the month).
+    /// A date from its parts (validated: year 1…9999, month 1…12, day within the month).
     public init?(year: Int, month: Int, day: Int) {
-        guard (1...12).contains(month), day >= 1, day <= CivilDate.daysInMonth(year: year, month: month) else {
+        guard (1...9999).contains(year), (1...12).contains(month), day >= 1, day <= CivilDate.daysInMonth(year: year, month: month) else {
             return nil
         }
         self.year = year

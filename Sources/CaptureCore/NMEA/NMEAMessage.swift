@@ -147,6 +147,16 @@ public struct NMEAGNS: Sendable, Equatable {
     }
 }
 
+/// ZDA, time and date: `hhmmss.ss,dd,mm,yyyy,zoneHours,zoneMinutes`. Dates before 1980 (the
+/// start of GPS time) are rejected as invalid.
+public struct NMEAZDA: Sendable, Equatable {
+    public var time: NMEATime?
+    /// The UTC date, `nil` when the day, month or year field is empty.
+    public var date: NMEADate?
+    /// Local time zone offset in minutes (informational; times stay UTC).
+    public var localZoneMinutes: Int?
+}
+
 /// A decoded sentence of one of the supported types.
 public enum NMEAMessage: Sendable, Equatable {
     case rmc(NMEARMC)
@@ -155,6 +165,7 @@ public enum NMEAMessage: Sendable, Equatable {
     case gst(NMEAGST)
     case vtg(NMEAVTG)
     case gns(NMEAGNS)
+    case zda(NMEAZDA)
 
     /// The UTC time field, for the sentences that carry one (GSA and VTG do not).
     public var time: NMEATime? {
@@ -163,12 +174,13 @@ public enum NMEAMessage: Sendable, Equatable {
         case .gga(let m): m.time
         case .gst(let m): m.time
         case .gns(let m): m.time
+        case .zda(let m): m.time
         case .gsa, .vtg: nil
         }
     }
 
-    /// Decodes a sentence. Proprietary sentences and types other than RMC, GGA, GSA, GST, VTG
-    /// and GNS give ``NMEAParseError/unsupported(type:)``; the talker does not matter.
+    /// Decodes a sentence. Proprietary sentences and types other than RMC, GGA, GSA, GST, VTG,
+    /// GNS and ZDA give ``NMEAParseError/unsupported(type:)``; the talker does not matter.
     public init(_ sentence: NMEASentence) throws(NMEAParseError) {
         let type = sentence.type
         guard sentence.talker != .proprietary else { throw .unsupported(type: "P" + type) }
@@ -273,6 +285,26 @@ public enum NMEAMessage: Sendable, Equatable {
                         hdop: try NMEAField.double(f(7), "HDOP"),
                         altitudeMSL: try NMEAField.double(f(8), "altitude"),
                         geoidSeparation: try NMEAField.double(f(9), "geoid separation")))
+            case "ZDA":
+                try need(4)
+                let day = try NMEAField.int(f(1), "day")
+                let month = try NMEAField.int(f(2), "month")
+                let year = try NMEAField.int(f(3), "year")
+                var date: NMEADate? = nil
+                if let day, let month, let year {
+                    guard let valid = NMEADate(year: year, month: month, day: day), year >= 1980 else {
+                        throw NMEAField.Invalid(field: "date")
+                    }
+                    date = valid
+                }
+                let zoneHours = try NMEAField.int(f(4), "zone hours")
+                let zoneMinutes = try NMEAField.int(f(5), "zone minutes")
+                var zone: Int? = nil
+                if let zoneHours {
+                    let minutes = zoneMinutes ?? 0
+                    zone = zoneHours * 60 + (zoneHours < 0 ? -minutes : minutes)
+                }
+                self = .zda(NMEAZDA(time: try NMEAField.time(f(0)), date: date, localZoneMinutes: zone))
             default:
                 throw NMEAParseError.unsupported(type: type)
             }

@@ -185,7 +185,7 @@ public struct NMEASentence: Sendable, Equatable {
         let parts = body.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).map {
             String(decoding: $0, as: UTF8.self)
         }
-        let address = parts[0]
+        let address = parts.first ?? ""
         guard address.count >= 2, address.utf8.allSatisfy({ Self.isAlphanumeric($0) }) else {
             throw .malformedAddress
         }

@@ -8,8 +8,11 @@ public struct NMEAStats: Sendable, Equatable {
     public var sentences = 0
     /// Accepted sentences longer than the standard 82 bytes (tolerant mode).
     public var overlongAccepted = 0
-    /// Lines not starting with `$`/`!`.
+    /// Lines without any `$`/`!`.
     public var notNMEA = 0
+    /// Lines that failed as a whole but contain a later `$`/`!` (line noise before a sentence, or
+    /// a sentence cut off by the next one); the text from the last start delimiter on was tried.
+    public var resynchronized = 0
     /// Sentences cut off before their checksum.
     public var truncated = 0
     /// Sentences whose checksum did not match.
@@ -84,7 +87,7 @@ public struct NMEAStream: Sendable {
         }
         let sentence: NMEASentence
         do {
-            sentence = try NMEASentence(validating: trimmed, options: framing)
+            sentence = try frame(trimmed)
         } catch {
             switch error {
             case .missingStartDelimiter: counters.notNMEA += 1
@@ -108,6 +111,18 @@ public struct NMEAStream: Sendable {
         }
         counters.decoded[sentence.type, default: 0] += 1
         return assembler.add(message)
+    }
+
+    private mutating func frame(_ text: Substring) throws(NMEAFrameError) -> NMEASentence {
+        do {
+            return try NMEASentence(validating: text, options: framing)
+        } catch {
+            // Noise before the sentence, or a sentence cut off by the next one
+            // ("$GPGSV,3,1,11,02$GPRMC,…*6B"): retry from the last start delimiter.
+            guard let start = text.dropFirst().lastIndex(where: { $0 == "$" || $0 == "!" }) else { throw error }
+            counters.resynchronized += 1
+            return try NMEASentence(validating: text[start...], options: framing)
+        }
     }
 
     /// Ends the input: flushes a final unterminated line and closes the last epoch.
