@@ -27,6 +27,14 @@ public struct IIOChannelName: Sendable, Hashable {
         if parts.count == 3, parts[2].isEmpty { return nil }
     }
 
+    /// A name from its parts, e.g. `("in", "accel", modifier: "x")` for `in_accel_x`.
+    public init(direction: String, type: String, index: Int? = nil, modifier: String? = nil) {
+        self.direction = direction
+        self.type = type
+        self.index = index
+        self.modifier = modifier
+    }
+
     /// The full channel name.
     public var name: String {
         var text = direction + "_" + type

@@ -18,6 +18,8 @@ public enum IIOError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidChannelName(String)
     /// A channel without `_raw` or `_input`.
     case missingValue(channel: String)
+    /// A channel the conversion needs is not among the scan's enabled channels.
+    case channelNotInScan(String)
 
     public var description: String {
         switch self {
@@ -32,6 +34,7 @@ public enum IIOError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidAttribute(let name, let text): "IIO attribute \(name) has unexpected content '\(text)'"
         case .invalidChannelName(let name): "invalid IIO channel name '\(name)'"
         case .missingValue(let channel): "IIO channel \(channel) has neither _input nor _raw"
+        case .channelNotInScan(let channel): "IIO channel \(channel) is not enabled in the scan"
         }
     }
 }
