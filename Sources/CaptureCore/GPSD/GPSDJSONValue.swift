@@ -2,7 +2,7 @@ internal import Foundation
 
 /// A parsed JSON value, keeping booleans, numbers and strings apart (gpsd's `"used":true` must
 /// not read as 1, and `"activated":0` must not read as a date).
-enum GPSDJSONValue: Decodable, Sendable, Equatable {
+enum GPSDJSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     case number(Double)
@@ -10,25 +10,44 @@ enum GPSDJSONValue: Decodable, Sendable, Equatable {
     case array([GPSDJSONValue])
     case object([String: GPSDJSONValue])
 
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([GPSDJSONValue].self) {
-            self = .array(value)
-        } else {
-            self = .object(try container.decode([String: GPSDJSONValue].self))
+    /// Parses with JSONSerialization (an order of magnitude faster here than a `Decodable` enum
+    /// that probes each type in turn).
+    static func parse(_ text: String) -> GPSDJSONValue? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]) else {
+            return nil
         }
+        return convert(object)
     }
 
-    static func parse(_ text: String) -> GPSDJSONValue? {
-        try? JSONDecoder().decode(GPSDJSONValue.self, from: Data(text.utf8))
+    private static func convert(_ value: Any) -> GPSDJSONValue? {
+        switch value {
+        case let number as NSNumber:
+            // JSON true/false come back as NSNumber too; their Objective-C type is `c` (char),
+            // which JSONSerialization uses for nothing else.
+            if number.objCType.pointee == CChar(UInt8(ascii: "c")) { return .bool(number.boolValue) }
+            return .number(number.doubleValue)
+        case let text as String:
+            return .string(text)
+        case is NSNull:
+            return .null
+        case let items as [Any]:
+            var result: [GPSDJSONValue] = []
+            result.reserveCapacity(items.count)
+            for item in items {
+                guard let converted = convert(item) else { return nil }
+                result.append(converted)
+            }
+            return .array(result)
+        case let fields as [String: Any]:
+            var result: [String: GPSDJSONValue] = [:]
+            for (key, item) in fields {
+                guard let converted = convert(item) else { return nil }
+                result[key] = converted
+            }
+            return .object(result)
+        default:
+            return nil
+        }
     }
 }
 

@@ -21,16 +21,23 @@ public enum GPSDParseError: Error, Sendable, Equatable, CustomStringConvertible 
 
 /// `VERSION`, sent on connect. Check ``protocolMajor`` is 3.
 public struct GPSDVersion: Sendable, Equatable {
+    /// gpsd release, e.g. `3.22`.
     public var release: String?
+    /// Source revision of the daemon.
     public var revision: String?
+    /// JSON protocol major version; this parser expects 3.
     public var protocolMajor: Int?
+    /// JSON protocol minor version.
     public var protocolMinor: Int?
 }
 
 /// A receiver as gpsd describes it (`DEVICE`, or an element of `DEVICES`).
 public struct GPSDDevice: Sendable, Equatable {
+    /// Device path, e.g. `/dev/ttyACM0`.
     public var path: String?
+    /// The driver gpsd chose, e.g. `NMEA0183`, `u-blox`.
     public var driver: String?
+    /// Firmware or model details, when the driver found them.
     public var subtype: String?
     /// When the device was activated (ISO 8601); `nil` if not given or deactivated.
     public var activated: String?
@@ -42,14 +49,21 @@ public struct GPSDDevice: Sendable, Equatable {
 
 /// `WATCH`: the watch policy gpsd confirms.
 public struct GPSDWatch: Sendable, Equatable {
+    /// Whether watching is on.
     public var enable: Bool?
+    /// Whether JSON reports are sent.
     public var json: Bool?
+    /// Whether the receiver's NMEA is echoed.
     public var nmea: Bool?
     /// 1 raw NMEA lines, 2 verbatim binary.
     public var raw: Int?
+    /// Whether AIS/RTCM values are scaled.
     public var scaled: Bool?
+    /// Whether AIS type 24 halves are reported separately.
     public var split24: Bool?
+    /// Whether PPS reports are sent.
     public var pps: Bool?
+    /// The device the report or policy is about.
     public var device: String?
 }
 
@@ -58,6 +72,7 @@ public struct GPSDWatch: Sendable, Equatable {
 /// Several TPVs are often sent for one epoch (same ``time``) as the receiver's sentences arrive;
 /// ``GPSDTPVMerger`` combines them.
 public struct GPSDTPV: Sendable, Equatable {
+    /// The device the report or policy is about.
     public var device: String?
     /// 0 unknown, 1 no fix, 2 2D, 3 3D.
     public var mode: Int?
@@ -86,13 +101,21 @@ public struct GPSDTPV: Sendable, Equatable {
     /// Estimated errors (gpsd: "guessed to be 95% confidence"): longitude, latitude, horizontal,
     /// vertical in m; speed in m/s; climb m/s; time s.
     public var epx: Double?
+    /// Latitude error estimate, m.
     public var epy: Double?
+    /// Horizontal position error estimate, m.
     public var eph: Double?
+    /// Vertical error estimate, m.
     public var epv: Double?
+    /// Speed error estimate, m/s.
     public var eps: Double?
+    /// Climb error estimate, m/s.
     public var epc: Double?
+    /// Time error estimate, s.
     public var ept: Double?
+    /// Magnetic variation, degrees (east positive).
     public var magneticVariation: Double?
+    /// GPS−UTC leap seconds, when known.
     public var leapSeconds: Int?
 
     /// Later values win: every field present in `newer` replaces the one here.
@@ -127,57 +150,89 @@ public struct GPSDTPV: Sendable, Equatable {
 
 /// One satellite in a `SKY` report.
 public struct GPSDSatellite: Sendable, Equatable {
+    /// PRN (satellite number as gpsd numbers it).
     public var prn: Int?
     /// Elevation and azimuth, degrees.
     public var elevation: Double?
+    /// Azimuth, degrees from true north.
     public var azimuth: Double?
     /// Signal strength, dBHz.
     public var signalStrength: Double?
     /// Used in the solution.
     public var used: Bool?
+    /// GNSS system (0 GPS, 1 SBAS, 2 Galileo, 3 BeiDou, 5 QZSS, 6 GLONASS, …).
     public var gnssID: Int?
+    /// Satellite number within its system.
     public var svID: Int?
 }
 
 /// `SKY`: satellites and DOPs.
 public struct GPSDSky: Sendable, Equatable {
+    /// The device the report or policy is about.
     public var device: String?
+    /// The `time` text as sent (ISO 8601).
     public var time: String?
+    /// Satellites visible (`nSat`).
     public var satellitesSeen: Int?
+    /// Satellites used in the solution (`uSat`).
     public var satellitesUsed: Int?
+    /// Horizontal dilution of precision.
     public var hdop: Double?
+    /// Vertical dilution of precision.
     public var vdop: Double?
+    /// Position (3D) dilution of precision.
     public var pdop: Double?
+    /// Geometric dilution of precision.
     public var gdop: Double?
+    /// Time dilution of precision.
     public var tdop: Double?
+    /// Longitudinal dilution of precision.
     public var xdop: Double?
+    /// Latitudinal dilution of precision.
     public var ydop: Double?
+    /// Per-satellite details (empty when not sent).
     public var satellites: [GPSDSatellite]
 }
 
 /// `GST`: 1-σ error estimates from the receiver's NMEA GST, metres.
 public struct GPSDGST: Sendable, Equatable {
+    /// The device the report or policy is about.
     public var device: String?
+    /// The `time` text as sent (ISO 8601).
     public var time: String?
+    /// ``time`` as Unix milliseconds.
     public var timestamp: Int64?
+    /// RMS of the pseudorange residuals.
     public var rms: Double?
+    /// Semi-major axis of the error ellipse, m.
     public var major: Double?
+    /// Semi-minor axis of the error ellipse, m.
     public var minor: Double?
     /// Degrees from true north.
     public var orientation: Double?
+    /// Latitude error, m.
     public var latitude: Double?
+    /// Longitude error, m.
     public var longitude: Double?
+    /// Altitude error, m.
     public var altitude: Double?
 }
 
 /// One line of gpsd's JSON stream, decoded.
 public enum GPSDMessage: Sendable, Equatable {
+    /// Sent on connect.
     case version(GPSDVersion)
+    /// The devices gpsd knows.
     case devices([GPSDDevice])
+    /// A device was activated or went away.
     case device(GPSDDevice)
+    /// The watch policy in force.
     case watch(GPSDWatch)
+    /// Time, position, velocity.
     case tpv(GPSDTPV)
+    /// Satellites and DOPs.
     case sky(GPSDSky)
+    /// Error statistics.
     case gst(GPSDGST)
     /// `ERROR` with its `message`.
     case error(message: String?)

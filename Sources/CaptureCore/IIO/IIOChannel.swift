@@ -71,6 +71,7 @@ public struct IIOCalibration: Sendable, Hashable {
     /// Multiplies the offset raw value (1 when the attribute is absent).
     public var scale: Double
 
+    /// A calibration; the defaults leave raw values unchanged.
     public init(offset: Double = 0, scale: Double = 1) {
         self.offset = offset
         self.scale = scale

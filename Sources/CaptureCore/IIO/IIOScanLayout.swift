@@ -5,10 +5,12 @@ public struct IIOScanChannel: Sendable, Hashable {
     public var name: String
     /// The `_index` value: an ordering key, not a byte offset (indices may have gaps).
     public var index: Int
+    /// The `_type` value: how the value is stored.
     public var type: IIOScanType
     /// The `_en` value; disabled channels take no space in the scan.
     public var isEnabled: Bool
 
+    /// A channel from its sysfs attributes.
     public init(name: String, index: Int, type: IIOScanType, isEnabled: Bool = true) {
         self.name = name
         self.index = index
@@ -19,6 +21,7 @@ public struct IIOScanChannel: Sendable, Hashable {
 
 /// Where one enabled channel sits inside a scan.
 public struct IIOScanElement: Sendable, Hashable {
+    /// The channel.
     public var channel: IIOScanChannel
     /// Byte offset from the start of the scan.
     public var offset: Int

@@ -1,6 +1,8 @@
 /// One value read from a scan buffer, before offset and scale: signed or unsigned, 64 bits at most.
 public enum IIORawValue: Sendable, Hashable {
+    /// From an `s`/`S` channel, sign-extended.
     case signed(Int64)
+    /// From a `u`/`U` channel.
     case unsigned(UInt64)
 
     /// The value as a Double (exact up to 2⁵³).
@@ -28,10 +30,13 @@ public enum IIORawValue: Sendable, Hashable {
 public struct IIOScanType: Sendable, Hashable {
     /// Byte order of the stored value.
     public enum Endianness: Sendable, Hashable {
+        /// `le`
         case little
+        /// `be`
         case big
     }
 
+    /// Byte order in the buffer (the kernel resolves CPU order to `le`/`be`).
     public let endianness: Endianness
     /// Two's-complement signed (`s`/`S`) or unsigned (`u`/`U`).
     public let isSigned: Bool

@@ -37,12 +37,19 @@ public enum IIOUnits {
 
 /// The clock behind IIO timestamps, from `current_timestamp_clock`.
 public enum IIOTimestampClock: String, Sendable, Hashable, CaseIterable {
+    /// `CLOCK_REALTIME`: Unix time.
     case realtime
+    /// `CLOCK_MONOTONIC`: time since boot, not counting suspend.
     case monotonic
+    /// `CLOCK_MONOTONIC_RAW`.
     case monotonicRaw = "monotonic_raw"
+    /// `CLOCK_REALTIME_COARSE`: Unix time, coarse.
     case realtimeCoarse = "realtime_coarse"
+    /// `CLOCK_MONOTONIC_COARSE`.
     case monotonicCoarse = "monotonic_coarse"
+    /// `CLOCK_BOOTTIME`: time since boot, counting suspend.
     case boottime
+    /// `CLOCK_TAI`: international atomic time.
     case tai
 
     /// Parses the attribute text (trimmed); `nil` for a clock this tool does not know.

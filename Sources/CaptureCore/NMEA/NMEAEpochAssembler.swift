@@ -4,11 +4,17 @@ public struct NMEAEpoch: Sendable, Equatable {
     public var time: NMEATime
     /// The date, from this epoch's RMC (else ZDA) or carried over from an earlier one; `nil` until a date is known.
     public var date: NMEADate?
+    /// The epoch's RMC (the last one if several talkers sent one).
     public var rmc: NMEARMC?
+    /// The epoch's GGA.
     public var gga: NMEAGGA?
+    /// The epoch's GNS.
     public var gns: NMEAGNS?
+    /// The VTG that followed the epoch's first timed sentence.
     public var vtg: NMEAVTG?
+    /// The epoch's GST.
     public var gst: NMEAGST?
+    /// The epoch's ZDA.
     public var zda: NMEAZDA?
     /// All GSA sentences of the epoch (one per constellation on multi-GNSS receivers).
     public var gsa: [NMEAGSA] = []

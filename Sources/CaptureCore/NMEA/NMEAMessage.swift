@@ -21,6 +21,7 @@ public enum NMEAParseError: Error, Sendable, Equatable, CustomStringConvertible 
 ///
 /// `hhmmss.ss,A|V,lat,N|S,lon,E|W,speed(kn),track(°true),ddmmyy,magvar,E|W[,mode][,navstatus]`
 public struct NMEARMC: Sendable, Equatable {
+    /// UTC time of day, `nil` when the field is empty.
     public var time: NMEATime?
     /// `true` for status `A` (valid), `false` for `V` (warning), `nil` when empty.
     public var isValid: Bool?
@@ -32,6 +33,7 @@ public struct NMEARMC: Sendable, Equatable {
     public var speedKnots: Double?
     /// Course over ground, degrees from true north.
     public var course: Double?
+    /// UTC date, `nil` when empty.
     public var date: NMEADate?
     /// Magnetic variation in degrees, east positive.
     public var magneticVariation: Double?
@@ -46,12 +48,17 @@ public struct NMEARMC: Sendable, Equatable {
 ///
 /// `time,lat,N,lon,E,quality,numSats,HDOP,alt(MSL),M,geoidSep,M,dgpsAge,stationID`
 public struct NMEAGGA: Sendable, Equatable {
+    /// UTC time of day, `nil` when the field is empty.
     public var time: NMEATime?
+    /// Signed degrees (south negative).
     public var latitude: Double?
+    /// Signed degrees (west negative).
     public var longitude: Double?
     /// 0 no fix, 1 GPS, 2 DGPS, 3 PPS, 4 RTK fixed, 5 RTK float, 6 dead reckoning, 7 manual, 8 simulation.
     public var quality: Int?
+    /// Satellites used in the solution.
     public var satellitesUsed: Int?
+    /// Horizontal dilution of precision.
     public var hdop: Double?
     /// Altitude above mean sea level (the geoid), metres.
     public var altitudeMSL: Double?
@@ -59,6 +66,7 @@ public struct NMEAGGA: Sendable, Equatable {
     public var geoidSeparation: Double?
     /// Seconds since the last differential correction.
     public var dgpsAge: Double?
+    /// Differential reference station ID.
     public var dgpsStation: String?
 
     /// Height above the ellipsoid: `altitudeMSL + geoidSeparation`, `nil` unless both are known.
@@ -78,8 +86,11 @@ public struct NMEAGSA: Sendable, Equatable {
     public var fixMode: Int?
     /// The non-empty PRN slots.
     public var satellites: [Int]
+    /// Position (3D) dilution of precision.
     public var pdop: Double?
+    /// Horizontal dilution of precision.
     public var hdop: Double?
+    /// Vertical dilution of precision.
     public var vdop: Double?
     /// NMEA 4.1 GNSS system ID: 1 GPS, 2 GLONASS, 3 Galileo, 4 BeiDou, 5 QZSS, 6 NavIC.
     public var systemID: Int?
@@ -89,15 +100,21 @@ public struct NMEAGSA: Sendable, Equatable {
 ///
 /// `time,rmsRange,σmajor,σminor,orientation,σlat,σlon,σalt`
 public struct NMEAGST: Sendable, Equatable {
+    /// UTC time of day, `nil` when the field is empty.
     public var time: NMEATime?
     /// RMS of the pseudorange residuals.
     public var rms: Double?
+    /// σ of the error ellipse's semi-major axis.
     public var sigmaMajor: Double?
+    /// σ of the error ellipse's semi-minor axis.
     public var sigmaMinor: Double?
     /// Orientation of the error ellipse's semi-major axis, degrees from true north.
     public var orientation: Double?
+    /// σ of the latitude error.
     public var sigmaLatitude: Double?
+    /// σ of the longitude error.
     public var sigmaLongitude: Double?
+    /// σ of the altitude error.
     public var sigmaAltitude: Double?
 }
 
@@ -110,7 +127,9 @@ public struct NMEAVTG: Sendable, Equatable {
     public var courseTrue: Double?
     /// Degrees from magnetic north.
     public var courseMagnetic: Double?
+    /// Speed over ground in knots.
     public var speedKnots: Double?
+    /// Speed over ground in km/h.
     public var speedKilometersPerHour: Double?
     /// NMEA 2.3 mode indicator; `N` means not valid.
     public var mode: Character?
@@ -126,15 +145,22 @@ public struct NMEAVTG: Sendable, Equatable {
 ///
 /// `time,lat,N,lon,E,modes,numSats,HDOP,alt(MSL),geoidSep,dgpsAge,stationID[,navStatus]`
 public struct NMEAGNS: Sendable, Equatable {
+    /// UTC time of day, `nil` when the field is empty.
     public var time: NMEATime?
+    /// Signed degrees (south negative).
     public var latitude: Double?
+    /// Signed degrees (west negative).
     public var longitude: Double?
     /// One character per system (GPS, GLONASS, Galileo, BeiDou, …): `N` no fix, `A` autonomous,
     /// `D` differential, `R`/`F` RTK, `E` estimated, …
     public var modes: String
+    /// Satellites used in the solution.
     public var satellitesUsed: Int?
+    /// Horizontal dilution of precision.
     public var hdop: Double?
+    /// Altitude above mean sea level, metres.
     public var altitudeMSL: Double?
+    /// Geoid height above the WGS-84 ellipsoid, metres.
     public var geoidSeparation: Double?
 
     /// `true` if at least one system has a fix (a mode other than `N`).
@@ -150,6 +176,7 @@ public struct NMEAGNS: Sendable, Equatable {
 /// ZDA, time and date: `hhmmss.ss,dd,mm,yyyy,zoneHours,zoneMinutes`. Dates before 1980 (the
 /// start of GPS time) are rejected as invalid.
 public struct NMEAZDA: Sendable, Equatable {
+    /// UTC time of day, `nil` when the field is empty.
     public var time: NMEATime?
     /// The UTC date, `nil` when the day, month or year field is empty.
     public var date: NMEADate?
@@ -159,12 +186,19 @@ public struct NMEAZDA: Sendable, Equatable {
 
 /// A decoded sentence of one of the supported types.
 public enum NMEAMessage: Sendable, Equatable {
+    /// Recommended minimum data (with the date).
     case rmc(NMEARMC)
+    /// Fix data with altitude.
     case gga(NMEAGGA)
+    /// DOPs and active satellites.
     case gsa(NMEAGSA)
+    /// Error statistics.
     case gst(NMEAGST)
+    /// Course and speed.
     case vtg(NMEAVTG)
+    /// Multi-GNSS fix data.
     case gns(NMEAGNS)
+    /// Time and date.
     case zda(NMEAZDA)
 
     /// The UTC time field, for the sentences that carry one (GSA and VTG do not).

@@ -4,12 +4,17 @@
 /// (both spellings occur in real receivers), `GQ` QZSS. Proprietary sentences (`$PGRME`,
 /// `$PQGSV`) have no talker; their address starts with `P`.
 public enum NMEATalker: Sendable, Hashable {
+    /// `GP`
     case gps
+    /// `GN`: a solution combining several systems.
     case multiGNSS
+    /// `GL`
     case glonass
+    /// `GA`
     case galileo
     /// BeiDou; `code` keeps the spelling the receiver used (`GB` or `BD`).
     case beidou(code: String)
+    /// `GQ`
     case qzss
     /// A proprietary sentence: `$P` followed by a manufacturer code and a type (`GRME` for `$PGRME`).
     case proprietary
