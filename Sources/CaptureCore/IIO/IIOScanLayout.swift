@@ -30,9 +30,11 @@ public struct IIOScanElement: Sendable, Hashable {
 /// The byte layout of one scan (one record read from `/dev/iio:deviceX`).
 ///
 /// Enabled channels are sorted by `_index`; each starts at the next multiple of its storage size
-/// (`storagebits / 8`; a repeated channel is `repeat × size` long but aligns to `size`, as the
-/// research notes describe; no repeat-channel device has been checked); the scan is padded to a
-/// multiple of the largest storage size. Kernel documentation example: u16, u32, u32, u64 →
+/// (`storagebits / 8`); the scan is padded to a multiple of the largest storage size.
+/// A repeated channel (`X3`) is `repeat × size` long and aligns to `size`, as the research notes
+/// (`shared/docs/linux-sensors.md` §1.3) describe. That rule has not been checked against a real
+/// repeat-channel device or the kernel source; if the kernel aligns such channels to their whole
+/// length instead, layouts with a repeated channel after a smaller one would differ. Kernel documentation example: u16, u32, u32, u64 →
 /// offsets 0, 4, 8, 16 and 24 bytes; u16 + u64 only → offsets 0, 8 and 16 bytes.
 public struct IIOScanLayout: Sendable, Hashable {
     /// The enabled channels in scan order with their offsets.

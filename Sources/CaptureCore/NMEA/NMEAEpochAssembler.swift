@@ -29,7 +29,8 @@ public struct NMEAEpoch: Sendable, Equatable {
     public var unixMilliseconds: Int64? { date?.unixMilliseconds(at: time) }
 
     /// `true` unless a sentence of the epoch says there is no fix: RMC status `V` or mode `N`,
-    /// GGA quality 0, GNS modes all `N`, or every GSA with fix mode 1; and a position is present.
+    /// GGA quality 0, GNS modes all `N`, every GSA with fix mode 1, or (without RMC) VTG mode `N`.
+    /// An RMC `A`, GGA quality > 0 or GNS fix must be present, and so must a position.
     public var hasFix: Bool {
         if let rmc, rmc.isValid == false || rmc.mode == "N" { return false }
         if let gga, gga.quality == 0 { return false }
