@@ -45,6 +45,13 @@ import Testing
         guard case .gga(let empty) = try message("$GPGGA,,,,,,0,,,,,,,,*66") else { Issue.record("not GGA"); return }
         #expect(empty.quality == 0)
         #expect(empty.latitude == nil && empty.time == nil && empty.altitudeHAE == nil)
+        // Hemisphere letters without coordinates: no position, not a malformed sentence.
+        guard case .gga(let letters) = try message(NMEAChecksum.seal("$GPGGA,120000,,N,,E,0,00,,,M,,M,,"))
+        else { Issue.record("not GGA"); return }
+        #expect(letters.latitude == nil && letters.longitude == nil && letters.quality == 0)
+        #expect(throws: NMEAParseError.invalidField(type: "GGA", field: "latitude")) {
+            try message(NMEAChecksum.seal("$GPGGA,120000,5103.0240,,01344.2380,E,1,08,1.2,120.0,M,46.9,M,,"))
+        }
     }
 
     @Test func ggaWithRTKPrecisionAndStation() throws {

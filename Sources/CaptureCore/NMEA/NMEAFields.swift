@@ -171,10 +171,11 @@ enum NMEAField {
 
     /// `ddmm.mmmm` (latitude, 2 degree digits) or `dddmm.mmmm` (longitude, 3) plus a hemisphere
     /// letter → signed degrees. The degree digits are whatever precedes the last two integer digits,
-    /// so receivers that drop leading zeros still parse.
+    /// so receivers that drop leading zeros still parse. An empty value is "no position" even if
+    /// the hemisphere letter is filled in (some receivers send `,,N,,E,` without a fix).
     static func coordinate(_ text: String, _ hemisphere: String, isLatitude: Bool) throws(Invalid) -> Double? {
         let name = isLatitude ? "latitude" : "longitude"
-        if text.isEmpty && hemisphere.isEmpty { return nil }
+        if text.isEmpty { return nil }
         let positive: Character = isLatitude ? "N" : "E"
         let negative: Character = isLatitude ? "S" : "W"
         guard hemisphere.count == 1, let sign = hemisphere.first, sign == positive || sign == negative else {
