@@ -20,6 +20,8 @@ public enum IIOError: Error, Sendable, Equatable, CustomStringConvertible {
     case missingValue(channel: String)
     /// A channel the conversion needs is not among the scan's enabled channels.
     case channelNotInScan(String)
+    /// A sysfs attribute that must exist does not (e.g. `in_accel_x_index` next to `in_accel_x_en`).
+    case missingAttribute(String)
 
     public var description: String {
         switch self {
@@ -35,6 +37,7 @@ public enum IIOError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidChannelName(let name): "invalid IIO channel name '\(name)'"
         case .missingValue(let channel): "IIO channel \(channel) has neither _input nor _raw"
         case .channelNotInScan(let channel): "IIO channel \(channel) is not enabled in the scan"
+        case .missingAttribute(let name): "IIO attribute \(name) is missing"
         }
     }
 }
