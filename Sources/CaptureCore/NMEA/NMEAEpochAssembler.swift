@@ -10,7 +10,7 @@ public struct NMEAEpoch: Sendable, Equatable {
     public var gga: NMEAGGA?
     /// The epoch's GNS.
     public var gns: NMEAGNS?
-    /// The VTG that followed the epoch's first timed sentence.
+    /// The epoch's VTG (course and speed; it has no time field and joins the open epoch).
     public var vtg: NMEAVTG?
     /// The epoch's GST.
     public var gst: NMEAGST?
