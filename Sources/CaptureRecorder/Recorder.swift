@@ -29,6 +29,8 @@ public final class Recorder: @unchecked Sendable {
     private let startedAt = WallClock.now()
 
     private let done = DispatchSemaphore(value: 0)
+    /// Signalled when the control server has answered its last request and stopped.
+    private let serverStopped = DispatchSemaphore(value: 0)
 
     /// The socket the recorder listens on.
     public static func socketPath(directory: String) -> String { directory + "/control.sock" }
@@ -103,6 +105,8 @@ public final class Recorder: @unchecked Sendable {
         startThread { self.flushLoop() }
         startThread { self.serve(listener) }
         done.wait()
+        // The request that stopped the measurement is answered before the process exits.
+        serverStopped.wait()
         return lock.withLock { failure }
     }
 
@@ -238,6 +242,7 @@ public final class Recorder: @unchecked Sendable {
     }
 
     private func serve(_ listener: Int32) {
+        defer { serverStopped.signal() }
         while !shouldStop {
             var poller = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
             guard poll(&poller, 1, 200) > 0 else { continue }

@@ -105,10 +105,10 @@ public final class Store: Sendable {
             var start = 0
             while start < samples.count {
                 let end = min(start + Self.maximumBatch, samples.count)
-                let chunk = Array(samples[start..<end])
-                let data = try BatchBlob.encode(chunk, sensor: sensor)
+                let chunk = samples[start..<end]
+                let data = try CyfaceBatch.encode(chunk, sensor: sensor)
                 try statement.execute(arguments: [
-                    id, flush.track, sensor.rawValue, chunk[0].timestamp, chunk[chunk.count - 1].timestamp,
+                    id, flush.track, sensor.rawValue, chunk[chunk.startIndex].timestamp, chunk[chunk.endIndex - 1].timestamp,
                     chunk.count, Data(data),
                 ])
                 start = end
@@ -165,7 +165,7 @@ public final class Store: Sendable {
     }
 
     /// The largest batch stored in one row; the Android SDK's limit per message.
-    public static let maximumBatch = 800
+    public static let maximumBatch = CyfaceBatch.maximumSampleCount
 
     /// Deletes a measurement and everything recorded for it, in one transaction.
     public func delete(_ id: Int64) throws(StoreError) {
@@ -304,7 +304,7 @@ public final class Store: Sendable {
     /// Decodes a stored batch into SI samples.
     public static func samples(of batch: StoredBatch) throws(StoreError) -> [MotionSample] {
         do {
-            return try BatchBlob.decode(batch.data, sensor: batch.sensor)
+            return try CyfaceBatch.decode(batch.data, sensor: batch.sensor)
         } catch {
             throw .corrupt(path: "sensor batch", reason: "\(error)")
         }
