@@ -35,7 +35,7 @@ enum Daemon {
         // POSIX_SPAWN_SETSID (glibc ≥ 2.26): a new session, so closing the shell sends no SIGHUP.
         posix_spawnattr_setflags(&attributes, Int16(0x80))
         let executable = "/proc/self/exe"
-        let argv = (["capture"] + arguments).map { strdup($0) } + [nil]
+        let argv = (["capture"] + arguments + ["--ready-fd", "\(readyDescriptor)"]).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
         let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)

@@ -15,6 +15,16 @@ struct LifecycleReport: Codable {
     var pid: Int32?
 }
 
+extension LifecycleReport {
+    /// The report for a measurement as stored (when no recorder answers for it).
+    init(store: Store, id: Int64, pid: Int32? = nil) throws {
+        let record = try store.measurement(id)
+        self.init(
+            measurement: id, state: record.status, track: record.trackCount,
+            modality: try store.currentModality(of: id)?.rawValue, pid: pid)
+    }
+}
+
 func printLifecycle(_ report: LifecycleReport, json: Bool, verb: String) throws {
     if json {
         try printJSON(report)
@@ -64,17 +74,20 @@ struct Start: ParsableCommand {
                     .usage,
                     "no source given; use --source trace:FILE (capture from Linux devices is not available yet)")
             }
-            _ = try sources.map(SourceSpec.make)
+            // Absolute paths, checked now: the recorder may run from another directory.
+            let specs = sources.map(SourceSpec.normalized)
+            _ = try specs.map(SourceSpec.make)
             try refuseIfOpen(directory: directory)
-            let arguments =
-                ["_record", "--data-dir", directory, "--modality", chosen.rawValue, "--flush-interval", "\(flushInterval)"]
-                + sources.flatMap { ["--source", $0.hasPrefix("trace:") ? "trace:" + SourceSpec.absolute(String($0.dropFirst(6))) : $0] }
             if foreground {
                 try RecorderMain.run(
-                    directory: directory, modality: chosen, specs: arguments.sourceSpecs, flushInterval: flushInterval,
-                    recover: false, readyDescriptor: nil, announce: { id in
+                    directory: directory, modality: chosen, specs: specs, flushInterval: flushInterval,
+                    recover: false, readyDescriptor: nil,
+                    announce: { id in
                         if output.json {
-                            try? printJSON(LifecycleReport(measurement: id, state: "capturing", track: 1, modality: chosen.rawValue, pid: getpid()))
+                            try? printJSON(
+                                LifecycleReport(
+                                    measurement: id, state: "capturing", track: 1, modality: chosen.rawValue,
+                                    pid: getpid()))
                         } else {
                             print(id)
                         }
@@ -82,8 +95,11 @@ struct Start: ParsableCommand {
                     })
                 return
             }
+            let arguments =
+                ["_record", "--data-dir", directory, "--modality", chosen.rawValue, "--flush-interval", "\(flushInterval)"]
+                + specs.flatMap { ["--source", $0] }
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            let started = try Daemon.spawn(arguments: arguments + ["--ready-fd", "\(Daemon.readyDescriptor)"], directory: directory)
+            let started = try Daemon.spawn(arguments: arguments, directory: directory)
             if output.json {
                 try printJSON(
                     LifecycleReport(
@@ -103,13 +119,6 @@ struct Start: ParsableCommand {
         throw CLIError(
             .alreadyOpen,
             "measurement \(open.id) was interrupted; `capture resume` continues it, `capture stop` finishes it")
-    }
-}
-
-extension [String] {
-    /// The values of the `--source` options in an argument list.
-    var sourceSpecs: [String] {
-        zip(self, dropFirst()).filter { $0.0 == "--source" }.map(\.1)
     }
 }
 
@@ -187,14 +196,10 @@ struct Resume: ParsableCommand {
             {
                 let specs = open.sources.split(separator: "\n").map(String.init)
                 let arguments = ["_record", "--recover", "--data-dir", directory] + specs.flatMap { ["--source", $0] }
-                let started = try Daemon.spawn(
-                    arguments: arguments + ["--ready-fd", "\(Daemon.readyDescriptor)"], directory: directory)
-                let record = try store.measurement(started.measurement)
+                let started = try Daemon.spawn(arguments: arguments, directory: directory)
                 try printLifecycle(
-                    LifecycleReport(
-                        measurement: record.id, state: record.status, track: record.trackCount,
-                        modality: try store.currentModality(of: record.id)?.rawValue, pid: started.pid),
-                    json: output.json, verb: "resumed")
+                    LifecycleReport(store: store, id: started.measurement, pid: started.pid), json: output.json,
+                    verb: "resumed")
                 return
             }
             try printLifecycle(sendLifecycle(ControlRequest(command: "resume"), data: data), json: output.json, verb: "resumed")
@@ -224,12 +229,7 @@ struct Stop: ParsableCommand {
                 }
                 let id = try Recovery.stopInterrupted(store: store)
                 _ = consume lock
-                let record = try store.measurement(id)
-                try printLifecycle(
-                    LifecycleReport(
-                        measurement: id, state: record.status, track: record.trackCount,
-                        modality: try store.currentModality(of: id)?.rawValue),
-                    json: output.json, verb: "stopped")
+                try printLifecycle(LifecycleReport(store: store, id: id), json: output.json, verb: "stopped")
                 return
             }
             let report = try sendLifecycle(ControlRequest(command: "stop"), data: data)

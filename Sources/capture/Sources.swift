@@ -15,6 +15,11 @@ enum SourceSpec {
         throw CLIError(.usage, "unknown source '\(spec)'; use trace:FILE")
     }
 
+    /// The spec with a relative trace path made absolute.
+    static func normalized(_ spec: String) -> String {
+        spec.hasPrefix("trace:") ? "trace:" + absolute(String(spec.dropFirst("trace:".count))) : spec
+    }
+
     static func absolute(_ path: String) -> String {
         URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
             .standardizedFileURL.path

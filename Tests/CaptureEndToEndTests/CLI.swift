@@ -27,14 +27,18 @@ final class CLI {
     let dataDirectory: String
     private var started: [pid_t] = []
 
-    init() {
-        dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("capture-e2e-\(UUID().uuidString)")
-            .path
+    /// - Parameter depth: extra path components, to make the directory path long.
+    init(depth: Int = 0) {
+        var url = FileManager.default.temporaryDirectory.appendingPathComponent("capture-e2e-\(UUID().uuidString)")
+        for level in 0..<depth { url.appendPathComponent("a-rather-long-directory-name-\(level)") }
+        dataDirectory = url.path
     }
 
     deinit {
         for pid in started + [recorderPID].compactMap({ $0 }) { kill(pid, SIGKILL) }
-        try? FileManager.default.removeItem(atPath: dataDirectory)
+        let top = dataDirectory.split(separator: "/").firstIndex { $0.hasPrefix("capture-e2e-") }
+        let root = dataDirectory.split(separator: "/").prefix(through: top ?? 0).joined(separator: "/")
+        try? FileManager.default.removeItem(atPath: "/" + root)
     }
 
     /// Runs `capture ARGS --data-dir DIR` and waits for it.

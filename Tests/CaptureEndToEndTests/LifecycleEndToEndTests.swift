@@ -112,6 +112,16 @@ import Testing
         #expect(try Store(directory: cli.dataDirectory).measurement(1).status == "finished")
     }
 
+    /// A Unix socket path holds at most 107 bytes; deeper data directories still work.
+    @Test func aDataDirectoryPathLongerThanASocketPathWorks() throws {
+        let cli = CLI(depth: 4)
+        #expect((cli.dataDirectory + "/control.sock").utf8.count > 108)
+        #expect(try cli.run(["start", "--source", "trace:" + cli.fixture("car.trace")]).status == 0)
+        #expect(try cli.waitForCommitted(1))
+        #expect(try cli.run(["pause"]).status == 0)
+        #expect(try cli.run(["stop"]).status == 0)
+    }
+
     @Test func commandsWithNothingOpenFailAndCreateNothing() throws {
         let cli = CLI()
         for (arguments, code) in [
