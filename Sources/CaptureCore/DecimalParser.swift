@@ -11,38 +11,46 @@ public enum DecimalParser {
     ]
 
     public static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
-        var index = 0
-        let count = bytes.count
-        guard count > 0, count <= 64 else { return nil }
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return nil }
+        var position = 0
+        guard let value = scan(base, &position, bytes.count), position == bytes.count else { return nil }
+        return value
+    }
+
+    /// Parses a number starting at `position` and stops at the first byte that cannot continue
+    /// it (or at `end`), leaving `position` there. Returns `nil` if no valid number starts at
+    /// `position`; the caller checks that the number ends where the field ends.
+    @inline(__always)
+    static func scan(_ bytes: UnsafePointer<UInt8>, _ position: inout Int, _ end: Int) -> Double? {
+        let start = position
+        var index = position
         var negative = false
-        if bytes[0] == UInt8(ascii: "-") || bytes[0] == UInt8(ascii: "+") {
-            negative = bytes[0] == UInt8(ascii: "-")
-            index = 1
+        if index < end, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
+            negative = bytes[index] == UInt8(ascii: "-")
+            index += 1
         }
         var mantissa: UInt64 = 0
-        var digits = 0
         var significantDigits = 0
         var exponent = 0
         var sawDigit = false
-        while index < count, bytes[index] >= 0x30, bytes[index] <= 0x39 {
+        while index < end, bytes[index] &- 0x30 < 10 {
             sawDigit = true
-            let digit = UInt64(bytes[index] - 0x30)
+            let digit = UInt64(bytes[index] &- 0x30)
             if significantDigits < 19 {
-                mantissa = mantissa * 10 + digit
+                mantissa = mantissa &* 10 &+ digit
                 if mantissa != 0 { significantDigits += 1 }
             } else {
                 exponent += 1
             }
-            digits += 1
             index += 1
         }
-        if index < count, bytes[index] == UInt8(ascii: ".") {
+        if index < end, bytes[index] == UInt8(ascii: ".") {
             index += 1
-            while index < count, bytes[index] >= 0x30, bytes[index] <= 0x39 {
+            while index < end, bytes[index] &- 0x30 < 10 {
                 sawDigit = true
-                let digit = UInt64(bytes[index] - 0x30)
+                let digit = UInt64(bytes[index] &- 0x30)
                 if significantDigits < 19 {
-                    mantissa = mantissa * 10 + digit
+                    mantissa = mantissa &* 10 &+ digit
                     if mantissa != 0 { significantDigits += 1 }
                     exponent -= 1
                 }
@@ -50,32 +58,33 @@ public enum DecimalParser {
             }
         }
         guard sawDigit else { return nil }
-        if index < count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+        if index < end, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             index += 1
             var expNegative = false
-            if index < count, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
+            if index < end, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
                 expNegative = bytes[index] == UInt8(ascii: "-")
                 index += 1
             }
             var value = 0
             var sawExpDigit = false
-            while index < count, bytes[index] >= 0x30, bytes[index] <= 0x39 {
+            while index < end, bytes[index] &- 0x30 < 10 {
                 sawExpDigit = true
-                if value < 10_000 { value = value * 10 + Int(bytes[index] - 0x30) }
+                if value < 10_000 { value = value * 10 + Int(bytes[index] &- 0x30) }
                 index += 1
             }
             guard sawExpDigit else { return nil }
             exponent += expNegative ? -value : value
         }
-        guard index == count else { return nil }
+        guard index - start <= 64 else { return nil }
+        position = index
         if mantissa < (1 << 53), significantDigits < 19, exponent >= -22, exponent <= 22 {
             var value = Double(mantissa)
             value = exponent < 0 ? value / powersOfTen[-exponent] : value * powersOfTen[exponent]
             return negative ? -value : value
         }
         // Slow path: let the standard library round correctly.
-        let value = Double(String(decoding: bytes, as: UTF8.self))
-        guard let value, value.isFinite else { return nil }
+        let text = String(decoding: UnsafeBufferPointer(start: bytes + start, count: index - start), as: UTF8.self)
+        guard let value = Double(text), value.isFinite else { return nil }
         return value
     }
 }

@@ -4,7 +4,7 @@ public struct Flush: Sendable, Equatable {
     /// The track the samples belong to (the track open when they were captured).
     public var track: Int
     /// Motion samples per sensor, in arrival order.
-    public var motion: [MotionSensor: [MotionSample]]
+    public var motion: MotionBuffers
     public var fixes: [Fix]
     public var pressures: [PressureSample]
     /// Events recorded after the samples, in order.
@@ -15,7 +15,7 @@ public struct Flush: Sendable, Equatable {
     public var modality: Modality?
 
     public init(
-        track: Int, motion: [MotionSensor: [MotionSample]] = [:], fixes: [Fix] = [],
+        track: Int, motion: MotionBuffers = MotionBuffers(), fixes: [Fix] = [],
         pressures: [PressureSample] = [], events: [Event] = [], state: Lifecycle.State, modality: Modality?
     ) {
         self.track = track
@@ -29,11 +29,48 @@ public struct Flush: Sendable, Equatable {
 
     /// Number of samples (motion, fixes and pressure) in the flush.
     public var sampleCount: Int {
-        motion.values.reduce(0) { $0 + $1.count } + fixes.count + pressures.count
+        motion.count + fixes.count + pressures.count
     }
 
     /// Whether the flush carries neither samples nor events.
     public var isEmpty: Bool { sampleCount == 0 && events.isEmpty }
+}
+
+/// Motion samples of one flush, one array per sensor (a fixed struct rather than a dictionary:
+/// this is on the per-sample path).
+public struct MotionBuffers: Sendable, Equatable {
+    public var accelerometer: [MotionSample] = []
+    public var gyroscope: [MotionSample] = []
+    public var magnetometer: [MotionSample] = []
+
+    public init() {}
+
+    public subscript(sensor: MotionSensor) -> [MotionSample] {
+        get {
+            switch sensor {
+            case .accelerometer: accelerometer
+            case .gyroscope: gyroscope
+            case .magnetometer: magnetometer
+            }
+        }
+        _modify {
+            switch sensor {
+            case .accelerometer: yield &accelerometer
+            case .gyroscope: yield &gyroscope
+            case .magnetometer: yield &magnetometer
+            }
+        }
+        set {
+            switch sensor {
+            case .accelerometer: accelerometer = newValue
+            case .gyroscope: gyroscope = newValue
+            case .magnetometer: magnetometer = newValue
+            }
+        }
+    }
+
+    /// Samples of all three sensors.
+    public var count: Int { accelerometer.count + gyroscope.count + magnetometer.count }
 }
 
 /// The recording engine: a lifecycle plus the samples captured since the last flush.
@@ -72,7 +109,7 @@ public struct Recording: Sendable {
         }
         accepted += 1
         switch sample {
-        case .motion(let sensor, let value): pending.motion[sensor, default: []].append(value)
+        case .motion(let sensor, let value): pending.motion[sensor].append(value)
         case .fix(let fix): pending.fixes.append(fix)
         case .pressure(let pressure): pending.pressures.append(pressure)
         }

@@ -169,7 +169,7 @@ public struct TraceParser: Sendable {
     }
 }
 
-/// Walks the fields of one line.
+/// Walks the fields of one line, parsing numbers in the same pass that finds their end.
 private struct Cursor {
     let bytes: UnsafeBufferPointer<UInt8>
     let line: Int
@@ -180,44 +180,71 @@ private struct Cursor {
         self.line = line
     }
 
-    private static func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
+    @inline(__always)
+    private func isBlank(_ index: Int) -> Bool { bytes[index] == 0x20 || bytes[index] == 0x09 }
+
+    @inline(__always)
+    private mutating func skipBlanks() {
+        while position < bytes.count, isBlank(position) { position += 1 }
+    }
+
+    /// Whether the field that just ended really ended (at a blank or the end of the line).
+    @inline(__always)
+    private func atFieldEnd() -> Bool { position == bytes.count || isBlank(position) }
 
     /// The next field; empty at the end of the line.
     mutating func word() -> UnsafeBufferPointer<UInt8> {
-        while position < bytes.count, Self.isBlank(bytes[position]) { position += 1 }
+        skipBlanks()
         let start = position
-        while position < bytes.count, !Self.isBlank(bytes[position]) { position += 1 }
+        while position < bytes.count, !isBlank(position) { position += 1 }
         return UnsafeBufferPointer(rebasing: bytes[start..<position])
     }
 
-    func error(_ expected: String, found: UnsafeBufferPointer<UInt8>? = nil) -> TraceError {
-        TraceError(line: line, expected: expected, found: found.map(TraceParser.excerpt) ?? "")
+    /// The whole field that starts at `start`, for error messages.
+    private func field(from start: Int) -> UnsafeBufferPointer<UInt8> {
+        var end = start
+        while end < bytes.count, !isBlank(end) { end += 1 }
+        return UnsafeBufferPointer(rebasing: bytes[start..<end])
+    }
+
+    // `expected` is an autoclosure: the message is only built for a line that is malformed,
+    // never on the sample path.
+    func error(_ expected: @autoclosure () -> String, found: UnsafeBufferPointer<UInt8>? = nil) -> TraceError {
+        TraceError(line: line, expected: expected(), found: found.map(TraceParser.excerpt) ?? "")
     }
 
     mutating func timestamp() throws(TraceError) -> Int64 {
-        let field = word()
-        guard !field.isEmpty, field.count <= 18 else {
-            throw error("a timestamp in Unix milliseconds", found: field)
-        }
+        skipBlanks()
+        let start = position
         var value: Int64 = 0
-        for byte in field {
-            guard byte >= 0x30, byte <= 0x39 else { throw error("a timestamp in Unix milliseconds", found: field) }
-            value = value * 10 + Int64(byte - 0x30)
+        while position < bytes.count, position - start < 18, bytes[position] &- 0x30 < 10 {
+            value = value &* 10 &+ Int64(bytes[position] &- 0x30)
+            position += 1
+        }
+        guard position > start, atFieldEnd() else {
+            throw error("a timestamp in Unix milliseconds", found: field(from: start))
         }
         return value
     }
 
-    mutating func number(_ expected: String) throws(TraceError) -> Double {
-        let field = word()
-        guard let value = DecimalParser.parse(field) else { throw error(expected, found: field) }
+    mutating func number(_ expected: @autoclosure () -> String) throws(TraceError) -> Double {
+        skipBlanks()
+        let start = position
+        guard let base = bytes.baseAddress, let value = DecimalParser.scan(base, &position, bytes.count),
+            atFieldEnd()
+        else { throw error(expected(), found: field(from: start)) }
         return value
     }
 
-    mutating func optionalNumber(_ expected: String) throws(TraceError) -> Double? {
-        let field = word()
-        if field.count == 1, field[0] == UInt8(ascii: "-") { return nil }
-        guard let value = DecimalParser.parse(field) else { throw error(expected, found: field) }
-        return value
+    mutating func optionalNumber(_ expected: @autoclosure () -> String) throws(TraceError) -> Double? {
+        skipBlanks()
+        if position < bytes.count, bytes[position] == UInt8(ascii: "-"),
+            position + 1 == bytes.count || isBlank(position + 1)
+        {
+            position += 1
+            return nil
+        }
+        return try number(expected())
     }
 
     mutating func modality() throws(TraceError) -> Modality {

@@ -1,5 +1,6 @@
 public import CaptureCore
 import CaptureSensors
+import Foundation
 public import CaptureStorage
 
 /// Replays a trace into a finished measurement through the recording engine, deterministically:
@@ -29,11 +30,14 @@ public struct Replay: Sendable {
         let file = TraceFile(path: path)
         try file.validateHeader()
         if let open = try store.openMeasurement() { throw StoreError.alreadyOpen(open.id) }
-        var driver = Driver(replay: self, store: store)
+        let committer = Committer(store: store)
+        var driver = Driver(replay: self, store: store, committer: committer)
         do {
             try file.forEachRecord { record, line in try driver.take(record, line: line) }
             try driver.finish()
+            try committer.drain()
         } catch {
+            try? committer.drain()
             if let id = driver.measurement { try? store.delete(id) }
             if case .illegal(let line, let lifecycleError) = error as? DriverError {
                 throw TraceFileError.malformed(
@@ -54,6 +58,7 @@ public struct Replay: Sendable {
     private struct Driver {
         let replay: Replay
         let store: Store
+        let committer: Committer
         var engine = Recording()
         var measurement: Int64?
         var nextFlush: Int64 = 0
@@ -61,9 +66,10 @@ public struct Replay: Sendable {
         var stopped = false
         var pacing: (wall: Int64, trace: Int64)?
 
-        init(replay: Replay, store: Store) {
+        init(replay: Replay, store: Store, committer: Committer) {
             self.replay = replay
             self.store = store
+            self.committer = committer
         }
 
         mutating func take(_ record: TraceRecord, line: Int) throws {
@@ -86,19 +92,19 @@ public struct Replay: Sendable {
             switch record {
             case .sample(let sample):
                 if time >= nextFlush {
-                    try store.commit(engine.takeFlush(), to: measurement!)
+                    try committer.submit(engine.takeFlush(), to: measurement!)
                     nextFlush = time - (time - nextFlush) % replay.flushInterval + replay.flushInterval
                 }
                 engine.ingest(sample)
             case .mark(let command, _):
-                try store.commit(try apply(command, at: time, line: line), to: measurement!)
+                try committer.submit(try apply(command, at: time, line: line), to: measurement!)
                 if command == .stop { stopped = true }
             }
         }
 
         mutating func finish() throws {
             guard let measurement, !stopped else { return }
-            try store.commit(try apply(.stop, at: lastTime, line: 0), to: measurement)
+            try committer.submit(try apply(.stop, at: lastTime, line: 0), to: measurement)
         }
 
         private mutating func apply(_ command: LifecycleCommand, at time: Int64, line: Int) throws -> Flush {
@@ -119,5 +125,41 @@ public struct Replay: Sendable {
             let due = pacing.wall + Int64((Double(time - pacing.trace) / speed).rounded())
             _ = WallClock.sleep(until: due, shouldStop: { false })
         }
+    }
+}
+
+/// Commits flushes on a thread of its own, in the order they were submitted, so that parsing the
+/// next second of a trace overlaps with encoding and committing the last one. At most a few
+/// flushes wait at any time, which bounds memory. The first failure stops all later commits and
+/// is thrown by the next `submit` or by `drain`.
+final class Committer: @unchecked Sendable {
+    private let store: Store
+    private let queue = DispatchQueue(label: "capture.replay.commit")
+    private let slots = DispatchSemaphore(value: 4)
+    private let lock = NSLock()
+    private var failure: (any Error)?
+
+    init(store: Store) {
+        self.store = store
+    }
+
+    func submit(_ flush: Flush, to measurement: Int64) throws {
+        if let failure = lock.withLock({ failure }) { throw failure }
+        slots.wait()
+        queue.async { [self] in
+            defer { slots.signal() }
+            guard lock.withLock({ failure == nil }) else { return }
+            do {
+                try store.commit(flush, to: measurement)
+            } catch {
+                lock.withLock { failure = error }
+            }
+        }
+    }
+
+    /// Waits for every submitted flush; throws the first failure.
+    func drain() throws {
+        queue.sync {}
+        if let failure = lock.withLock({ failure }) { throw failure }
     }
 }

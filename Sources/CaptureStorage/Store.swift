@@ -96,7 +96,8 @@ public final class Store: Sendable {
 
     private static func apply(_ flush: Flush, to id: Int64, in db: Database) throws {
         for sensor in MotionSensor.allCases {
-            guard let samples = flush.motion[sensor], !samples.isEmpty else { continue }
+            let samples = flush.motion[sensor]
+            guard !samples.isEmpty else { continue }
             let statement = try db.cachedStatement(
                 sql: """
                     INSERT INTO sensor_batch (measurement_id, track, sensor, first_ts, last_ts, count, data)

@@ -146,7 +146,7 @@ import Testing
         let periodic = engine.takeFlush()
         #expect(periodic.track == 2)
         #expect(periodic.events.isEmpty)
-        #expect(periodic.motion[.gyroscope]?.count == 1)
+        #expect(periodic.motion[.gyroscope].count == 1)
         #expect(engine.takeFlush().isEmpty)
     }
 

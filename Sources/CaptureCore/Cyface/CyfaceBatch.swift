@@ -49,6 +49,18 @@ public enum CyfaceBatch {
     public static func encode(_ samples: some Collection<MotionSample>, sensor: MotionSensor)
         throws(CyfaceError) -> [UInt8]
     {
+        try encode(Array(samples)[...], sensor: sensor)
+    }
+
+    /// ``encode(_:sensor:)-(Collection)`` for the storage path: concrete, so that no generic
+    /// dispatch happens per sample.
+    public static func encode(_ samples: ArraySlice<MotionSample>, sensor: MotionSensor) throws(CyfaceError) -> [UInt8] {
+        try samples.withUnsafeBufferPointer { buffer throws(CyfaceError) in try encode(buffer: buffer, sensor: sensor) }
+    }
+
+    private static func encode(buffer samples: UnsafeBufferPointer<MotionSample>, sensor: MotionSensor)
+        throws(CyfaceError) -> [UInt8]
+    {
         guard !samples.isEmpty else { return [] }
         let factor = scale(for: sensor)
         var sizes = (0, 0, 0, 0)
@@ -144,7 +156,7 @@ public enum CyfaceBatch {
     /// Two passes per column keep encoding free of per-sample allocation.
     @inline(__always)
     private static func column(
-        _ samples: some Collection<MotionSample>, axis: Axis, sensor: MotionSensor, factor: Double,
+        _ samples: UnsafeBufferPointer<MotionSample>, axis: Axis, sensor: MotionSensor, factor: Double,
         _ writer: inout ProtobufWriter, write: Bool
     ) throws(CyfaceError) -> Int {
         var previous: Int64 = 0
