@@ -65,7 +65,7 @@ import Testing
         #expect(try store.counts(of: copy, track: 2) == SampleCounts(try store.counts(of: id, track: 2), pressure: 0))
         for (a, b) in zip(try store.fixes(of: id), try store.fixes(of: copy)) {
             #expect(a.timestamp == b.timestamp)
-            #expect(abs(a.latitude - b.latitude) <= 0.5e-6 && abs(a.longitude - b.longitude) <= 0.5e-6)
+            #expect(abs(a.latitude - b.latitude) <= 0.5e-6 + 1e-12 && abs(a.longitude - b.longitude) <= 0.5e-6 + 1e-12)
             #expect(abs((a.speed ?? 0) - (b.speed ?? 0)) <= 0.005)
             #expect(abs((a.horizontalAccuracy ?? 0) - (b.horizontalAccuracy ?? 0)) <= 0.005)
         }
