@@ -54,6 +54,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
+        // The serialisation benchmark (scripts/bench-serialize); not a test.
+        .executableTarget(
+            name: "capture-bench", dependencies: ["CaptureCore", "CaptureStorage", "CZlib"], swiftSettings: strict),
         .testTarget(name: "CaptureCoreTests", dependencies: ["CaptureCore"], swiftSettings: strict),
         .testTarget(
             name: "CaptureStorageTests",
