@@ -20,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // Pure core: model, lifecycle, recording engine, trace format, units. No I/O of its own.
@@ -34,7 +35,10 @@ let package = Package(
         // SQLite store (GRDB over the system libsqlite3).
         .target(
             name: "CaptureStorage",
-            dependencies: ["CaptureCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "CaptureCore", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strict),
         // Sources of samples: recorded traces (and, later, Linux devices).
         .target(name: "CaptureSensors", dependencies: ["CaptureCore"], swiftSettings: strict),
@@ -50,9 +54,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
+        // The serialisation benchmark (scripts/bench-serialize); not a test.
+        .executableTarget(
+            name: "capture-bench", dependencies: ["CaptureCore", "CaptureStorage", "CZlib"], swiftSettings: strict),
         .testTarget(name: "CaptureCoreTests", dependencies: ["CaptureCore"], swiftSettings: strict),
         .testTarget(
-            name: "CaptureStorageTests", dependencies: ["CaptureCore", "CaptureStorage"],
+            name: "CaptureStorageTests",
+            dependencies: ["CaptureCore", "CaptureStorage", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
         .testTarget(
             name: "CaptureRecorderTests", dependencies: ["CaptureCore", "CaptureStorage", "CaptureRecorder"],
