@@ -68,6 +68,11 @@ import Testing
         #expect(again.status == 0)
         #expect(try store.transferFile(for: 2, directory: cli.dataDirectory).sha256
             == (try store.transferFile(for: 1, directory: cli.dataDirectory)).sha256)
+        // Deleting a measurement removes its cached transfer file.
+        #expect(try cli.run(["delete", "2", "--yes"]).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: cli.dataDirectory + "/transfer/2.ccyf"))
+        #expect(!FileManager.default.fileExists(atPath: cli.dataDirectory + "/transfer/2.ccyf.meta"))
+        #expect(FileManager.default.fileExists(atPath: cli.dataDirectory + "/transfer/1.ccyf"))
     }
 
     @Test func gpxGeoJSONAndCSV() throws {
