@@ -82,15 +82,15 @@ extension Store {
         let folder = (directory as NSString).appendingPathComponent("transfer")
         let path = (folder as NSString).appendingPathComponent("\(id).ccyf")
         let metaPath = path + ".meta"
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            throw TransferError.io(path: folder, reason: Self.reason(error))
-        }
         return try readSnapshot { db throws -> TransferFile in
             let snapshot = try TransferSnapshot(db: db, id: id)
             if let cached = TransferCache.valid(path: path, metaPath: metaPath, fingerprint: snapshot.fingerprint) {
                 return cached
+            }
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw TransferError.io(path: folder, reason: Self.reason(error))
             }
             // The old sidecar goes first: a crash after the rename below can then never pair new
             // bytes with an old fingerprint.
