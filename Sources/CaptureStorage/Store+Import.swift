@@ -24,9 +24,11 @@ public struct ImportSummary: Sendable, Equatable, Codable {
     public var tracks: Int
     /// Fixes stored, including those in pause gaps.
     public var locations: Int
-    /// Motion samples stored per sensor.
+    /// Accelerometer samples stored.
     public var accelerometer: Int
+    /// Gyroscope samples stored.
     public var gyroscope: Int
+    /// Magnetometer samples stored.
     public var magnetometer: Int
     /// Events stored.
     public var events: Int

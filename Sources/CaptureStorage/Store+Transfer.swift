@@ -82,15 +82,15 @@ extension Store {
         let folder = (directory as NSString).appendingPathComponent("transfer")
         let path = (folder as NSString).appendingPathComponent("\(id).ccyf")
         let metaPath = path + ".meta"
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            throw TransferError.io(path: folder, reason: Self.reason(error))
-        }
         return try readSnapshot { db throws -> TransferFile in
             let snapshot = try TransferSnapshot(db: db, id: id)
             if let cached = TransferCache.valid(path: path, metaPath: metaPath, fingerprint: snapshot.fingerprint) {
                 return cached
+            }
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw TransferError.io(path: folder, reason: Self.reason(error))
             }
             // The old sidecar goes first: a crash after the rename below can then never pair new
             // bytes with an old fingerprint.
@@ -133,6 +133,17 @@ extension Store {
     }
 }
 
+extension Store {
+    /// Removes the cached transfer file of a measurement and its sidecar, if there are any (after
+    /// a delete, so the cache does not outlive the data). Never throws: a file that cannot be
+    /// removed is only disk space, as ids are never reused.
+    public static func removeTransferFile(for id: Int64, directory: String) {
+        let path = (directory as NSString).appendingPathComponent("transfer/\(id).ccyf")
+        TransferCache.remove(path + ".meta")
+        TransferCache.remove(path)
+    }
+}
+
 /// Everything of one measurement that goes into its transfer file except the batch bodies, read in
 /// one transaction, plus a fingerprint of all of it.
 struct TransferSnapshot {
@@ -160,30 +171,37 @@ struct TransferSnapshot {
         feed(try String.fetchOne(db, sql: "SELECT device_id FROM device WHERE id = 1") ?? "")
         feed("measurement \(id) \(status) \(row[1] as String) \(row[2] as Int64) \(row[3] as Int64? ?? -1) \(row[4] as Int)")
 
-        fixes = try Row.fetchAll(
+        // A cursor rather than fetchAll: rows are turned into fixes (and hashed) one at a time, so
+        // a day of fixes never exists twice in memory.
+        var fixes: [Fix] = []
+        var fixBytes: [UInt8] = []
+        fixBytes.reserveCapacity(1 << 16)
+        func bits(_ value: Double?) -> UInt64 { value.map(\.bitPattern) ?? 0x7FF8_DEAD_0000_0001 }
+        let rows = try Row.fetchCursor(
             db,
             sql: """
                 SELECT ts, lat, lon, altitude, horizontal_accuracy, vertical_accuracy, speed, course
                 FROM location WHERE measurement_id = ? ORDER BY ts, id
-                """, arguments: [id]
-        ).map {
-            Fix(
-                timestamp: $0[0], latitude: $0[1], longitude: $0[2], altitude: $0[3], horizontalAccuracy: $0[4],
-                verticalAccuracy: $0[5], speed: $0[6], course: $0[7])
-        }
-        var fixBytes: [UInt8] = []
-        fixBytes.reserveCapacity(fixes.count * 24)
-        func bits(_ value: Double?) -> UInt64 { value.map(\.bitPattern) ?? 0x7FF8_DEAD_0000_0001 }
-        for fix in fixes {
+                """, arguments: [id])
+        while let row = try rows.next() {
+            let fix = Fix(
+                timestamp: row[0], latitude: row[1], longitude: row[2], altitude: row[3], horizontalAccuracy: row[4],
+                verticalAccuracy: row[5], speed: row[6], course: row[7])
+            fixes.append(fix)
             for word in [
                 UInt64(bitPattern: fix.timestamp), fix.latitude.bitPattern, fix.longitude.bitPattern,
                 bits(fix.horizontalAccuracy), bits(fix.speed),
             ] {
                 withUnsafeBytes(of: word.littleEndian) { fixBytes.append(contentsOf: $0) }
             }
+            if fixBytes.count >= 1 << 16 {
+                hasher.update(data: fixBytes)
+                fixBytes.removeAll(keepingCapacity: true)
+            }
         }
-        feed("fixes \(fixes.count)")
         hasher.update(data: fixBytes)
+        self.fixes = fixes
+        feed("fixes \(fixes.count)")
 
         events = try Row.fetchAll(
             db, sql: "SELECT ts, type, value FROM event WHERE measurement_id = ? ORDER BY ts, id", arguments: [id]
@@ -224,17 +242,18 @@ struct TransferSnapshot {
         var sources: [CyfaceSensorBatches] = []
         for sensor in MotionSensor.allCases {
             let summary = summaries[sensor] ?? CyfaceBatchSummary()
-            var cursor: RowCursor?
+            // Data's cursor reads each blob straight from the statement (no Row per batch).
+            var cursor: FastDatabaseValueCursor<Data>?
             sources.append(
                 CyfaceSensorBatches(sensor: sensor, summary: summary) {
                     if cursor == nil {
-                        cursor = try Row.fetchCursor(
+                        cursor = try Data.fetchCursor(
                             db,
                             sql: "SELECT data FROM sensor_batch WHERE measurement_id = ? AND sensor = ? ORDER BY id",
                             arguments: [id, sensor.rawValue])
                     }
-                    guard let row = try cursor?.next() else { return nil }
-                    return try row.withUnsafeData(atIndex: 0) { data in data.map { [UInt8]($0) } ?? [] }
+                    guard let data = try cursor?.next() else { return nil }
+                    return [UInt8](data)
                 })
         }
         try TransferFileWriter.write(fixes: fixes, sensors: sources, events: events, compression: .cyface, to: sink)

@@ -31,15 +31,18 @@ struct Export: ParsableCommand {
         abstract: "Write a measurement as a Cyface transfer file, GPX, GeoJSON or CSV.",
         discussion: """
             cyface   the Cyface v3 transfer file, byte for byte what an upload sends (raw \
-            deflate of 00 03 + protobuf). Only finished measurements; the file is cached in \
-            <data dir>/transfer/ and reused until the measurement changes. It always carries \
-            every fix, so --clean does not apply.
+            deflate of 00 03 + protobuf). Only finished measurements (exit 3 otherwise); the \
+            file is cached in <data dir>/transfer/ and reused until the measurement changes. \
+            It always carries every fix, so --clean does not apply.
+
             gpx      GPX 1.1: one <trk> with one <trkseg> per track; each point has <ele>, \
             <time> and, in <extensions>, speed (m/s) and horizontal accuracy (m).
+
             geojson  a FeatureCollection with one LineString feature per track (geometry null \
             when the track has fewer than two fixes); properties: track, modality (at the \
             track's start), start and end (ISO 8601 UTC), distance (metres, geodesic over clean \
             fixes, the figure `capture show` reports), fixes.
+
             csv      one table per sensor in SI units with a header line: accelerometer (m/s²), \
             gyroscope (rad/s), magnetometer (µT), pressure (Pa), locations (degrees, m, m/s). \
             Times are Unix milliseconds; `track` 0 marks data in a pause gap. With -o DIR the \
@@ -56,10 +59,10 @@ struct Export: ParsableCommand {
             """)
     @OptionGroup var data: DataDirectoryOptions
     @Argument(help: "The measurement id (see `capture list`).") var id: Int64
-    @Option(help: "cyface, gpx, geojson or csv.") var format: ExportFormat
+    @Option(help: "The output format.") var format: ExportFormat
     @Option(name: .shortAndLong, help: ArgumentHelp("The output file (a directory for csv); - for standard output.", valueName: "path"))
     var output: String?
-    @Option(help: "With --format csv to standard output: which table (accelerometer, gyroscope, magnetometer, pressure, locations).")
+    @Option(help: "With --format csv to standard output: which table (default: locations).")
     var table: CSVTable?
     @Flag(help: "Keep only clean fixes (1 < speed < 100 m/s, accuracy < 20 m).") var clean = false
 

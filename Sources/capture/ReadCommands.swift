@@ -164,6 +164,7 @@ struct Delete: ParsableCommand {
                 }
             }
             try store.delete(id)
+            Store.removeTransferFile(for: id, directory: data.path)
             print("deleted measurement \(id)")
         }
     }

@@ -68,6 +68,11 @@ import Testing
         #expect(again.status == 0)
         #expect(try store.transferFile(for: 2, directory: cli.dataDirectory).sha256
             == (try store.transferFile(for: 1, directory: cli.dataDirectory)).sha256)
+        // Deleting a measurement removes its cached transfer file.
+        #expect(try cli.run(["delete", "2", "--yes"]).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: cli.dataDirectory + "/transfer/2.ccyf"))
+        #expect(!FileManager.default.fileExists(atPath: cli.dataDirectory + "/transfer/2.ccyf.meta"))
+        #expect(FileManager.default.fileExists(atPath: cli.dataDirectory + "/transfer/1.ccyf"))
     }
 
     @Test func gpxGeoJSONAndCSV() throws {
@@ -174,5 +179,21 @@ import Testing
         let bare = try cli.run(["import", path])
         #expect(bare.status == 0, "\(bare.stderr)")
         #expect(bare.stdout == "2\n")
+    }
+
+    @Test func anOpenMeasurementHasNoTransferFileButOtherExports() throws {
+        let cli = CLI()
+        let store = try Store(directory: cli.dataDirectory)
+        var engine = Recording()
+        let id = try store.begin(try engine.apply(.start(.car), at: 1_781_424_000_000), sources: "test")
+        _ = engine.ingest(.fix(Fix(timestamp: 1_781_424_001_000, latitude: 51, longitude: 13, horizontalAccuracy: 5, speed: 4)))
+        try store.commit(engine.takeFlush(), to: id)
+        let refused = try cli.run(["export", "\(id)", "--format", "cyface"])
+        #expect(refused.status == 3)
+        #expect(refused.stderr == "capture: measurement \(id) is not finished; only finished measurements can be serialised (`capture stop` it first)\n")
+        #expect(!FileManager.default.fileExists(atPath: cli.dataDirectory + "/transfer/\(id).ccyf"))
+        let geo = try cli.run(["export", "\(id)", "--format", "geojson"])
+        #expect(geo.status == 0, "\(geo.stderr)")
+        #expect(geo.stdout.contains("\"end\":null") && geo.stdout.contains("\"geometry\":null"))
     }
 }
