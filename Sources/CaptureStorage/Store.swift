@@ -1,6 +1,7 @@
 public import CaptureCore
 import Foundation
 import GRDB
+import Glibc
 
 /// The SQLite store of one data directory (`capture.sqlite`, WAL mode).
 ///
@@ -40,24 +41,50 @@ public final class Store: Sendable {
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
         }
-        do {
-            queue = try DatabaseQueue(path: path, configuration: config)
-            // Write only when something is missing, so that commands that merely read change
-            // nothing on disk.
-            let migrator = Schema.migrator
+        // Another process may be creating the database right now (a recorder starting while
+        // `capture status` runs): SQLite's busy timeout does not cover switching the journal
+        // mode, so opening is retried for a few seconds on a busy or locked database.
+        var attempt = 0
+        while true {
+            do {
+                queue = try Self.open(path: path, configuration: config)
+                return
+            } catch let error as DatabaseError
+                where (error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED) && attempt < 250
+            {
+                attempt += 1
+                usleep(20_000)
+            } catch {
+                throw Self.map(error, path: path)
+            }
+        }
+    }
+
+    private static func open(path: String, configuration: Configuration) throws -> DatabaseQueue {
+        let queue = try DatabaseQueue(path: path, configuration: configuration)
+        // Write only when something is missing, so that commands that merely read change
+        // nothing on disk.
+        let migrator = Schema.migrator
+        if try !queue.read({ try migrator.hasCompletedMigrations($0) }) {
+            // GRDB checks what is applied outside the migrations' transactions, so two processes
+            // opening a new database at once could both migrate: take a lock across processes
+            // and check again under it.
+            let fd = Glibc.open(path + ".migrate-lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw StoreError.cannotOpen(path: path, reason: String(cString: strerror(errno))) }
+            defer { close(fd) }
+            while flock(fd, LOCK_EX) != 0, errno == EINTR {}
             if try !queue.read({ try migrator.hasCompletedMigrations($0) }) {
                 try migrator.migrate(queue)
             }
-            if try queue.read({ try String.fetchOne($0, sql: "SELECT device_id FROM device WHERE id = 1") }) == nil {
-                try queue.write { db in
-                    try db.execute(
-                        sql: "INSERT OR IGNORE INTO device (id, device_id) VALUES (1, ?)",
-                        arguments: [UUID().uuidString.lowercased()])
-                }
-            }
-        } catch {
-            throw Self.map(error, path: path)
         }
+        if try queue.read({ try String.fetchOne($0, sql: "SELECT device_id FROM device WHERE id = 1") }) == nil {
+            try queue.write { db in
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO device (id, device_id) VALUES (1, ?)",
+                    arguments: [UUID().uuidString.lowercased()])
+            }
+        }
+        return queue
     }
 
     /// The installation's identity: a random UUID created with the store, never changed.
