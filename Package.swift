@@ -36,7 +36,7 @@ let package = Package(
             name: "CaptureStorage",
             dependencies: ["CaptureCore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict),
-        // Sources of samples: recorded traces (and, later, Linux devices).
+        // Sources of samples: recorded traces, Linux IIO devices, gpsd and NMEA receivers.
         .target(name: "CaptureSensors", dependencies: ["CaptureCore"], swiftSettings: strict),
         // The recorder process: sources → recording engine → store, driven over a local socket.
         .target(
@@ -57,6 +57,8 @@ let package = Package(
         .testTarget(
             name: "CaptureRecorderTests", dependencies: ["CaptureCore", "CaptureStorage", "CaptureRecorder"],
             swiftSettings: strict),
+        .testTarget(
+            name: "CaptureSensorsTests", dependencies: ["CaptureCore", "CaptureSensors"], swiftSettings: strict),
         .testTarget(
             name: "CaptureEndToEndTests",
             dependencies: ["CaptureCore", "CaptureStorage"],
