@@ -109,7 +109,8 @@ enum GPXReader {
         let delegate = Delegate()
         let parser = XMLParser(data: data)
         parser.delegate = delegate
-        guard parser.parse() else {
+        let parsed = parser.parse()
+        guard parsed, parser.parserError == nil, delegate.depth == 0 else {
             let line = parser.lineNumber
             throw .malformed(
                 path: path,
@@ -120,6 +121,8 @@ enum GPXReader {
 
     private final class Delegate: NSObject, XMLParserDelegate {
         var fixes: [Fix] = []
+        /// Elements open; not 0 at the end means the document was cut off or mismatched.
+        var depth = 0
         private var point: (lat: Double, lon: Double)?
         private var elevation: Double?
         private var time: Int64?
@@ -130,6 +133,7 @@ enum GPXReader {
             qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]
         ) {
             let name = Self.local(elementName)
+            depth += 1
             text = ""
             if ["trkpt", "rtept", "wpt"].contains(name) {
                 if let lat = attributeDict["lat"].flatMap(Double.init), let lon = attributeDict["lon"].flatMap(Double.init),
@@ -152,6 +156,7 @@ enum GPXReader {
             _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?
         ) {
             let name = Self.local(elementName)
+            depth -= 1
             let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
             switch name {
             case "ele": elevation = Double(value)
