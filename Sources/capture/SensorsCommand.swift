@@ -15,6 +15,8 @@ struct Sensors: ParsableCommand {
             whether gpsd answers, and GNSS device nodes under <sysfs-root>/dev.
             """)
 
+    // Accepted like every command's, though listing sensors reads no measurement.
+    @OptionGroup var data: DataDirectoryOptions
     @OptionGroup var output: OutputOptions
 
     @Option(help: "Where sys/bus/iio/devices and dev are looked up.")
