@@ -169,7 +169,8 @@ public struct IIOSource: ReportingSampleSource {
             try control.write("enable", "1")
         } catch {
             if setTrigger { try? triggerDirectory.write("current_trigger", "NULL") }
-            if !triggerDirectory.exists || (device.currentTrigger ?? "").isEmpty && !setTrigger && !device.hasHardwareFIFO {
+            // Trigger-less was tried (no trigger set or found, no hardware FIFO): say what is missing.
+            if (device.currentTrigger ?? "").isEmpty && !setTrigger && !device.hasHardwareFIFO {
                 throw DeviceError(
                     path: control.path + "/enable", action: "enable",
                     reason: "\(error.reason); the device needs a trigger and none was found")

@@ -2,7 +2,8 @@ public import CaptureCore
 import Glibc
 
 /// Reads NMEA 0183 straight from a receiver: a tty (`/dev/ttyACM0`, put in raw mode), a pty,
-/// `/dev/gnss0` (where termios may not apply; that is fine) or a plain file (read to its end).
+/// `/dev/gnss0` (where termios may not apply; that is fine), a FIFO or a plain file (read to its
+/// end; the source then ends).
 ///
 /// Bad, truncated and unknown sentences are skipped and reported as losses; fix acquired and
 /// lost are reported as ``SourceNote/gnss(state:)``.
@@ -76,13 +77,10 @@ public struct NMEASource: ReportingSampleSource {
                 throw DeviceError(path: path, action: "read", reason: "\(String(cString: strerror(code))) (the receiver vanished?)")
             }
             if count == 0 {
-                if isRegularFile {
-                    handle(stream.finish())
-                    return
-                }
-                // A FIFO or pty whose writer closed: wait for more rather than spin.
-                usleep(100_000)
-                continue
+                // End of a file, or a FIFO whose writer closed: the source has ended. (Ttys in
+                // raw non-blocking mode report "nothing yet" as EAGAIN, never as 0.)
+                handle(stream.finish())
+                return
             }
             handle(stream.push(buffer[0..<count]))
         }

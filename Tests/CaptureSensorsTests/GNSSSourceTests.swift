@@ -61,6 +61,30 @@ struct GNSSSourceTests {
         #expect(collector.gnssStates.prefix(3) == ["searching", "fixed", "lost"])
     }
 
+    @Test("a file or FIFO: read to its end, the last epoch closed, then the source ends")
+    func fileAndFIFO() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("capture-nmea-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let text = "# comment\n" + Self.sentences.joined(separator: "\r\n") + "\r\n"
+        try text.write(toFile: directory + "/log.nmea", atomically: false, encoding: .utf8)
+        #expect(mkfifo(directory + "/fifo", 0o600) == 0)
+        for path in [directory + "/log.nmea", directory + "/fifo"] {
+            let collector = Collector()
+            let worker = Worker {
+                try? NMEASource(path: path).run(deliver: collector.deliver, note: collector.note, shouldStop: { false })
+            }
+            if path.hasSuffix("fifo") {
+                let fd = open(path, O_WRONLY)
+                _ = Array(text.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                close(fd)
+            }
+            #expect(worker.join(seconds: 10), "\(path)")
+            #expect(collector.fixes.count == 3, "\(path)")
+            #expect(collector.lost == 0, "\(path)")
+        }
+    }
+
     @Test("gpsd client: merges TPVs per epoch and reconnects when gpsd restarts")
     func reconnect() throws {
         let server = try FakeGPSD()
