@@ -273,7 +273,7 @@ public final class Recorder: @unchecked Sendable {
             flushIntervalMs: flushInterval, startedAt: startedAt, sources: sourceStates, sensors: sensors,
             lastFix: lastFix, droppedWhilePaused: engine.droppedWhileNotCapturing, pendingSamples: engine.pendingSamples,
             failedSources: sourceStates.filter { $0.state == "failed" }.count,
-            lostSamples: sourceStates.reduce(0) { $0 + ($1.lost ?? 0) }, recordingTrace: trace?.path)
+            lostSamples: sourceStates.reduce(0) { $0 + ($1.lost ?? 0) }, recordingTrace: trace.map { tap in tap.failure.map { "\(tap.path) (stopped: \($0))" } ?? tap.path })
     }
 
     private func serve(_ listener: Int32) {

@@ -141,6 +141,30 @@ import Testing
         #expect(try cli.run(["stop"]).status == 0)
     }
 
+    static let gpsdLogs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/data/gpsd").path
+
+    @Test(
+        "capture replay takes gpsd's real NMEA logs in place, by content",
+        .enabled(
+            if: FileManager.default.fileExists(atPath: gpsdLogs + "/garmin15x.log"),
+            "shared/data/gpsd absent: real receiver logs are not available"))
+    func replayRealNMEALogs() throws {
+        for name in ["garmin15x.log", "quectel-eg25-g.log", "ublox-neo-m9n-nmea.log"] {
+            let cli = CLI()
+            let result = try cli.run(["replay", Self.gpsdLogs + "/" + name])
+            #expect(result.status == 0, "\(name): \(result.stderr)")
+            let shown = try cli.json(["show", "1"])
+            #expect(((shown["counts"] as? [String: Any])?["locations"] as? Int ?? 0) > 0, "\(name)")
+        }
+        let cli = CLI()
+        let empty = FileManager.default.temporaryDirectory.appendingPathComponent("capture-empty-\(UUID().uuidString).gpx").path
+        defer { unlink(empty) }
+        try "<?xml version=\"1.0\"?><gpx version=\"1.1\"></gpx>".write(toFile: empty, atomically: false, encoding: .utf8)
+        let result = try cli.run(["replay", empty])
+        #expect(result.status == 65, "\(result.stderr)")
+    }
+
     /// RMC + GGA epochs near Dresden, 1 s apart, moving north.
     static func syntheticLog(epochs: Int) -> String {
         func checksum(_ body: String) -> String {
