@@ -62,6 +62,8 @@ public struct RecorderStatus: Codable, Sendable, Equatable {
         /// Samples, scans or sentences the source lost or skipped (bad sentences, undecodable
         /// scans); `nil` from recorders that do not count them.
         public var lost: Int?
+        /// Inputs of kinds not used (NMEA GSV, proprietary sentences), skipped; not a loss.
+        public var skipped: Int?
         /// GNSS sources: `searching`, `fixed` or `lost` (no fix for 2 s).
         public var gnss: String?
         /// The source's last remark (rate chosen, reconnecting, why samples were lost).

@@ -165,6 +165,7 @@ public final class Recorder: @unchecked Sendable {
             case .lost(let count, let reason):
                 sourceStates[index].lost = (sourceStates[index].lost ?? 0) + count
                 sourceStates[index].note = reason
+            case .skipped(let count): sourceStates[index].skipped = (sourceStates[index].skipped ?? 0) + count
             case .gnss(let state): sourceStates[index].gnss = state
             case .info(let text): sourceStates[index].note = text
             }

@@ -47,6 +47,7 @@ public struct NMEASource: ReportingSampleSource {
         var stream = NMEAStream()
         var watch = GNSSFixWatch()
         var rejected = 0
+        var unsupported = 0
         note(.gnss(state: watch.state))
         var buffer = [UInt8](repeating: 0, count: 4096)
 
@@ -58,6 +59,11 @@ public struct NMEASource: ReportingSampleSource {
             if total > rejected {
                 note(.lost(total - rejected, reason: "bad or unknown NMEA sentences"))
                 rejected = total
+            }
+            let unused = stream.stats.unsupported.values.reduce(0, +)
+            if unused > unsupported {
+                note(.skipped(unused - unsupported))
+                unsupported = unused
             }
         }
 

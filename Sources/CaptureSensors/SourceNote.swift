@@ -4,6 +4,9 @@ public import CaptureCore
 public enum SourceNote: Sendable, Equatable {
     /// `count` samples (or scans, or sentences) were lost or skipped; `reason` says why.
     case lost(Int, reason: String)
+    /// `count` inputs of kinds this tool does not use (NMEA GSV, proprietary sentences) were
+    /// skipped; not a loss.
+    case skipped(Int)
     /// The GNSS fix state is now `state` (`searching`, `fixed`, `lost`).
     case gnss(state: String)
     /// A one-line remark for `capture status` (what was chosen, a reconnect).

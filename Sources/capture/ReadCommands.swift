@@ -77,6 +77,7 @@ struct Status: ParsableCommand {
             for source in recorder.sources {
                 var line = "  source     \(source.name): \(source.state), \(source.samples) samples"
                 if let lost = source.lost, lost > 0 { line += ", \(lost) lost" }
+                if let skipped = source.skipped, skipped > 0 { line += ", \(skipped) unused skipped" }
                 if let gnss = source.gnss { line += ", fix \(gnss)" }
                 lines.append(line + (source.error.map { " (\($0))" } ?? "") + (source.note.map { "; \($0)" } ?? ""))
             }

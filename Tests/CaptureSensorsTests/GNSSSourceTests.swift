@@ -38,6 +38,7 @@ struct GNSSSourceTests {
         usleep(200_000)
         close(slave)  // the source has its own descriptor now
         var text = "$GPRMC,garbage*00\r\n$GPGGA,120000.00,5103.0240,N*7\r\n"
+        text += Self.withChecksum("$GPGSV,1,1,01,02,40,083,46*") + "\r\n"
         for sentence in Self.sentences { text += sentence + "\r\n" }
         text += "$GPRMC,120003.00,A,5103.0270,N,01344.2440,E,10.0,90.0,140626,,,A*00\r\n"
         let bytes = Array(text.utf8)
@@ -58,6 +59,7 @@ struct GNSSSourceTests {
             #expect(first.altitude == 158)
         }
         #expect(collector.lost >= 3)
+        #expect(collector.skipped == 1)
         #expect(collector.gnssStates.prefix(3) == ["searching", "fixed", "lost"])
     }
 
