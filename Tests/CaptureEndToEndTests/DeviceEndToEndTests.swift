@@ -52,6 +52,10 @@ import Testing
         #expect(devices.first?["buffer"] as? Bool == true)
         #expect(devices.first?["availableRates"] as? String == "25 50 100 200")
 
+        let missing = try cli.run(["start", "--sysfs-root", root, "--source", "iio:iio:device9"])
+        #expect(missing.status == 66)
+        #expect(missing.stderr == "capture: no IIO device iio:device9 under \(root)/sys/bus/iio/devices\n")
+
         let trace = cli.dataDirectory + "-recorded.trace"
         defer { unlink(trace) }
         // The writer: 300 scans at ~200 Hz into the FIFO once the recorder opens it.

@@ -172,6 +172,47 @@ struct IIOSourceTests {
         #expect(collector.pressures.allSatisfy { abs($0.hectopascals - 1013.25) < 1e-9 })
     }
 
+    @Test("kernel timestamps on the monotonic clock are moved to Unix time; a read ending mid-scan counts one loss")
+    func monotonicTimestamps() throws {
+        let root = FakeRoot()
+        let id = "iio:device2"
+        root.write(id, [
+            "name": "fakebaro", "in_pressure_raw": "0", "in_pressure_scale": "0.001",
+            "current_timestamp_clock": "monotonic",
+            "buffer0/enable": "0",
+            "buffer0/in_pressure_en": "0", "buffer0/in_pressure_index": "0", "buffer0/in_pressure_type": "le:u24/32>>8",
+            "buffer0/in_timestamp_en": "0", "buffer0/in_timestamp_index": "1", "buffer0/in_timestamp_type": "le:s64/64>>0",
+        ])
+        root.makeNode(id)
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let monotonic = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+        var scans: [UInt8] = []
+        for i in 0..<4 {
+            var scan = ScanBytes()
+            scan.le(UInt32(101_325) << 8 | 0x7F)  // 101.325 kPa in the top 24 bits
+            scan.pad(to: 8)
+            scan.le(monotonic + Int64(i) * 10_000_000)
+            scans += scan.bytes
+        }
+        scans += [1, 2, 3]  // a partial scan, then the writer closes
+        let device = try #require(IIODiscovery.device(id: id, root: root.path))
+        let source = try IIOSource(device: device)
+        let writer = FIFOWriter(path: root.node(id), chunks: [scans], enableFile: root.deviceDirectory(id) + "/buffer0/enable")
+        let wall = WallClock.now()
+        let (collector, failure) = try capture(source)
+        #expect(failure == nil)
+        #expect(writer.finish() == "1")
+        let pressures = collector.pressures
+        #expect(pressures.count == 4)
+        #expect(pressures.allSatisfy { abs($0.hectopascals - 1013.25) < 1e-9 })
+        if pressures.count == 4 {
+            #expect(abs(pressures[0].timestamp - wall) < 1_000)
+            #expect(pressures[3].timestamp - pressures[0].timestamp == 30)
+        }
+        #expect(collector.lost == 1)
+    }
+
     @Test("a device that vanishes while polled fails with a clear message")
     func vanishingDevice() throws {
         let root = FakeRoot()
