@@ -106,7 +106,7 @@ import Testing
         #expect(again["end"] as? Int == shown["end"] as? Int)
     }
 
-    @Test("a real gpsd fed by gpsfake on a private port: fixes recorded, fix state in status")
+    @Test("a real gpsd fed by gpsfake on a private port: fixes recorded, fix state in status, reconnect after gpsd restarts")
     func gpsfake() throws {
         let candidates: [String] = ["/usr/bin/gpsfake", "/usr/local/bin/gpsfake"]
         guard let gpsfake = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }),
@@ -142,6 +142,19 @@ import Testing
         let fix = (status["recorder"] as? [String: Any])?["lastFix"] as? [String: Any] ?? [:]
         #expect(abs((fix["latitude"] as? Double ?? 0) - 51.05) < 0.01)
         #expect(abs((fix["longitude"] as? Double ?? 0) - 13.73) < 0.01)
+
+        // gpsd restarts: the client reconnects (with backoff) and fixes keep coming.
+        fake.stopWithChildren()
+        let before = ((try cli.json(["status"])["committed"] as? [String: Any])?["locations"] as? Int) ?? 0
+        let restarted = try Spawned([gpsfake, "-q", "-P", "\(port)", "-c", "0.05", log])
+        defer { restarted.stopWithChildren() }
+        #expect(try cli.waitFor(40) {
+            let status = try cli.json(["status"])
+            return ((status["committed"] as? [String: Any])?["locations"] as? Int ?? 0) >= before + 3
+        }, "no fixes after gpsd restarted: \(restarted.stderr)")
+        let after = try cli.json(["status"])
+        let note = (((after["recorder"] as? [String: Any])?["sources"] as? [[String: Any]])?.first?["note"] as? String) ?? ""
+        #expect(note.contains("reconnected to gpsd"), "\(note)")
         #expect(try cli.run(["stop"]).status == 0)
     }
 
@@ -216,6 +229,8 @@ import Testing
 final class Spawned {
     let pid: pid_t
     private let output: String
+    /// Set once stopped and reaped: the pid must not be signalled again (it may be reused).
+    private var stopped = false
 
     init(_ arguments: [String]) throws {
         output = FileManager.default.temporaryDirectory.appendingPathComponent("capture-spawn-\(UUID().uuidString)").path
@@ -247,18 +262,33 @@ final class Spawned {
         }
     }
 
-    /// SIGTERM to the children, then to the process; SIGKILL if it has not exited within 3 s.
+    /// Stops the process and its children by pid: SIGTERM to the process first (gpsfake then
+    /// stops and reaps its own gpsd, so no zombie is left to init), SIGKILL after 3 s; children
+    /// still alive after that are killed by their pids, taken before.
     func stopWithChildren() {
-        for child in Self.children(of: pid) { kill(child, SIGTERM) }
+        guard !stopped else { return }
+        stopped = true
+        let children = Self.children(of: pid)
         kill(pid, SIGTERM)
         var status: Int32 = 0
-        for _ in 0..<60 {
-            if waitpid(pid, &status, WNOHANG) == pid { unlink(output); return }
-            usleep(50_000)
+        var reaped = false
+        for _ in 0..<60 where !reaped {
+            reaped = waitpid(pid, &status, WNOHANG) == pid
+            if !reaped { usleep(50_000) }
         }
-        for child in Self.children(of: pid) { kill(child, SIGKILL) }
-        kill(pid, SIGKILL)
-        _ = waitpid(pid, &status, 0)
+        if !reaped {
+            kill(pid, SIGKILL)
+            _ = waitpid(pid, &status, 0)
+        }
+        for child in children where Self.isAlive(child) { kill(child, SIGKILL) }
         unlink(output)
+    }
+
+    /// Whether `pid` exists and is not a zombie.
+    static func isAlive(_ pid: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return false }
+        return stat[stat.index(after: close)...].split(separator: " ").first != "Z"
     }
 }
