@@ -182,6 +182,24 @@ import Testing
         #expect(result.status == 65, "\(result.stderr)")
     }
 
+    @Test("show: barometric altitude relative to the first sample, absolute with --qnh")
+    func barometricAltitude() throws {
+        let cli = CLI()
+        #expect(try cli.run(["replay", cli.fixture("bicycle.trace")]).status == 0)
+        let relative = try cli.json(["show", "1"])["barometricAltitude"] as? [String: Any] ?? [:]
+        #expect(relative["kind"] as? String == "relative")
+        #expect(relative["start"] as? Double == 0)
+        #expect(relative["seaLevelPressure"] as? Double == 1013.25)
+        let absolute = try cli.json(["show", "1", "--qnh", "1000"])["barometricAltitude"] as? [String: Any] ?? [:]
+        #expect(absolute["kind"] as? String == "absolute")
+        // 995.153 hPa under a QNH of 1000 hPa: 44330 × (1 − (995.153/1000)^(1/5.255)) ≈ 40.8 m.
+        let expected = 44330 * (1 - pow(995.153 / 1000, 1 / 5.255))
+        #expect(abs((absolute["start"] as? Double ?? 0) - expected) < 0.001)
+        let text = try cli.run(["show", "1", "--qnh", "1000"]).stdout
+        #expect(text.contains("altitude  barometric (QNH 1000.0 hPa)"))
+        #expect(try cli.run(["show", "1", "--qnh", "5"]).status == 64)
+    }
+
     /// RMC + GGA epochs near Dresden, 1 s apart, moving north.
     static func syntheticLog(epochs: Int) -> String {
         func checksum(_ body: String) -> String {
