@@ -80,6 +80,7 @@ public struct GPSDSource: ReportingSampleSource {
         throw DeviceError(path: "\(host):\(port)", action: "connect to gpsd at", errno: lastError)
     }
 
+    /// Watches gpsd until `shouldStop()`, reconnecting whenever the connection is lost.
     public func run(
         deliver: @Sendable (Sample) -> Void, note: @Sendable (SourceNote) -> Void, shouldStop: @Sendable () -> Bool
     ) throws {

@@ -64,6 +64,7 @@ public struct IIOSource: ReportingSampleSource {
         value == value.rounded() ? String(Int64(value)) : String(value)
     }
 
+    /// Configures the device, captures until it ends, fails or `shouldStop()`, and restores it.
     public func run(
         deliver: @Sendable (Sample) -> Void, note: @Sendable (SourceNote) -> Void, shouldStop: @Sendable () -> Bool
     ) throws {

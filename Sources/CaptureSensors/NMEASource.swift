@@ -26,6 +26,7 @@ public struct NMEASource: ReportingSampleSource {
         close(fd)
     }
 
+    /// Reads until the file or FIFO ends, the device fails, or `shouldStop()`.
     public func run(
         deliver: @Sendable (Sample) -> Void, note: @Sendable (SourceNote) -> Void, shouldStop: @Sendable () -> Bool
     ) throws {

@@ -113,6 +113,7 @@ public struct DeviceError: Error, Sendable, Equatable, CustomStringConvertible {
         isPermission = false
     }
 
+    /// One line: what could not be done to which file, and why.
     public var description: String {
         let hint = isPermission ? " (run as root or grant access with a udev rule)" : ""
         return "cannot \(action) \(path): \(reason)\(hint)"
