@@ -213,6 +213,35 @@ struct IIOSourceTests {
         #expect(collector.lost == 1)
     }
 
+    @Test("enable refused without a trigger: the message says a trigger is needed, the trigger set is cleared")
+    func needsATrigger() throws {
+        let root = FakeRoot()
+        let id = "iio:device0"
+        root.write(id, [
+            "name": "fakeaccel", "in_accel_x_raw": "0", "in_accel_y_raw": "0", "in_accel_z_raw": "0",
+            "buffer0/in_accel_x_en": "0", "buffer0/in_accel_x_index": "0", "buffer0/in_accel_x_type": "le:s16/16>>0",
+            "buffer0/in_accel_y_en": "0", "buffer0/in_accel_y_index": "1", "buffer0/in_accel_y_type": "le:s16/16>>0",
+            "buffer0/in_accel_z_en": "0", "buffer0/in_accel_z_index": "2", "buffer0/in_accel_z_type": "le:s16/16>>0",
+            "trigger/current_trigger": "",
+        ])
+        // `enable` as a directory: writing it fails, as the kernel refuses a buffer without a trigger.
+        try FileManager.default.createDirectory(atPath: root.deviceDirectory(id) + "/buffer0/enable", withIntermediateDirectories: true)
+        root.makeNode(id)
+        let device = try #require(IIODiscovery.device(id: id, root: root.path))
+        #expect(device.triggerSummary == "none found (trigger-less attempt)")
+        let (_, failure) = try capture(try IIOSource(device: device))
+        #expect("\(failure.map { "\($0)" } ?? "")".contains("the device needs a trigger and none was found"))
+
+        // With a matching data-ready trigger it is set before enabling and cleared after the failure.
+        root.write("trigger0", ["name": "fakeaccel-dev0"])
+        let triggered = try #require(IIODiscovery.device(id: id, root: root.path))
+        #expect(triggered.triggerSummary == "available: fakeaccel-dev0")
+        let (_, second) = try capture(try IIOSource(device: triggered))
+        #expect(second != nil)
+        #expect(!"\(second.map { "\($0)" } ?? "")".contains("needs a trigger"))
+        #expect(root.read(id, "trigger/current_trigger") == "NULL")
+    }
+
     @Test("a device that vanishes while polled fails with a clear message")
     func vanishingDevice() throws {
         let root = FakeRoot()
