@@ -68,6 +68,10 @@ public struct IIOSource: ReportingSampleSource {
     public func run(
         deliver: @Sendable (Sample) -> Void, note: @Sendable (SourceNote) -> Void, shouldStop: @Sendable () -> Bool
     ) throws {
+        // A buffer left enabled (by a crashed capture) must be off before anything is configured.
+        if buffered, let control = try? bufferDirectories().control, control.value("enable") == "1" {
+            try control.write("enable", "0")
+        }
         if let chosenRate, device.directory.contains("sampling_frequency") {
             try device.directory.write("sampling_frequency", Self.format(chosenRate))
             note(.info("sampling_frequency set to \(Self.format(chosenRate)) Hz"))
@@ -141,8 +145,7 @@ public struct IIOSource: ReportingSampleSource {
     ) throws {
         let (scanDirectory, control) = try bufferDirectories()
         let wanted = wantedChannels
-        // Configure with the buffer off: rate (above), trigger, channel selection, length.
-        if control.value("enable") == "1" { try control.write("enable", "0") }
+        // Configure with the buffer off (see `run`): rate, trigger, channel selection, length.
         let triggerDirectory = device.directory.appending("trigger")
         var setTrigger = false
         if triggerDirectory.exists, (device.currentTrigger ?? "").isEmpty, let matching = device.matchingTrigger {
