@@ -31,7 +31,10 @@ struct Start: ParsableCommand {
             running after the shell closes; `capture status` shows it, `capture stop` ends it. \
             With --foreground it runs in this terminal instead and Ctrl-C stops the measurement.
 
-            Without --source, capture uses every IIO motion or pressure sensor it finds under             --sysfs-root and gpsd (or a GNSS tty) if one answers, and says what it chose on stderr.
+            Without --source, capture uses every IIO motion or pressure sensor it finds under \
+            --sysfs-root, and gpsd (or a GNSS tty) if one answers, and says on stderr what it chose. \
+            --record-trace also writes what the sources deliver as a native trace that `capture \
+            replay` takes.
 
             Example: capture start --modality BICYCLE --source trace:fixtures/bicycle.trace
             """)

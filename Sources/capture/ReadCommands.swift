@@ -190,11 +190,13 @@ struct Replay: ParsableCommand {
             Runs the trace through the same recording engine as live capture, with timestamps \
             from the trace, so the same trace always gives the same stored data. Prints the new \
             measurement id. A malformed trace is reported with its file, line and what was \
-            expected, and nothing of it is kept. The format is described in docs/trace-format.md.
+            expected, and nothing of it is kept. The format is described in docs/trace-format.md. \
+            NMEA logs (`#` comments allowed), gpsd JSON logs (`gpspipe -w`) and GPX 1.1 are also \
+            accepted, recognised by content; they give fixes only.
             """)
     @OptionGroup var data: DataDirectoryOptions
     @OptionGroup var output: OutputOptions
-    @Argument(help: "The trace file.") var trace: String
+    @Argument(help: "The trace file: native trace, NMEA log, gpsd JSON log or GPX.") var trace: String
     @Option(help: "Overrides the trace's initial modality.") var modality: String?
     @Option(help: "Play at X times the trace's pace instead of as fast as possible.") var speed: Double?
     @Flag(help: "As fast as possible (the default).") var max = false
