@@ -44,8 +44,9 @@ public struct IIOSource: ReportingSampleSource {
         buffered = device.canStream
     }
 
-    /// `iio:iio:device0`.
-    public var name: String { device.sourceSpec }
+    /// `iio:iio:device0`, with `@RATE` when a rate was asked for (`iio:iio:device0@200`), so
+    /// that the name alone, stored with the measurement, restarts the same capture on resume.
+    public var name: String { device.sourceSpec + (requestedRate.map { "@" + Self.format($0) } ?? "") }
 
     /// One line on what capture will do, for `capture start`.
     public var summary: String {

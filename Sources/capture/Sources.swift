@@ -6,13 +6,14 @@ import Glibc
 /// `--source` specifications, and finding sources when none is given.
 ///
 /// * `trace:FILE` plays a recorded trace live-paced.
-/// * `iio:iio:deviceN` captures from an IIO device under `--sysfs-root` (`iio:/abs/sysfs/dir`
-///   names one under another root, which is how the recorder gets it back on `capture resume`).
+/// * `iio:iio:deviceN[@HZ]` captures from an IIO device under `--sysfs-root`
+///   (`iio:/abs/sysfs/dir` names one under another root; with `@HZ` at its own rate). Source
+///   names carry both, which is how the recorder gets the same capture back on `capture resume`.
 /// * `gpsd[:HOST:PORT]` reads positions from gpsd (default 127.0.0.1:2947).
 /// * `nmea:PATH` reads NMEA 0183 from a tty, pty, `/dev/gnss0` or a file.
 enum SourceSpec {
     static let help = """
-        A source: trace:FILE, iio:iio:deviceN, gpsd[:HOST:PORT], nmea:PATH. Repeatable. Without \
+        A source: trace:FILE, iio:iio:deviceN[@HZ], gpsd[:HOST:PORT], nmea:PATH. Repeatable. Without \
         --source, every IIO sensor under --sysfs-root and gpsd (or a GNSS tty) that answers are used.
         """
 
@@ -48,7 +49,17 @@ enum SourceSpec {
         throw CLIError(.usage, "unknown source '\(spec)'; use trace:FILE, iio:iio:deviceN, gpsd:HOST:PORT or nmea:PATH")
     }
 
-    private static func iio(_ value: String, options: Options) throws -> IIOSource {
+    private static func iio(_ spec: String, options: Options) throws -> IIOSource {
+        var options = options
+        var value = spec
+        // `iio:iio:device0@200`: a rate of its own (names given by the recorder carry it).
+        if let at = spec.lastIndex(of: "@") {
+            guard let rate = Double(spec[spec.index(after: at)...]), rate > 0, rate.isFinite else {
+                throw CLIError(.usage, "bad rate in 'iio:\(spec)'; use iio:iio:deviceN@HZ")
+            }
+            options.rate = rate
+            value = String(spec[..<at])
+        }
         var root = options.sysfsRoot
         var id = value
         if value.hasPrefix("/") {
