@@ -190,9 +190,60 @@ public struct IIOSource: ReportingSampleSource {
         guard fd >= 0 else { throw DeviceError(path: device.node, action: "open", errno: errno) }
         defer { close(fd) }
 
+        // Where each wanted value sits in a scan, worked out once rather than per scan.
         let timestampElement = layout.element(named: "in_timestamp")
-        var reassembler = IIOScanReassembler(scanSize: layout.scanSize)
-        let capacity = layout.scanSize * 256
+        var motionElements: [(IIOMotionConverter, [IIOScanElement])] = []
+        for converter in motion {
+            var elements: [IIOScanElement] = []
+            for axis in converter.axes {
+                guard let element = layout.element(named: axis.name) else {
+                    throw DeviceError(path: scanDirectory.path, action: "enable", reason: "\(axis.name) is not in the scan")
+                }
+                elements.append(element)
+            }
+            motionElements.append((converter, elements))
+        }
+        let pressureElement = try pressure.map { converter throws(DeviceError) in
+            guard let element = layout.element(named: converter.channel.name) else {
+                throw DeviceError(path: scanDirectory.path, action: "enable", reason: "\(converter.channel.name) is not in the scan")
+            }
+            return (converter, element)
+        }
+        let scanSize = layout.scanSize
+        func first(_ element: IIOScanElement, _ bytes: UnsafeRawBufferPointer, _ start: Int) throws(IIOError) -> IIORawValue {
+            let values = try element.channel.type.decode(bytes, at: start + element.offset)
+            guard let value = values.first else { throw .channelNotInScan(element.channel.name) }
+            return value
+        }
+        /// Delivers every whole scan in `bytes`.
+        func decodeScans(_ bytes: UnsafeRawBufferPointer, now: Int64) {
+            var start = 0
+            while start + scanSize <= bytes.count {
+                defer { start += scanSize }
+                do {
+                    var time = now
+                    if let timestampElement, let ns = try first(timestampElement, bytes, start).int64Value {
+                        time = IIOUnits.unixMilliseconds(fromNanoseconds: ns &+ offset)
+                    }
+                    for (converter, elements) in motionElements {
+                        let sample = converter.sample(
+                            rawX: try first(elements[0], bytes, start).doubleValue,
+                            rawY: try first(elements[1], bytes, start).doubleValue,
+                            rawZ: try first(elements[2], bytes, start).doubleValue, timestamp: time)
+                        deliver(.motion(converter.sensor, sample))
+                    }
+                    if let (converter, element) = pressureElement {
+                        let hectopascals = converter.hectopascals(raw: try first(element, bytes, start))
+                        deliver(.pressure(PressureSample(timestamp: time, hectopascals: hectopascals)))
+                    }
+                } catch {
+                    note(.lost(1, reason: "\(error)"))
+                }
+            }
+        }
+
+        var reassembler = IIOScanReassembler(scanSize: scanSize)
+        let capacity = scanSize * 256
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 8)
         defer { buffer.deallocate() }
         while !shouldStop() {
@@ -217,26 +268,12 @@ public struct IIOSource: ReportingSampleSource {
                 }
                 return
             }
-            let scans = reassembler.push(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-            let now = WallClock.now()
-            scans.withUnsafeBytes { bytes in
-                var start = 0
-                while start + layout.scanSize <= bytes.count {
-                    defer { start += layout.scanSize }
-                    do {
-                        let values = try layout.decode(bytes, scanAt: start)
-                        var time = now
-                        if timestampElement != nil, let ns = values["in_timestamp"]?.first?.int64Value {
-                            time = IIOUnits.unixMilliseconds(fromNanoseconds: ns &+ offset)
-                        }
-                        for converter in motion {
-                            deliver(.motion(converter.sensor, try converter.sample(fromScan: values, timestamp: time)))
-                        }
-                        if let pressure { deliver(.pressure(try pressure.sample(fromScan: values, timestamp: time))) }
-                    } catch {
-                        note(.lost(1, reason: "\(error)"))
-                    }
-                }
+            let received = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+            if reassembler.pendingByteCount == 0 && count % scanSize == 0 {
+                // Whole scans, as the kernel hands them out: decode in place.
+                decodeScans(received, now: WallClock.now())
+            } else {
+                reassembler.push(received).withUnsafeBytes { decodeScans($0, now: WallClock.now()) }
             }
             if batchInterval > 0 && count < capacity {
                 usleep(UInt32(batchInterval) * 1000)
