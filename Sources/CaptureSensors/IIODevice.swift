@@ -23,7 +23,7 @@ public struct IIODevice: Sendable, Equatable {
     public var availableRates: IIOSamplingFrequencies?
     /// The text of `sampling_frequency_available`, for listing.
     public var availableRatesText: String?
-    /// `sampling_frequency` in Hz, if the device has one.
+    /// `sampling_frequency` in Hz, if the device has one that makes sense (above 0, at most 100 kHz).
     public var currentRate: Double?
     /// Whether the device has scan elements (`bufferY/` or `scan_elements/`) and a `/dev` node.
     public var canStream: Bool
@@ -108,7 +108,7 @@ public enum IIODiscovery {
             capabilities: capabilities, channels: channels.sorted(),
             availableRates: ratesText.flatMap { try? IIOSamplingFrequencies(parsing: $0) },
             availableRatesText: ratesText,
-            currentRate: directory.value("sampling_frequency").flatMap(Double.init),
+            currentRate: directory.value("sampling_frequency").flatMap(Double.init).flatMap { $0 > 0 && $0 <= 100_000 ? $0 : nil },
             canStream: scanDirectory != nil && capabilities.hasBuffer && SysfsDirectory(path: root).contains("dev/" + id),
             currentTrigger: directory.appending("trigger").exists ? (directory.appending("trigger").value("current_trigger") ?? "") : nil,
             matchingTrigger: matching,

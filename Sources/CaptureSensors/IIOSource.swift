@@ -31,7 +31,10 @@ public struct IIOSource: ReportingSampleSource {
     public init(device: IIODevice, rate: Double? = nil) throws(IIOError) {
         self.device = device
         requestedRate = rate
-        chosenRate = rate.map { requested in device.availableRates?.nearest(to: requested) ?? requested }
+        chosenRate = rate.map { requested in
+            guard let nearest = device.availableRates?.nearest(to: requested), nearest > 0, nearest <= 100_000 else { return requested }
+            return nearest
+        }
         let attribute = { (name: String) in device.directory.value(name) }
         var motion: [IIOMotionConverter] = []
         for sensor in MotionSensor.allCases where device.capabilities.motionSensors.contains(sensor) {
@@ -62,7 +65,7 @@ public struct IIOSource: ReportingSampleSource {
     }
 
     static func format(_ value: Double) -> String {
-        value == value.rounded() ? String(Int64(value)) : String(value)
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 
     /// Configures the device, captures until it ends, fails or `shouldStop()`, and restores it.
@@ -89,7 +92,9 @@ public struct IIOSource: ReportingSampleSource {
     private func runPolled(
         deliver: @Sendable (Sample) -> Void, note: @Sendable (SourceNote) -> Void, shouldStop: @Sendable () -> Bool
     ) throws {
-        let rate = min(max(chosenRate ?? device.currentRate ?? Self.defaultPollingRate, 0.1), 1000)
+        let asked = chosenRate ?? device.currentRate ?? Self.defaultPollingRate
+        // Polling is sysfs reads: 0.1 to 1000 Hz, and a rate that is not a number falls back.
+        let rate = asked.isFinite ? min(max(asked, 0.1), 1000) : Self.defaultPollingRate
         let period = 1000 / rate
         let attribute = { (name: String) in device.directory.value(name) }
         let start = WallClock.now()
@@ -165,7 +170,8 @@ public struct IIOSource: ReportingSampleSource {
         }
         if control.contains("length") {
             let rate = chosenRate ?? device.currentRate ?? 100
-            try control.write("length", String(max(128, Int(rate * 2))))
+            let bounded = rate.isFinite ? min(max(rate, 1), 100_000) : 100
+            try control.write("length", String(max(128, Int(bounded * 2))))
         }
         let clock = device.timestampClock.flatMap(IIOTimestampClock.init(parsing:)) ?? .realtime
         let offset = Self.offsetToUnix(clock)

@@ -64,7 +64,7 @@ struct Start: ParsableCommand {
     var recordTrace: String?
 
     func validate() throws {
-        if let rate, !(rate > 0 && rate.isFinite) { throw ValidationError("--rate must be a positive number of Hz") }
+        if let rate, !(rate > 0 && rate <= 100_000) { throw ValidationError("--rate must be a number of Hz above 0 and at most 100000") }
         guard (0.05...3600).contains(flushInterval) else {
             throw ValidationError("--flush-interval must be between 0.05 and 3600 seconds")
         }

@@ -54,7 +54,7 @@ enum SourceSpec {
         var value = spec
         // `iio:iio:device0@200`: a rate of its own (names given by the recorder carry it).
         if let at = spec.lastIndex(of: "@") {
-            guard let rate = Double(spec[spec.index(after: at)...]), rate > 0, rate.isFinite else {
+            guard let rate = Double(spec[spec.index(after: at)...]), rate > 0, rate <= 100_000 else {
                 throw CLIError(.usage, "bad rate in 'iio:\(spec)'; use iio:iio:deviceN@HZ")
             }
             options.rate = rate
