@@ -40,7 +40,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict),
-        // Sources of samples: recorded traces (and, later, Linux devices).
+        // Sources of samples: recorded traces, Linux IIO devices, gpsd and NMEA receivers.
         .target(name: "CaptureSensors", dependencies: ["CaptureCore"], swiftSettings: strict),
         // The recorder process: sources → recording engine → store, driven over a local socket.
         .target(
@@ -65,6 +65,8 @@ let package = Package(
         .testTarget(
             name: "CaptureRecorderTests", dependencies: ["CaptureCore", "CaptureStorage", "CaptureRecorder"],
             swiftSettings: strict),
+        .testTarget(
+            name: "CaptureSensorsTests", dependencies: ["CaptureCore", "CaptureSensors"], swiftSettings: strict),
         .testTarget(
             name: "CaptureEndToEndTests",
             dependencies: ["CaptureCore", "CaptureStorage"],

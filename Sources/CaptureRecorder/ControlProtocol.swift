@@ -59,6 +59,15 @@ public struct RecorderStatus: Codable, Sendable, Equatable {
         public var error: String?
         /// Samples delivered by the source since the recorder started.
         public var samples: Int
+        /// Samples, scans or sentences the source lost or skipped (bad sentences, undecodable
+        /// scans); `nil` from recorders that do not count them.
+        public var lost: Int?
+        /// Inputs of kinds not used (NMEA GSV, proprietary sentences), skipped; not a loss.
+        public var skipped: Int?
+        /// GNSS sources: `searching`, `fixed` or `lost` (no fix for 2 s).
+        public var gnss: String?
+        /// The source's last remark (rate chosen, reconnecting, why samples were lost).
+        public var note: String?
     }
 
     public struct SensorRate: Codable, Sendable, Equatable {
@@ -85,4 +94,10 @@ public struct RecorderStatus: Codable, Sendable, Equatable {
     public var droppedWhilePaused: Int
     /// Samples waiting for the next flush.
     public var pendingSamples: Int
+    /// Sources that failed (no permission, device vanished); the others go on.
+    public var failedSources: Int?
+    /// Samples lost by all sources together (see ``SourceState/lost``).
+    public var lostSamples: Int?
+    /// The trace being written with `--record-trace`, if any.
+    public var recordingTrace: String?
 }

@@ -15,6 +15,7 @@ public final class Recorder: @unchecked Sendable {
     public let store: Store
     public let flushInterval: Int64
     private let sources: [any SampleSource]
+    private let trace: TraceTap?
 
     // Everything below is guarded by `lock`.
     private let lock = NSLock()
@@ -35,18 +36,27 @@ public final class Recorder: @unchecked Sendable {
     /// The socket the recorder listens on.
     public static func socketPath(directory: String) -> String { directory + "/control.sock" }
 
-    public init(directory: String, store: Store, sources: [any SampleSource], flushInterval: Int64) {
+    /// - Parameter trace: where to also write what the sources delivered (`--record-trace`).
+    public init(
+        directory: String, store: Store, sources: [any SampleSource], flushInterval: Int64, trace: TraceTap? = nil
+    ) {
         self.directory = directory
         self.store = store
         self.sources = sources
         self.flushInterval = flushInterval
+        self.trace = trace
         sourceStates = sources.map { .init(name: $0.name, state: "running", error: nil, samples: 0) }
     }
 
     /// Starts a new measurement now. Returns its id.
     public func startNew(modality: Modality) throws -> Int64 {
-        let flush = try engine.apply(.start(modality), at: WallClock.now())
+        let now = WallClock.now()
+        let flush = try engine.apply(.start(modality), at: now)
         measurement = try store.begin(flush, sources: sources.map(\.name).joined(separator: "\n"))
+        lock.withLock {
+            trace?.append(.mark(.start(modality), at: now))
+            trace?.flush()
+        }
         return measurement
     }
 
@@ -120,8 +130,14 @@ public final class Recorder: @unchecked Sendable {
 
     private func runSource(_ source: any SampleSource, index: Int) {
         do {
-            try source.run(
-                deliver: { sample in self.deliver(sample, from: index) }, shouldStop: { self.shouldStop })
+            if let reporting = source as? any ReportingSampleSource {
+                try reporting.run(
+                    deliver: { sample in self.deliver(sample, from: index) },
+                    note: { note in self.take(note, from: index) }, shouldStop: { self.shouldStop })
+            } else {
+                try source.run(
+                    deliver: { sample in self.deliver(sample, from: index) }, shouldStop: { self.shouldStop })
+            }
             lock.withLock { sourceStates[index].state = "ended" }
         } catch {
             lock.withLock {
@@ -135,9 +151,23 @@ public final class Recorder: @unchecked Sendable {
         lock.withLock {
             guard !finished else { return }
             sourceStates[index].samples += 1
+            trace?.append(.sample(sample))
             if engine.ingest(sample) {
                 captured[Self.kind(of: sample), default: 0] += 1
                 if case .fix(let fix) = sample { lastFix = fix }
+            }
+        }
+    }
+
+    private func take(_ note: SourceNote, from index: Int) {
+        lock.withLock {
+            switch note {
+            case .lost(let count, let reason):
+                sourceStates[index].lost = (sourceStates[index].lost ?? 0) + count
+                sourceStates[index].note = reason
+            case .skipped(let count): sourceStates[index].skipped = (sourceStates[index].skipped ?? 0) + count
+            case .gnss(let state): sourceStates[index].gnss = state
+            case .info(let text): sourceStates[index].note = text
             }
         }
     }
@@ -157,6 +187,7 @@ public final class Recorder: @unchecked Sendable {
             lock.withLock {
                 guard !finished else { return }
                 commit(engine.takeFlush())
+                trace?.flush()
                 let now = WallClock.now()
                 history.append((now, captured))
                 history.removeAll { now - $0.time > 10_000 }
@@ -206,8 +237,11 @@ public final class Recorder: @unchecked Sendable {
                 return ControlReply(ok: false, failure: ControlFailure(kind: "storage", message: failure.description))
             }
             do {
-                let flush = try engine.apply(lifecycleCommand, at: WallClock.now())
+                let now = WallClock.now()
+                let flush = try engine.apply(lifecycleCommand, at: now)
                 commit(flush)
+                trace?.append(.mark(lifecycleCommand, at: now))
+                trace?.flush()
                 if let failure {
                     return ControlReply(ok: false, failure: ControlFailure(kind: "storage", message: failure.description))
                 }
@@ -238,7 +272,9 @@ public final class Recorder: @unchecked Sendable {
             pid: getpid(), measurement: measurement, state: engine.lifecycle.state.name,
             track: engine.lifecycle.state.track, modality: engine.lifecycle.modality?.rawValue,
             flushIntervalMs: flushInterval, startedAt: startedAt, sources: sourceStates, sensors: sensors,
-            lastFix: lastFix, droppedWhilePaused: engine.droppedWhileNotCapturing, pendingSamples: engine.pendingSamples)
+            lastFix: lastFix, droppedWhilePaused: engine.droppedWhileNotCapturing, pendingSamples: engine.pendingSamples,
+            failedSources: sourceStates.filter { $0.state == "failed" }.count,
+            lostSamples: sourceStates.reduce(0) { $0 + ($1.lost ?? 0) }, recordingTrace: trace.map { tap in tap.failure.map { "\(tap.path) (stopped: \($0))" } ?? tap.path })
     }
 
     private func serve(_ listener: Int32) {

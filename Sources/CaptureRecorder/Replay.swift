@@ -27,8 +27,8 @@ public struct Replay: Sendable {
     ///
     /// On any error the measurement is deleted again, so nothing is left half-stored.
     public func run(into store: Store) throws -> Int64 {
-        let file = TraceFile(path: path)
-        try file.validateHeader()
+        // Native traces, NMEA logs, gpsd JSON logs and GPX, told apart by content.
+        let file = try TraceInput(path: path)
         if let open = try store.openMeasurement() { throw StoreError.alreadyOpen(open.id) }
         let committer = Committer(store: store)
         var driver = Driver(replay: self, store: store, committer: committer)

@@ -97,6 +97,8 @@ struct CLIError: Error {
                 default: .ioError
                 }
             return CLIError(status, failure.message)
+        case let error as DeviceError:
+            return CLIError(error.isPermission ? .ioError : .unavailable, error.description)
         default:
             return CLIError(.failure, "\(error)")
         }

@@ -41,6 +41,11 @@ struct Start: ParsableCommand {
             running after the shell closes; `capture status` shows it, `capture stop` ends it. \
             With --foreground it runs in this terminal instead and Ctrl-C stops the measurement.
 
+            Without --source, capture uses every IIO motion or pressure sensor it finds under \
+            --sysfs-root, and gpsd (or a GNSS tty) if one answers, and says on stderr what it chose. \
+            --record-trace also writes what the sources deliver as a native trace that `capture \
+            replay` takes.
+
             Example: capture start --modality BICYCLE --source trace:fixtures/bicycle.trace
             """)
 
@@ -59,7 +64,17 @@ struct Start: ParsableCommand {
     @Flag(help: "Run the recorder in this terminal; Ctrl-C stops the measurement.")
     var foreground = false
 
+    @Option(help: "Where sys/bus/iio/devices and dev are looked up (a fake tree in tests).")
+    var sysfsRoot = "/"
+
+    @Option(help: "IIO sampling rate in Hz; the nearest available rate is used and reported.")
+    var rate: Double?
+
+    @Option(help: ArgumentHelp("Also write what the sources deliver to this native trace file.", valueName: "file"))
+    var recordTrace: String?
+
     func validate() throws {
+        if let rate, !(rate > 0 && rate <= 100_000) { throw ValidationError("--rate must be a number of Hz above 0 and at most 100000") }
         guard (0.05...3600).contains(flushInterval) else {
             throw ValidationError("--flush-interval must be between 0.05 and 3600 seconds")
         }
@@ -69,18 +84,31 @@ struct Start: ParsableCommand {
         try execute {
             let chosen = try parseModality(modality)
             let directory = data.path
-            guard !sources.isEmpty else {
-                throw CLIError(
-                    .usage,
-                    "no source given; use --source trace:FILE (capture from Linux devices is not available yet)")
+            let options = SourceSpec.Options(sysfsRoot: SourceSpec.absolute(sysfsRoot), rate: rate)
+            var sources = self.sources
+            if sources.isEmpty {
+                let found = SourceSpec.discover(options: options)
+                guard !found.isEmpty else {
+                    throw CLIError(
+                        .notFound,
+                        "no sensors found (no IIO device under \(options.sysfsRoot), no gpsd at \(GPSDSource.defaultAddress)); use --source")
+                }
+                for source in found { FileHandle.standardError.write(Data("using \(source.spec): \(source.summary)\n".utf8)) }
+                sources = found.map(\.spec)
+            } else {
+                for source in try sources.map({ try SourceSpec.make($0, options: options) }) {
+                    if let iio = source as? IIOSource, iio.requestedRate != nil {
+                        FileHandle.standardError.write(Data("using \(iio.name): \(iio.summary)\n".utf8))
+                    }
+                }
             }
-            // Absolute paths, checked now: the recorder may run from another directory.
+            // Absolute paths: the recorder may run from another directory.
             let specs = sources.map(SourceSpec.normalized)
-            _ = try specs.map(SourceSpec.make)
             try refuseIfOpen(directory: directory)
             if foreground {
                 try RecorderMain.run(
-                    directory: directory, modality: chosen, specs: specs, flushInterval: flushInterval,
+                    directory: directory, modality: chosen, specs: specs, options: options,
+                    recordTrace: recordTrace.map(SourceSpec.absolute), flushInterval: flushInterval,
                     recover: false, readyDescriptor: nil,
                     announce: { id in
                         if output.json {
@@ -95,9 +123,13 @@ struct Start: ParsableCommand {
                     })
                 return
             }
-            let arguments =
-                ["_record", "--data-dir", directory, "--modality", chosen.rawValue, "--flush-interval", "\(flushInterval)"]
-                + specs.flatMap { ["--source", $0] }
+            var arguments =
+                [
+                    "_record", "--data-dir", directory, "--modality", chosen.rawValue, "--flush-interval",
+                    "\(flushInterval)", "--sysfs-root", options.sysfsRoot,
+                ] + specs.flatMap { ["--source", $0] }
+            if let rate { arguments += ["--rate", "\(rate)"] }
+            if let recordTrace { arguments += ["--record-trace", SourceSpec.absolute(recordTrace)] }
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             let started = try Daemon.spawn(arguments: arguments, directory: directory)
             if output.json {
@@ -251,10 +283,14 @@ struct Record: ParsableCommand {
     @Option var flushInterval: Double = 1
     @Option var readyFd: Int32?
     @Flag var recover = false
+    @Option var sysfsRoot = "/"
+    @Option var rate: Double?
+    @Option var recordTrace: String?
 
     func run() throws {
         try RecorderMain.run(
             directory: data.path, modality: Modality(parsing: modality) ?? .unknown, specs: sources,
+            options: SourceSpec.Options(sysfsRoot: sysfsRoot, rate: rate), recordTrace: recordTrace,
             flushInterval: flushInterval, recover: recover, readyDescriptor: readyFd, announce: { _ in })
     }
 }
@@ -262,7 +298,8 @@ struct Record: ParsableCommand {
 /// The body of a recorder process, in the background or in the foreground.
 enum RecorderMain {
     static func run(
-        directory: String, modality: Modality, specs: [String], flushInterval: Double, recover: Bool,
+        directory: String, modality: Modality, specs: [String], options: SourceSpec.Options = .init(),
+        recordTrace: String? = nil, flushInterval: Double, recover: Bool,
         readyDescriptor: Int32?, announce: (Int64) -> Void
     ) throws {
         var reported = false
@@ -272,10 +309,11 @@ enum RecorderMain {
                 throw CLIError(.alreadyOpen, "another recorder is running in \(directory)")
             }
             let store = try Store(directory: directory)
-            let sources = try specs.map(SourceSpec.make)
+            let sources = try specs.map { try SourceSpec.make($0, options: options) }
+            let trace = try recordTrace.map { path throws(DeviceError) in try TraceTap(path: path) }
             let recorder = Recorder(
                 directory: directory, store: store, sources: sources,
-                flushInterval: Int64((flushInterval * 1000).rounded()))
+                flushInterval: Int64((flushInterval * 1000).rounded()), trace: trace)
             try recorder.listen()
             let id: Int64
             do {

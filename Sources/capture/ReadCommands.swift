@@ -75,8 +75,16 @@ struct Status: ParsableCommand {
                         + (fix.horizontalAccuracy.map { String(format: " ±%.1f m", $0) } ?? "") + " at \(Format.time(fix.timestamp))")
             }
             for source in recorder.sources {
-                lines.append("  source     \(source.name): \(source.state), \(source.samples) samples" + (source.error.map { " (\($0))" } ?? ""))
+                var line = "  source     \(source.name): \(source.state), \(source.samples) samples"
+                if let lost = source.lost, lost > 0 { line += ", \(lost) lost" }
+                if let skipped = source.skipped, skipped > 0 { line += ", \(skipped) unused skipped" }
+                if let gnss = source.gnss { line += ", fix \(gnss)" }
+                lines.append(line + (source.error.map { " (\($0))" } ?? "") + (source.note.map { "; \($0)" } ?? ""))
             }
+            if let failed = recorder.failedSources, failed > 0 {
+                lines.append("  sources failed: \(failed) of \(recorder.sources.count) (the others go on)")
+            }
+            if let trace = recorder.recordingTrace { lines.append("  trace      \(trace)") }
             if recorder.droppedWhilePaused > 0 { lines.append("  dropped while paused: \(recorder.droppedWhilePaused)") }
         }
         return lines.joined(separator: "\n")
@@ -125,15 +133,21 @@ struct List: ParsableCommand {
 
 struct Show: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show one measurement: tracks, events, counts, time span, distance, bounding box.")
+        abstract: "Show one measurement: tracks, events, counts, time span, distance, bounding box, barometric altitude.")
     @OptionGroup var data: DataDirectoryOptions
     @OptionGroup var output: OutputOptions
     @Argument(help: "The measurement id (see `capture list`).") var id: Int64
+    @Option(help: "Sea-level pressure (QNH) in hPa for absolute barometric altitude; without it, altitude is relative to the first sample.")
+    var qnh: Double?
+
+    func validate() throws {
+        if let qnh, !(800...1100).contains(qnh) { throw ValidationError("--qnh must be a pressure in hPa between 800 and 1100") }
+    }
 
     func run() throws {
         try execute {
             guard let store = try data.existingStore() else { throw StoreError.measurementNotFound(id) }
-            let report = try MeasurementReport(store: store, id: id)
+            let report = try MeasurementReport(store: store, id: id, qnh: qnh)
             if output.json { try printJSON(report) } else { print(report.text) }
         }
     }
@@ -177,11 +191,13 @@ struct Replay: ParsableCommand {
             Runs the trace through the same recording engine as live capture, with timestamps \
             from the trace, so the same trace always gives the same stored data. Prints the new \
             measurement id. A malformed trace is reported with its file, line and what was \
-            expected, and nothing of it is kept. The format is described in docs/trace-format.md.
+            expected, and nothing of it is kept. The format is described in docs/trace-format.md. \
+            NMEA logs (`#` comments allowed), gpsd JSON logs (`gpspipe -w`) and GPX 1.1 are also \
+            accepted, recognised by content; they give fixes only.
             """)
     @OptionGroup var data: DataDirectoryOptions
     @OptionGroup var output: OutputOptions
-    @Argument(help: "The trace file.") var trace: String
+    @Argument(help: "The trace file: native trace, NMEA log, gpsd JSON log or GPX.") var trace: String
     @Option(help: "Overrides the trace's initial modality.") var modality: String?
     @Option(help: "Play at X times the trace's pace instead of as fast as possible.") var speed: Double?
     @Flag(help: "As fast as possible (the default).") var max = false

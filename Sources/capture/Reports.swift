@@ -55,8 +55,51 @@ struct MeasurementReport: Codable {
     var boundingBox: Box?
     var tracks: [Track]
     var events: [EventReport]
+    /// Altitude from the barometer, when the measurement has pressure samples.
+    var barometricAltitude: BarometricReport?
 
-    init(store: Store, id: Int64) throws {
+    /// Altitude from pressure: relative to the first sample with the standard sea-level
+    /// pressure (1013.25 hPa), or absolute with a QNH.
+    struct BarometricReport: Codable {
+        /// `relative` (metres above the first sample) or `absolute` (metres above sea level).
+        var kind: String
+        /// The sea-level pressure used, hPa.
+        var seaLevelPressure: Double
+        var firstPressure: Double
+        var lastPressure: Double
+        var start: Double
+        var end: Double
+        var min: Double
+        var max: Double
+        /// Sum of the rises of the altitude smoothed over 20 samples (the Cyface window).
+        var climb: Double
+
+        init?(_ samples: [PressureSample], qnh: Double?) {
+            let p0 = qnh ?? BarometricAltitude.standardSeaLevelPressure
+            let absolute = samples.compactMap { BarometricAltitude.altitude(pressure: $0.hectopascals, seaLevelPressure: p0) }
+            guard let first = samples.first, let last = samples.last, let base = absolute.first else { return nil }
+            let heights = qnh == nil ? absolute.map { $0 - base } : absolute
+            kind = qnh == nil ? "relative" : "absolute"
+            seaLevelPressure = p0
+            firstPressure = first.hectopascals
+            lastPressure = last.hectopascals
+            start = MeasurementReport.millimetres(heights.first ?? 0)
+            end = MeasurementReport.millimetres(heights.last ?? 0)
+            min = MeasurementReport.millimetres(heights.min() ?? 0)
+            max = MeasurementReport.millimetres(heights.max() ?? 0)
+            let window = 20
+            var smoothed: [Double] = []
+            var sum = 0.0
+            for (index, height) in heights.enumerated() {
+                sum += height
+                if index >= window { sum -= heights[index - window] }
+                smoothed.append(sum / Double(Swift.min(index + 1, window)))
+            }
+            climb = MeasurementReport.millimetres(zip(smoothed, smoothed.dropFirst()).reduce(0) { $0 + Swift.max(0, $1.1 - $1.0) })
+        }
+    }
+
+    init(store: Store, id: Int64, qnh: Double? = nil) throws {
         let record = try store.measurement(id)
         let events = try store.events(of: id)
         self.id = id
@@ -83,6 +126,7 @@ struct MeasurementReport: Codable {
                     distanceMeters: Self.millimetres(distance)))
         }
         self.tracks = tracks
+        barometricAltitude = BarometricReport(try store.pressures(of: id), qnh: qnh)
         distanceMeters = Self.millimetres(total)
         boundingBox = Geodesy.boundingBox(try store.fixes(of: id)).map {
             Box(
@@ -108,6 +152,11 @@ struct MeasurementReport: Codable {
                 "  area      lat \(box.minLatitude)…\(box.maxLatitude), lon \(box.minLongitude)…\(box.maxLongitude)")
         }
         lines.append("  samples   " + Format.counts(counts))
+        if let baro = barometricAltitude {
+            let what = baro.kind == "relative" ? "from first sample, p0 \(baro.seaLevelPressure) hPa" : "QNH \(baro.seaLevelPressure) hPa"
+            lines.append(
+                "  altitude  barometric (\(what)): \(baro.start) → \(baro.end) m, range \(baro.min)…\(baro.max) m, climb \(baro.climb) m")
+        }
         for track in tracks {
             lines.append(
                 "  track \(track.number)   \(Format.time(track.start)) → \(track.end.map(Format.time) ?? "open"), "

@@ -126,7 +126,7 @@ import Testing
         let cli = CLI()
         for (arguments, code) in [
             (["pause"], Int32(4)), (["resume"], 4), (["stop"], 4), (["modality", "car"], 4), (["modality", "skateboard"], 64),
-            (["start"], 64), (["start", "--modality", "rocket", "--source", "trace:" + cli.fixture("car.trace")], 64),
+            (["start"], 66), (["start", "--modality", "rocket", "--source", "trace:" + cli.fixture("car.trace")], 64),
             (["start", "--source", "trace:missing.trace"], 66), (["start", "--source", "gps:x"], 64),
             (["show", "1"], 66), (["delete", "1", "--yes"], 66), (["start", "--flush-interval", "0", "--source", "trace:x"], 64),
         ] {

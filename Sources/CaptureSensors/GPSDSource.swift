@@ -1,0 +1,159 @@
+public import CaptureCore
+import Glibc
+
+/// Positions from gpsd over its JSON protocol (`?WATCH`), TPVs merged into one fix per epoch.
+///
+/// When gpsd goes away (restart, crash) the source reconnects with exponential backoff, from
+/// ``initialBackoff`` doubling to ``maximumBackoff``; it never fails for that reason alone.
+public struct GPSDSource: ReportingSampleSource {
+    /// Host name or address (default `127.0.0.1`).
+    public let host: String
+    /// TCP port (default 2947).
+    public let port: UInt16
+    /// First reconnect delay, ms.
+    public var initialBackoff: Int64 = 250
+    /// Longest reconnect delay, ms.
+    public var maximumBackoff: Int64 = 8_000
+
+    /// The default gpsd address.
+    public static let defaultAddress = "127.0.0.1:2947"
+
+    /// A client of gpsd at `host:port`.
+    public init(host: String = "127.0.0.1", port: UInt16 = 2947) {
+        self.host = host
+        self.port = port
+    }
+
+    /// Parses `HOST:PORT`, `HOST` or `:PORT`; `nil` if the port is not a number.
+    public init?(address: String) {
+        guard let colon = address.lastIndex(of: ":") else {
+            self.init(host: address.isEmpty ? "127.0.0.1" : address)
+            return
+        }
+        guard let port = UInt16(address[address.index(after: colon)...]) else { return nil }
+        let host = String(address[..<colon])
+        self.init(host: host.isEmpty ? "127.0.0.1" : host, port: port)
+    }
+
+    /// `gpsd:127.0.0.1:2947`.
+    public var name: String { "gpsd:\(host):\(port)" }
+
+    /// Whether gpsd answers at the address now (a connect that succeeds within `timeout` ms).
+    public func isReachable(timeout: Int32 = 300) -> Bool {
+        guard let fd = try? connect(timeout: timeout) else { return false }
+        close(fd)
+        return true
+    }
+
+    /// Connects; returns the socket, blocking, with close-on-exec.
+    func connect(timeout: Int32 = 2_000) throws(DeviceError) -> Int32 {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_family = AF_UNSPEC
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, String(port), &hints, &list)
+        guard status == 0, let first = list else {
+            throw DeviceError(path: "\(host):\(port)", action: "resolve", reason: String(cString: gai_strerror(status)))
+        }
+        defer { freeaddrinfo(list) }
+        var lastError = ECONNREFUSED
+        var entry: UnsafeMutablePointer<addrinfo>? = first
+        while let current = entry {
+            entry = current.pointee.ai_next
+            let fd = socket(current.pointee.ai_family, current.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), current.pointee.ai_protocol)
+            guard fd >= 0 else { lastError = errno; continue }
+            if Glibc.connect(fd, current.pointee.ai_addr, current.pointee.ai_addrlen) != 0 {
+                if errno != EINPROGRESS { lastError = errno; close(fd); continue }
+                var poller = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                var soError: Int32 = 0
+                var length = socklen_t(MemoryLayout<Int32>.size)
+                if poll(&poller, 1, timeout) != 1 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &length) != 0 || soError != 0 {
+                    lastError = soError != 0 ? soError : ETIMEDOUT
+                    close(fd)
+                    continue
+                }
+            }
+            let flags = fcntl(fd, F_GETFL)
+            _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK)
+            return fd
+        }
+        throw DeviceError(path: "\(host):\(port)", action: "connect to gpsd at", errno: lastError)
+    }
+
+    /// Watches gpsd until `shouldStop()`, reconnecting whenever the connection is lost.
+    public func run(
+        deliver: @Sendable (Sample) -> Void, note: @Sendable (SourceNote) -> Void, shouldStop: @Sendable () -> Bool
+    ) throws {
+        var watch = GNSSFixWatch()
+        note(.gnss(state: watch.state))
+        var backoff = initialBackoff
+        var connectedOnce = false
+        while !shouldStop() {
+            let fd: Int32
+            do {
+                fd = try connect()
+            } catch {
+                note(.info("\(error); retrying in \(backoff) ms"))
+                if !WallClock.sleep(until: WallClock.now() + backoff, shouldStop: shouldStop) { return }
+                backoff = min(backoff * 2, maximumBackoff)
+                continue
+            }
+            if connectedOnce { note(.info("reconnected to gpsd at \(host):\(port)")) }
+            connectedOnce = true
+            let gotData = session(fd: fd, watch: &watch, deliver: deliver, note: note, shouldStop: shouldStop)
+            close(fd)
+            if shouldStop() { return }
+            if gotData { backoff = initialBackoff }
+            note(.info("gpsd at \(host):\(port) closed the connection; reconnecting in \(backoff) ms"))
+            if !WallClock.sleep(until: WallClock.now() + backoff, shouldStop: shouldStop) { return }
+            backoff = min(backoff * 2, maximumBackoff)
+        }
+    }
+
+    /// One connection: watch, read lines until gpsd closes or the source stops. Returns whether
+    /// any report arrived.
+    private func session(
+        fd: Int32, watch: inout GNSSFixWatch, deliver: @Sendable (Sample) -> Void,
+        note: @Sendable (SourceNote) -> Void, shouldStop: @Sendable () -> Bool
+    ) -> Bool {
+        let command = Array(GPSDCommand.watch().utf8)
+        guard command.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == command.count else {
+            return false
+        }
+        var stream = GPSDStream()
+        var pending: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 8192)
+        var gotData = false
+        var invalid = 0
+        func handle(_ events: [GNSSEvent]) {
+            for case .fix(let fix) in events { deliver(.fix(fix)) }
+            if let state = watch.take(events, now: WallClock.now()) { note(.gnss(state: state)) }
+            let total = stream.stats.invalid + stream.stats.notJSON
+            if total > invalid {
+                note(.lost(total - invalid, reason: "unreadable gpsd reports"))
+                invalid = total
+            }
+        }
+        while !shouldStop() {
+            if let state = watch.tick(now: WallClock.now()) { note(.gnss(state: state)) }
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&poller, 1, 250)
+            if ready < 0 && errno != EINTR { break }
+            if ready <= 0 { continue }
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+            if count <= 0 { break }
+            gotData = true
+            pending.append(contentsOf: buffer[0..<count])
+            var start = 0
+            while let newline = pending[start...].firstIndex(of: 0x0A) {
+                handle(stream.line(String(decoding: pending[start..<newline], as: UTF8.self)))
+                start = newline + 1
+            }
+            pending.removeFirst(start)
+            if pending.count > 1 << 20 { pending.removeAll() }
+        }
+        handle(stream.finish())
+        return gotData
+    }
+}

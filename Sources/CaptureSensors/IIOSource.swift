@@ -1,0 +1,307 @@
+public import CaptureCore
+import Glibc
+
+/// Captures from one IIO device: buffered reads from its character device when it has scan
+/// elements, else polling of its sysfs value files.
+///
+/// Buffered capture configures the device (`sampling_frequency`, trigger, `*_en`, `length`),
+/// writes `enable` last and writes it back to 0 on exit (and clears a trigger it set). The device
+/// node is opened `O_NONBLOCK` and waited on with `poll`; `read() == 0` means the source ended
+/// (a FIFO whose writer closed). Reads are batched: after each read the source waits
+/// ``batchInterval`` ms, so a 200 Hz device wakes the process about 20 times a second.
+public struct IIOSource: ReportingSampleSource {
+    /// The device.
+    public let device: IIODevice
+    /// The rate asked for with `--rate`, Hz.
+    public let requestedRate: Double?
+    /// The rate that will be set: the available one nearest to ``requestedRate``.
+    public let chosenRate: Double?
+    /// Motion converters, one per three-axis sensor of the device.
+    public let motion: [IIOMotionConverter]
+    /// The pressure converter, if the device has a pressure channel.
+    public let pressure: IIOPressureConverter?
+    /// Whether capture will be buffered (else polled).
+    public let buffered: Bool
+    /// Milliseconds between buffered reads.
+    public var batchInterval: Int = 50
+    /// Polling rate when neither `--rate` nor `sampling_frequency` says, Hz.
+    public static let defaultPollingRate = 10.0
+
+    /// Prepares capture from `device`, resolving scales, offsets and mount matrices now.
+    public init(device: IIODevice, rate: Double? = nil) throws(IIOError) {
+        self.device = device
+        requestedRate = rate
+        chosenRate = rate.map { requested in
+            guard let nearest = device.availableRates?.nearest(to: requested), nearest > 0, nearest <= 100_000 else { return requested }
+            return nearest
+        }
+        let attribute = { (name: String) in device.directory.value(name) }
+        var motion: [IIOMotionConverter] = []
+        for sensor in MotionSensor.allCases where device.capabilities.motionSensors.contains(sensor) {
+            motion.append(try IIOMotionConverter.resolve(sensor: sensor, attribute: attribute))
+        }
+        self.motion = motion
+        pressure = try device.capabilities.pressureChannels.first.map { channel throws(IIOError) in
+            try IIOPressureConverter.resolve(channel: channel, attribute: attribute)
+        }
+        buffered = device.canStream
+    }
+
+    /// `iio:iio:device0`, with `@RATE` when a rate was asked for (`iio:iio:device0@200`), so
+    /// that the name alone, stored with the measurement, restarts the same capture on resume.
+    public var name: String { device.sourceSpec + (requestedRate.map { "@" + Self.format($0) } ?? "") }
+
+    /// One line on what capture will do, for `capture start`.
+    public var summary: String {
+        var parts = ["\(device.id) (\(device.name)\(device.label.map { ", " + $0 } ?? ""))"]
+        parts.append(motion.map(\.sensor.shortName).joined(separator: "+") + (pressure == nil ? "" : (motion.isEmpty ? "" : "+") + "prs"))
+        parts.append(buffered ? "buffered" : "polled")
+        if let requestedRate {
+            parts.append("rate \(Self.format(chosenRate ?? requestedRate)) Hz (asked \(Self.format(requestedRate)))")
+        }
+        let matrices = motion.filter { $0.mountMatrix != .identity }
+        for converter in matrices { parts.append("\(converter.sensor.shortName) mount matrix \(converter.mountMatrix.text)") }
+        return parts.joined(separator: ", ")
+    }
+
+    static func format(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+
+    /// Configures the device, captures until it ends, fails or `shouldStop()`, and restores it.
+    public func run(
+        deliver: @Sendable (Sample) -> Void, note: @Sendable (SourceNote) -> Void, shouldStop: @Sendable () -> Bool
+    ) throws {
+        // A buffer left enabled (by a crashed capture) must be off before anything is configured.
+        if buffered, let control = try? bufferDirectories().control, control.value("enable") == "1" {
+            try control.write("enable", "0")
+        }
+        if let chosenRate, device.directory.contains("sampling_frequency") {
+            try device.directory.write("sampling_frequency", Self.format(chosenRate))
+            note(.info("sampling_frequency set to \(Self.format(chosenRate)) Hz"))
+        }
+        if buffered {
+            try runBuffered(deliver: deliver, note: note, shouldStop: shouldStop)
+        } else {
+            try runPolled(deliver: deliver, note: note, shouldStop: shouldStop)
+        }
+    }
+
+    // MARK: Polling
+
+    private func runPolled(
+        deliver: @Sendable (Sample) -> Void, note: @Sendable (SourceNote) -> Void, shouldStop: @Sendable () -> Bool
+    ) throws {
+        let asked = chosenRate ?? device.currentRate ?? Self.defaultPollingRate
+        // Polling is sysfs reads: 0.1 to 1000 Hz, and a rate that is not a number falls back.
+        let rate = asked.isFinite ? min(max(asked, 0.1), 1000) : Self.defaultPollingRate
+        let period = 1000 / rate
+        let attribute = { (name: String) in device.directory.value(name) }
+        let start = WallClock.now()
+        var tick: Int64 = 0
+        while !shouldStop() {
+            let now = WallClock.now()
+            guard device.directory.exists else {
+                throw DeviceError(path: device.directory.path, action: "read", reason: "the device vanished")
+            }
+            for converter in motion {
+                do {
+                    deliver(.motion(converter.sensor, try converter.polledSample(attribute: attribute, timestamp: now)))
+                } catch {
+                    note(.lost(1, reason: "\(error)"))
+                }
+            }
+            if let pressure {
+                do {
+                    deliver(.pressure(try pressure.polledSample(attribute: attribute, timestamp: now)))
+                } catch {
+                    note(.lost(1, reason: "\(error)"))
+                }
+            }
+            tick += 1
+            let due = start + Int64((Double(tick) * period).rounded())
+            if !WallClock.sleep(until: due, shouldStop: shouldStop) { return }
+        }
+    }
+
+    // MARK: Buffered
+
+    /// The scan-elements and control directories of buffer 0.
+    private func bufferDirectories() throws(DeviceError) -> (scan: SysfsDirectory, control: SysfsDirectory) {
+        let scan = IIOBufferDirectories.scanElements().map(device.directory.appending).first {
+            $0.entries().contains { $0.hasSuffix("_en") }
+        }
+        let control = IIOBufferDirectories.control().map(device.directory.appending).first { $0.contains("enable") }
+        guard let scan, let control else {
+            throw DeviceError(path: device.directory.path, action: "find the buffer of", reason: "no scan elements or enable file")
+        }
+        return (scan, control)
+    }
+
+    /// Channel names the source wants in each scan.
+    private var wantedChannels: Set<String> {
+        var names = Set(motion.flatMap { $0.axes.map(\.name) })
+        if let pressure { names.insert(pressure.channel.name) }
+        names.insert("in_timestamp")
+        return names
+    }
+
+    private func runBuffered(
+        deliver: @Sendable (Sample) -> Void, note: @Sendable (SourceNote) -> Void, shouldStop: @Sendable () -> Bool
+    ) throws {
+        let (scanDirectory, control) = try bufferDirectories()
+        let wanted = wantedChannels
+        // Configure with the buffer off (see `run`): rate, trigger, channel selection, length.
+        let triggerDirectory = device.directory.appending("trigger")
+        var setTrigger = false
+        if triggerDirectory.exists, (device.currentTrigger ?? "").isEmpty, let matching = device.matchingTrigger {
+            try triggerDirectory.write("current_trigger", matching)
+            setTrigger = true
+            note(.info("trigger \(matching)"))
+        }
+        for file in scanDirectory.entries() where file.hasSuffix("_en") {
+            let enable = wanted.contains(String(file.dropLast(3)))
+            try scanDirectory.write(file, enable ? "1" : "0")
+        }
+        let channels = try IIOBufferDirectories.channels(fileNames: scanDirectory.entries(), attribute: scanDirectory.value)
+        let layout = try IIOScanLayout(channels: channels)
+        guard layout.scanSize > 0 else {
+            throw DeviceError(path: scanDirectory.path, action: "enable channels in", reason: "no channel could be enabled")
+        }
+        if control.contains("length") {
+            let rate = chosenRate ?? device.currentRate ?? 100
+            let bounded = rate.isFinite ? min(max(rate, 1), 100_000) : 100
+            try control.write("length", String(max(128, Int(bounded * 2))))
+        }
+        let clock = device.timestampClock.flatMap(IIOTimestampClock.init(parsing:)) ?? .realtime
+        let offset = Self.offsetToUnix(clock)
+        // Enable last; undo on every exit.
+        do {
+            try control.write("enable", "1")
+        } catch {
+            if setTrigger { try? triggerDirectory.write("current_trigger", "NULL") }
+            // Trigger-less was tried (no trigger set or found, no hardware FIFO): say what is missing.
+            if (device.currentTrigger ?? "").isEmpty && !setTrigger && !device.hasHardwareFIFO {
+                throw DeviceError(
+                    path: control.path + "/enable", action: "enable",
+                    reason: "\(error.reason); the device needs a trigger and none was found")
+            }
+            throw error
+        }
+        defer {
+            try? control.write("enable", "0")
+            if setTrigger { try? triggerDirectory.write("current_trigger", "NULL") }
+        }
+        let fd = open(device.node, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw DeviceError(path: device.node, action: "open", errno: errno) }
+        defer { close(fd) }
+
+        // Where each wanted value sits in a scan, worked out once rather than per scan.
+        let timestampElement = layout.element(named: "in_timestamp")
+        var motionElements: [(IIOMotionConverter, [IIOScanElement])] = []
+        for converter in motion {
+            var elements: [IIOScanElement] = []
+            for axis in converter.axes {
+                guard let element = layout.element(named: axis.name) else {
+                    throw DeviceError(path: scanDirectory.path, action: "enable", reason: "\(axis.name) is not in the scan")
+                }
+                elements.append(element)
+            }
+            motionElements.append((converter, elements))
+        }
+        let pressureElement = try pressure.map { converter throws(DeviceError) in
+            guard let element = layout.element(named: converter.channel.name) else {
+                throw DeviceError(path: scanDirectory.path, action: "enable", reason: "\(converter.channel.name) is not in the scan")
+            }
+            return (converter, element)
+        }
+        let scanSize = layout.scanSize
+        func first(_ element: IIOScanElement, _ bytes: UnsafeRawBufferPointer, _ start: Int) throws(IIOError) -> IIORawValue {
+            let values = try element.channel.type.decode(bytes, at: start + element.offset)
+            guard let value = values.first else { throw .channelNotInScan(element.channel.name) }
+            return value
+        }
+        /// Delivers every whole scan in `bytes`.
+        func decodeScans(_ bytes: UnsafeRawBufferPointer, now: Int64) {
+            var start = 0
+            while start + scanSize <= bytes.count {
+                defer { start += scanSize }
+                do {
+                    var time = now
+                    if let timestampElement, let ns = try first(timestampElement, bytes, start).int64Value {
+                        time = IIOUnits.unixMilliseconds(fromNanoseconds: ns &+ offset)
+                    }
+                    for (converter, elements) in motionElements {
+                        let sample = converter.sample(
+                            rawX: try first(elements[0], bytes, start).doubleValue,
+                            rawY: try first(elements[1], bytes, start).doubleValue,
+                            rawZ: try first(elements[2], bytes, start).doubleValue, timestamp: time)
+                        deliver(.motion(converter.sensor, sample))
+                    }
+                    if let (converter, element) = pressureElement {
+                        let hectopascals = converter.hectopascals(raw: try first(element, bytes, start))
+                        deliver(.pressure(PressureSample(timestamp: time, hectopascals: hectopascals)))
+                    }
+                } catch {
+                    note(.lost(1, reason: "\(error)"))
+                }
+            }
+        }
+
+        var reassembler = IIOScanReassembler(scanSize: scanSize)
+        let capacity = scanSize * 256
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 8)
+        defer { buffer.deallocate() }
+        while !shouldStop() {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&poller, 1, 200)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw DeviceError(path: device.node, action: "poll", errno: errno)
+            }
+            if ready == 0 { continue }
+            if poller.revents & Int16(POLLERR | POLLNVAL) != 0 && poller.revents & Int16(POLLIN) == 0 {
+                throw DeviceError(path: device.node, action: "read", reason: "the device vanished")
+            }
+            let count = read(fd, buffer.baseAddress, capacity)
+            if count < 0 {
+                if errno == EAGAIN || errno == EINTR { continue }
+                throw DeviceError(path: device.node, action: "read", errno: errno)
+            }
+            if count == 0 {
+                if reassembler.pendingByteCount > 0 {
+                    note(.lost(1, reason: "a partial scan at the end of \(device.node)"))
+                }
+                return
+            }
+            let received = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+            if reassembler.pendingByteCount == 0 && count % scanSize == 0 {
+                // Whole scans, as the kernel hands them out: decode in place.
+                decodeScans(received, now: WallClock.now())
+            } else {
+                reassembler.push(received).withUnsafeBytes { decodeScans($0, now: WallClock.now()) }
+            }
+            if batchInterval > 0 && count < capacity {
+                usleep(UInt32(batchInterval) * 1000)
+            }
+        }
+    }
+
+    /// Nanoseconds to add to a timestamp of `clock` to get Unix time (0 for the realtime clocks).
+    static func offsetToUnix(_ clock: IIOTimestampClock) -> Int64 {
+        let id: clockid_t
+        switch clock {
+        case .realtime, .realtimeCoarse: return 0
+        case .monotonic: id = CLOCK_MONOTONIC
+        case .monotonicRaw: id = CLOCK_MONOTONIC_RAW
+        case .monotonicCoarse: id = CLOCK_MONOTONIC_COARSE
+        case .boottime: id = CLOCK_BOOTTIME
+        case .tai: id = CLOCK_TAI
+        }
+        var real = timespec()
+        var other = timespec()
+        clock_gettime(CLOCK_REALTIME, &real)
+        clock_gettime(id, &other)
+        return (Int64(real.tv_sec) - Int64(other.tv_sec)) * 1_000_000_000 + Int64(real.tv_nsec) - Int64(other.tv_nsec)
+    }
+}

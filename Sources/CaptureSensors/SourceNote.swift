@@ -1,0 +1,29 @@
+public import CaptureCore
+
+/// Something a live source tells the recorder besides samples: losses and GNSS fix changes.
+public enum SourceNote: Sendable, Equatable {
+    /// `count` samples (or scans, or sentences) were lost or skipped; `reason` says why.
+    case lost(Int, reason: String)
+    /// `count` inputs of kinds this tool does not use (NMEA GSV, proprietary sentences) were
+    /// skipped; not a loss.
+    case skipped(Int)
+    /// The GNSS fix state is now `state` (`searching`, `fixed`, `lost`).
+    case gnss(state: String)
+    /// A one-line remark for `capture status` (what was chosen, a reconnect).
+    case info(String)
+}
+
+/// A source that also reports ``SourceNote``s while it runs.
+public protocol ReportingSampleSource: SampleSource {
+    /// Like ``SampleSource/run(deliver:shouldStop:)``, also calling `note` with losses and states.
+    func run(
+        deliver: @Sendable (Sample) -> Void, note: @Sendable (SourceNote) -> Void, shouldStop: @Sendable () -> Bool
+    ) throws
+}
+
+extension ReportingSampleSource {
+    /// Runs without anyone listening to notes.
+    public func run(deliver: @Sendable (Sample) -> Void, shouldStop: @Sendable () -> Bool) throws {
+        try run(deliver: deliver, note: { _ in }, shouldStop: shouldStop)
+    }
+}

@@ -1,0 +1,51 @@
+public import CaptureCore
+import Glibc
+
+/// Writes what live sources delivered, and the lifecycle marks, to a native trace file
+/// (`capture start --record-trace FILE`), so a ride recorded on a device replays in CI.
+///
+/// Lines are buffered in memory and written at ``flush()``, which the recorder calls with each of
+/// its commits. Not thread-safe: the recorder calls it under its own lock.
+public final class TraceTap: @unchecked Sendable {
+    /// The trace file.
+    public let path: String
+    private let fd: Int32
+    private var pending: [UInt8] = []
+    /// The first write error, if any; writing stops after it.
+    public private(set) var failure: DeviceError?
+
+    /// Creates (or truncates) the file and writes the header.
+    public init(path: String) throws(DeviceError) {
+        self.path = path
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw DeviceError(path: path, action: "create the trace", errno: errno) }
+        pending.append(contentsOf: TraceWriter.header.utf8)
+    }
+
+    deinit {
+        flush()
+        close(fd)
+    }
+
+    /// Adds one record to the buffer.
+    public func append(_ record: TraceRecord) {
+        guard failure == nil else { return }
+        pending.append(contentsOf: TraceWriter.line(record).utf8)
+    }
+
+    /// Writes the buffered lines.
+    public func flush() {
+        guard failure == nil, !pending.isEmpty else { return }
+        var offset = 0
+        while offset < pending.count {
+            let written = pending.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                failure = DeviceError(path: path, action: "write the trace", errno: errno)
+                break
+            }
+            offset += written
+        }
+        pending.removeAll(keepingCapacity: true)
+    }
+}

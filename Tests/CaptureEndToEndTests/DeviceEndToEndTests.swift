@@ -1,0 +1,312 @@
+import Foundation
+import Glibc
+import Testing
+
+/// `capture` against devices: a fake IIO tree with a FIFO for a device node, and a real gpsd fed
+/// by gpsfake on a private loopback port.
+@Suite struct DeviceEndToEndTests {
+    /// A fake `/` with one buffered accelerometer (`iio:device0`, FIFO node) and one device whose
+    /// node cannot be opened (`iio:device1`, a directory where the node should be).
+    static func fakeRoot() throws -> String {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("capture-e2e-sysfs-\(UUID().uuidString)").path
+        let files: [String: String] = [
+            "iio:device0/name": "fakeaccel", "iio:device0/in_accel_x_raw": "0", "iio:device0/in_accel_y_raw": "0",
+            "iio:device0/in_accel_z_raw": "0", "iio:device0/in_accel_scale": "0.01",
+            "iio:device0/sampling_frequency_available": "25 50 100 200", "iio:device0/sampling_frequency": "25",
+            "iio:device0/current_timestamp_clock": "realtime",
+            "iio:device0/buffer0/enable": "0", "iio:device0/buffer0/length": "0",
+            "iio:device0/buffer0/in_accel_x_en": "0", "iio:device0/buffer0/in_accel_x_index": "0",
+            "iio:device0/buffer0/in_accel_y_en": "0", "iio:device0/buffer0/in_accel_y_index": "1",
+            "iio:device0/buffer0/in_accel_z_en": "0", "iio:device0/buffer0/in_accel_z_index": "2",
+            "iio:device0/buffer0/in_accel_type": "le:s16/16>>0",
+            "iio:device0/buffer0/in_timestamp_en": "0", "iio:device0/buffer0/in_timestamp_index": "3",
+            "iio:device0/buffer0/in_timestamp_type": "le:s64/64>>0",
+            "iio:device1/name": "fakegyro", "iio:device1/in_anglvel_x_raw": "0", "iio:device1/in_anglvel_y_raw": "0",
+            "iio:device1/in_anglvel_z_raw": "0",
+            "iio:device1/buffer0/enable": "0",
+            "iio:device1/buffer0/in_anglvel_x_en": "0", "iio:device1/buffer0/in_anglvel_x_index": "0",
+            "iio:device1/buffer0/in_anglvel_y_en": "0", "iio:device1/buffer0/in_anglvel_y_index": "1",
+            "iio:device1/buffer0/in_anglvel_z_en": "0", "iio:device1/buffer0/in_anglvel_z_index": "2",
+            "iio:device1/buffer0/in_anglvel_type": "le:s16/16>>0",
+        ]
+        for (name, text) in files {
+            let path = root + "/sys/bus/iio/devices/" + name
+            try FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try (text + "\n").write(toFile: path, atomically: false, encoding: .utf8)
+        }
+        try FileManager.default.createDirectory(atPath: root + "/dev/iio:device1", withIntermediateDirectories: true)
+        #expect(mkfifo(root + "/dev/iio:device0", 0o600) == 0)
+        return root
+    }
+
+    @Test("sensors lists the fake devices; start without --source uses them, reports the rate, counts the failed one, records a trace that replays to the same data")
+    func fakeIIO() throws {
+        let root = try Self.fakeRoot()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let cli = CLI()
+        let sensors = try cli.json(["sensors", "--sysfs-root", root, "--gpsd", "127.0.0.1:1"])
+        let devices = sensors["iio"] as? [[String: Any]] ?? []
+        #expect(devices.map { $0["id"] as? String } == ["iio:device0", "iio:device1"])
+        #expect(devices.first?["sensors"] as? [String] == ["acc"])
+        #expect(devices.first?["buffer"] as? Bool == true)
+        #expect(devices.first?["availableRates"] as? String == "25 50 100 200")
+
+        let missing = try cli.run(["start", "--sysfs-root", root, "--source", "iio:iio:device9"])
+        #expect(missing.status == 66)
+        #expect(missing.stderr == "capture: no IIO device iio:device9 under \(root)/sys/bus/iio/devices\n")
+
+        let trace = cli.dataDirectory + "-recorded.trace"
+        defer { unlink(trace) }
+        // The writer: 300 scans at ~200 Hz into the FIFO once the recorder opens it.
+        let writer = Thread {
+            let fd = open(root + "/dev/iio:device0", O_WRONLY | O_CLOEXEC)
+            guard fd >= 0 else { return }
+            var now = timespec()
+            for i in 0..<300 {
+                clock_gettime(CLOCK_REALTIME, &now)
+                var scan = [UInt8]()
+                for value in [Int16(i), Int16(-i), Int16(981)] { withUnsafeBytes(of: value.littleEndian) { scan += $0 } }
+                scan += [0, 0]
+                let ns = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+                withUnsafeBytes(of: ns.littleEndian) { scan += $0 }
+                _ = scan.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                usleep(5_000)
+            }
+            close(fd)
+        }
+        writer.start()
+        let started = try cli.run(["start", "--sysfs-root", root, "--rate", "90", "--record-trace", trace])
+        #expect(started.status == 0, "\(started.stderr)")
+        #expect(started.stderr.contains("using iio:\(root)/sys/bus/iio/devices/iio:device0"))
+        #expect(started.stderr.contains("rate 100 Hz (asked 90)"))
+        #expect(try cli.waitFor(20) {
+            let status = try cli.json(["status"])
+            let sources = (status["recorder"] as? [String: Any])?["sources"] as? [[String: Any]] ?? []
+            return sources.first?["state"] as? String == "ended"
+        })
+        let status = try cli.json(["status"])
+        let recorder = status["recorder"] as? [String: Any] ?? [:]
+        #expect(recorder["failedSources"] as? Int == 1)
+        let sources = recorder["sources"] as? [[String: Any]] ?? []
+        #expect(sources.first?["samples"] as? Int == 300)
+        let failure = sources.last?["error"] as? String ?? ""
+        #expect(failure.contains("iio:device1"))
+        #expect(try cli.run(["stop"]).status == 0)
+        let shown = try cli.json(["show", "1"])
+        let counts = shown["counts"] as? [String: Any] ?? [:]
+        #expect(counts["accelerometer"] as? Int == 300)
+
+        let replay = CLI()
+        let replayed = try replay.run(["replay", trace])
+        #expect(replayed.status == 0, "\(replayed.stderr)")
+        let again = try replay.json(["show", "1"])
+        #expect((again["counts"] as? [String: Any])?["accelerometer"] as? Int == 300)
+        #expect(again["start"] as? Int == shown["start"] as? Int)
+        #expect(again["end"] as? Int == shown["end"] as? Int)
+    }
+
+    @Test("a real gpsd fed by gpsfake on a private port: fixes recorded, fix state in status, reconnect after gpsd restarts")
+    func gpsfake() throws {
+        let candidates: [String] = ["/usr/bin/gpsfake", "/usr/local/bin/gpsfake"]
+        guard let gpsfake = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }),
+            FileManager.default.isExecutableFile(atPath: "/usr/sbin/gpsd")
+                || FileManager.default.isExecutableFile(atPath: "/usr/bin/gpsd")
+        else {
+            Issue.record("gpsd/gpsfake are not installed: run scripts/setup (installs gpsd gpsd-clients python3-gps)")
+            return
+        }
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("capture-gpsfake-\(UUID().uuidString).log").path
+        defer { unlink(log) }
+        try Self.syntheticLog(epochs: 30).write(toFile: log, atomically: false, encoding: .utf8)
+        let port = try Self.freePort()
+        let fake = try Spawned([gpsfake, "-q", "-P", "\(port)", "-c", "0.05", log])
+        defer { fake.stopWithChildren() }
+        let cli = CLI()
+        // gpsfake starts its gpsd before replaying; wait until the port answers.
+        var up = false
+        for _ in 0..<100 where !up {
+            up = Self.canConnect(port: port)
+            if !up { usleep(100_000) }
+        }
+        #expect(up, "gpsd did not come up on port \(port): \(fake.stderr)")
+        let started = try cli.run(["start", "--source", "gpsd:127.0.0.1:\(port)", "--flush-interval", "0.2"])
+        #expect(started.status == 0, "\(started.stderr)")
+        #expect(try cli.waitFor(30) {
+            let status = try cli.json(["status"])
+            return ((status["committed"] as? [String: Any])?["locations"] as? Int ?? 0) >= 3
+        }, "no fixes from gpsd: \(fake.stderr)")
+        let status = try cli.json(["status"])
+        let source = ((status["recorder"] as? [String: Any])?["sources"] as? [[String: Any]])?.first ?? [:]
+        #expect(source["gnss"] as? String == "fixed")
+        let fix = (status["recorder"] as? [String: Any])?["lastFix"] as? [String: Any] ?? [:]
+        #expect(abs((fix["latitude"] as? Double ?? 0) - 51.05) < 0.01)
+        #expect(abs((fix["longitude"] as? Double ?? 0) - 13.73) < 0.01)
+
+        // gpsd restarts: the client reconnects (with backoff) and fixes keep coming.
+        fake.stopWithChildren()
+        let before = ((try cli.json(["status"])["committed"] as? [String: Any])?["locations"] as? Int) ?? 0
+        let restarted = try Spawned([gpsfake, "-q", "-P", "\(port)", "-c", "0.05", log])
+        defer { restarted.stopWithChildren() }
+        #expect(try cli.waitFor(40) {
+            let status = try cli.json(["status"])
+            return ((status["committed"] as? [String: Any])?["locations"] as? Int ?? 0) >= before + 3
+        }, "no fixes after gpsd restarted: \(restarted.stderr)")
+        let after = try cli.json(["status"])
+        let note = (((after["recorder"] as? [String: Any])?["sources"] as? [[String: Any]])?.first?["note"] as? String) ?? ""
+        #expect(note.contains("reconnected to gpsd"), "\(note)")
+        #expect(try cli.run(["stop"]).status == 0)
+    }
+
+    static let gpsdLogs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/data/gpsd").path
+
+    @Test(
+        "capture replay takes gpsd's real NMEA logs in place, by content",
+        .enabled(
+            if: FileManager.default.fileExists(atPath: gpsdLogs + "/garmin15x.log"),
+            "shared/data/gpsd absent: real receiver logs are not available"))
+    func replayRealNMEALogs() throws {
+        for name in ["garmin15x.log", "quectel-eg25-g.log", "ublox-neo-m9n-nmea.log"] {
+            let cli = CLI()
+            let result = try cli.run(["replay", Self.gpsdLogs + "/" + name])
+            #expect(result.status == 0, "\(name): \(result.stderr)")
+            let shown = try cli.json(["show", "1"])
+            #expect(((shown["counts"] as? [String: Any])?["locations"] as? Int ?? 0) > 0, "\(name)")
+        }
+        let cli = CLI()
+        let empty = FileManager.default.temporaryDirectory.appendingPathComponent("capture-empty-\(UUID().uuidString).gpx").path
+        defer { unlink(empty) }
+        try "<?xml version=\"1.0\"?><gpx version=\"1.1\"></gpx>".write(toFile: empty, atomically: false, encoding: .utf8)
+        let result = try cli.run(["replay", empty])
+        #expect(result.status == 65, "\(result.stderr)")
+    }
+
+    @Test("show: barometric altitude relative to the first sample, absolute with --qnh")
+    func barometricAltitude() throws {
+        let cli = CLI()
+        #expect(try cli.run(["replay", cli.fixture("bicycle.trace")]).status == 0)
+        let relative = try cli.json(["show", "1"])["barometricAltitude"] as? [String: Any] ?? [:]
+        #expect(relative["kind"] as? String == "relative")
+        #expect(relative["start"] as? Double == 0)
+        #expect(relative["seaLevelPressure"] as? Double == 1013.25)
+        let absolute = try cli.json(["show", "1", "--qnh", "1000"])["barometricAltitude"] as? [String: Any] ?? [:]
+        #expect(absolute["kind"] as? String == "absolute")
+        // 995.153 hPa under a QNH of 1000 hPa: 44330 × (1 − (995.153/1000)^(1/5.255)) ≈ 40.8 m.
+        let expected = 44330 * (1 - pow(995.153 / 1000, 1 / 5.255))
+        #expect(abs((absolute["start"] as? Double ?? 0) - expected) < 0.001)
+        let text = try cli.run(["show", "1", "--qnh", "1000"]).stdout
+        #expect(text.contains("altitude  barometric (QNH 1000.0 hPa)"))
+        #expect(try cli.run(["show", "1", "--qnh", "5"]).status == 64)
+    }
+
+    /// RMC + GGA epochs near Dresden, 1 s apart, moving north.
+    static func syntheticLog(epochs: Int) -> String {
+        func checksum(_ body: String) -> String {
+            "$" + body + "*" + String(format: "%02X", body.utf8.reduce(UInt8(0), ^)) + "\r\n"
+        }
+        var text = "# synthetic receiver log for the gpsd end-to-end test\n"
+        for i in 0..<epochs {
+            let time = String(format: "1200%02d.00", i)
+            let lat = String(format: "5103.%04d", 240 + i * 5)
+            text += checksum("GPRMC,\(time),A,\(lat),N,01344.2380,E,5.0,0.0,140626,,,A")
+            text += checksum("GPGGA,\(time),\(lat),N,01344.2380,E,1,08,0.9,112.0,M,46.0,M,,")
+        }
+        return text
+    }
+
+    static func freePort() throws -> UInt16 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard ok else { throw POSIXError(.EADDRINUSE) }
+        return UInt16(bigEndian: address.sin_port)
+    }
+
+    static func canConnect(port: UInt16) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = port.bigEndian
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+}
+
+/// Any program started with posix_spawn (stdout and stderr to a temporary file), stopped by pid
+/// together with its direct children (gpsfake's gpsd).
+final class Spawned {
+    let pid: pid_t
+    private let output: String
+    /// Set once stopped and reaped: the pid must not be signalled again (it may be reused).
+    private var stopped = false
+
+    init(_ arguments: [String]) throws {
+        output = FileManager.default.temporaryDirectory.appendingPathComponent("capture-spawn-\(UUID().uuidString)").path
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
+        guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EIO) }
+        self.pid = pid
+    }
+
+    var stderr: String { (try? String(contentsOfFile: output, encoding: .utf8)) ?? "" }
+
+    /// The pids whose parent is `parent`, from /proc.
+    static func children(of parent: pid_t) -> [pid_t] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { pid_t($0) }.filter { pid in
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { return false }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 2 && pid_t(fields[1]) == parent
+        }
+    }
+
+    /// Stops the process and its children by pid: SIGTERM to the process first (gpsfake then
+    /// stops and reaps its own gpsd, so no zombie is left to init), SIGKILL after 3 s; children
+    /// still alive after that are killed by their pids, taken before.
+    func stopWithChildren() {
+        guard !stopped else { return }
+        stopped = true
+        let children = Self.children(of: pid)
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        var reaped = false
+        for _ in 0..<60 where !reaped {
+            reaped = waitpid(pid, &status, WNOHANG) == pid
+            if !reaped { usleep(50_000) }
+        }
+        if !reaped {
+            kill(pid, SIGKILL)
+            _ = waitpid(pid, &status, 0)
+        }
+        for child in children where Self.isAlive(child) { kill(child, SIGKILL) }
+        unlink(output)
+    }
+
+    /// Whether `pid` exists and is not a zombie.
+    static func isAlive(_ pid: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return false }
+        return stat[stat.index(after: close)...].split(separator: " ").first != "Z"
+    }
+}
