@@ -29,35 +29,30 @@ public enum DecimalParser {
             negative = bytes[index] == UInt8(ascii: "-")
             index += 1
         }
+        // Up to 19 digits cannot overflow a UInt64; longer numbers take the slow path below.
         var mantissa: UInt64 = 0
-        var significantDigits = 0
-        var exponent = 0
-        var sawDigit = false
-        while index < end, bytes[index] &- 0x30 < 10 {
-            sawDigit = true
-            let digit = UInt64(bytes[index] &- 0x30)
-            if significantDigits < 19 {
-                mantissa = mantissa &* 10 &+ digit
-                if mantissa != 0 { significantDigits += 1 }
-            } else {
-                exponent += 1
-            }
+        let integerStart = index
+        while index < end {
+            let digit = bytes[index] &- 0x30
+            if digit >= 10 { break }
+            mantissa = mantissa &* 10 &+ UInt64(digit)
             index += 1
         }
+        var digits = index - integerStart
+        var exponent = 0
         if index < end, bytes[index] == UInt8(ascii: ".") {
             index += 1
-            while index < end, bytes[index] &- 0x30 < 10 {
-                sawDigit = true
-                let digit = UInt64(bytes[index] &- 0x30)
-                if significantDigits < 19 {
-                    mantissa = mantissa &* 10 &+ digit
-                    if mantissa != 0 { significantDigits += 1 }
-                    exponent -= 1
-                }
+            let fractionStart = index
+            while index < end {
+                let digit = bytes[index] &- 0x30
+                if digit >= 10 { break }
+                mantissa = mantissa &* 10 &+ UInt64(digit)
                 index += 1
             }
+            digits += index - fractionStart
+            exponent = fractionStart - index
         }
-        guard sawDigit else { return nil }
+        guard digits > 0 else { return nil }
         if index < end, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             index += 1
             var expNegative = false
@@ -66,18 +61,19 @@ public enum DecimalParser {
                 index += 1
             }
             var value = 0
-            var sawExpDigit = false
-            while index < end, bytes[index] &- 0x30 < 10 {
-                sawExpDigit = true
-                if value < 10_000 { value = value * 10 + Int(bytes[index] &- 0x30) }
+            let exponentStart = index
+            while index < end {
+                let digit = bytes[index] &- 0x30
+                if digit >= 10 { break }
+                if value < 10_000 { value = value * 10 + Int(digit) }
                 index += 1
             }
-            guard sawExpDigit else { return nil }
+            guard index > exponentStart else { return nil }
             exponent += expNegative ? -value : value
         }
         guard index - start <= 64 else { return nil }
         position = index
-        if mantissa < (1 << 53), significantDigits < 19, exponent >= -22, exponent <= 22 {
+        if digits <= 19, mantissa < (1 << 53), exponent >= -22, exponent <= 22 {
             var value = Double(mantissa)
             value = exponent < 0 ? value / powersOfTen[-exponent] : value * powersOfTen[exponent]
             return negative ? -value : value

@@ -30,14 +30,34 @@ public struct Replay: Sendable {
         // Native traces, NMEA logs, gpsd JSON logs and GPX, told apart by content.
         let file = try TraceInput(path: path)
         if let open = try store.openMeasurement() { throw StoreError.alreadyOpen(open.id) }
-        let committer = Committer(store: store)
-        var driver = Driver(replay: self, store: store, committer: committer)
+        // Two stages on two threads: this one reads and parses lines into chunks; the other runs
+        // the recording engine over them in file order, encodes and commits. The engine sees
+        // exactly the sequence a single thread would, so the stored data is the same.
+        let pipe = RecordPipe()
+        let consumer = Consumer(driver: Driver(replay: self, store: store), pipe: pipe)
+        let thread = Thread { consumer.run() }
+        thread.stackSize = 1 << 20
+        thread.start()
+        var parseError: (any Error)?
         do {
-            try file.forEachRecord { record, line in try driver.take(record, line: line) }
-            try driver.finish()
-            try committer.drain()
+            var chunk: [(TraceRecord, Int)] = []
+            chunk.reserveCapacity(RecordPipe.chunkSize)
+            try file.forEachRecord { record, line in
+                chunk.append((record, line))
+                if chunk.count == RecordPipe.chunkSize {
+                    try pipe.put(chunk)
+                    chunk.removeAll(keepingCapacity: true)
+                }
+            }
+            if !chunk.isEmpty { try pipe.put(chunk) }
         } catch {
-            try? committer.drain()
+            parseError = error
+        }
+        pipe.close()
+        consumer.finished.wait()
+        let driver = consumer.driver
+        // The consumer's error comes from an earlier line than any parse error still pending.
+        if let error = consumer.failure ?? parseError {
             if let id = driver.measurement { try? store.delete(id) }
             if case .illegal(let line, let lifecycleError) = error as? DriverError {
                 throw TraceFileError.malformed(
@@ -55,10 +75,9 @@ public struct Replay: Sendable {
         case illegal(line: Int, LifecycleError)
     }
 
-    private struct Driver {
+    fileprivate struct Driver {
         let replay: Replay
         let store: Store
-        let committer: Committer
         var engine = Recording()
         var measurement: Int64?
         var nextFlush: Int64 = 0
@@ -66,10 +85,9 @@ public struct Replay: Sendable {
         var stopped = false
         var pacing: (wall: Int64, trace: Int64)?
 
-        init(replay: Replay, store: Store, committer: Committer) {
+        init(replay: Replay, store: Store) {
             self.replay = replay
             self.store = store
-            self.committer = committer
         }
 
         mutating func take(_ record: TraceRecord, line: Int) throws {
@@ -92,19 +110,19 @@ public struct Replay: Sendable {
             switch record {
             case .sample(let sample):
                 if time >= nextFlush {
-                    try committer.submit(engine.takeFlush(), to: measurement!)
+                    try store.commit(engine.takeFlush(), to: measurement!)
                     nextFlush = time - (time - nextFlush) % replay.flushInterval + replay.flushInterval
                 }
                 engine.ingest(sample)
             case .mark(let command, _):
-                try committer.submit(try apply(command, at: time, line: line), to: measurement!)
+                try store.commit(try apply(command, at: time, line: line), to: measurement!)
                 if command == .stop { stopped = true }
             }
         }
 
         mutating func finish() throws {
             guard let measurement, !stopped else { return }
-            try committer.submit(try apply(.stop, at: lastTime, line: 0), to: measurement)
+            try store.commit(try apply(.stop, at: lastTime, line: 0), to: measurement)
         }
 
         private mutating func apply(_ command: LifecycleCommand, at time: Int64, line: Int) throws -> Flush {
@@ -128,38 +146,83 @@ public struct Replay: Sendable {
     }
 }
 
-/// Commits flushes on a thread of its own, in the order they were submitted, so that parsing the
-/// next second of a trace overlaps with encoding and committing the last one. At most a few
-/// flushes wait at any time, which bounds memory. The first failure stops all later commits and
-/// is thrown by the next `submit` or by `drain`.
-final class Committer: @unchecked Sendable {
-    private let store: Store
-    private let queue = DispatchQueue(label: "capture.replay.commit")
-    private let slots = DispatchSemaphore(value: 4)
-    private let lock = NSLock()
-    private var failure: (any Error)?
+/// Chunks of parsed records handed from the parsing thread to the engine's thread, at most a
+/// few at a time (bounded memory). A failure on the engine's side stops the parser at its next
+/// hand-over.
+final class RecordPipe: @unchecked Sendable {
+    static let chunkSize = 4096
+    private let condition = NSCondition()
+    private var chunks: [[(TraceRecord, Int)]] = []
+    private var closed = false
+    private var stopped = false
 
-    init(store: Store) {
-        self.store = store
+    struct Stopped: Error {}
+
+    func put(_ chunk: [(TraceRecord, Int)]) throws {
+        condition.lock()
+        defer { condition.unlock() }
+        while chunks.count >= 4, !stopped { condition.wait() }
+        if stopped { throw Stopped() }
+        chunks.append(chunk)
+        condition.broadcast()
     }
 
-    func submit(_ flush: Flush, to measurement: Int64) throws {
-        if let failure = lock.withLock({ failure }) { throw failure }
-        slots.wait()
-        queue.async { [self] in
-            defer { slots.signal() }
-            guard lock.withLock({ failure == nil }) else { return }
-            do {
-                try store.commit(flush, to: measurement)
-            } catch {
-                lock.withLock { failure = error }
-            }
+    /// The next chunk, or `nil` once the parser closed the pipe and everything was taken.
+    func take() -> [(TraceRecord, Int)]? {
+        condition.lock()
+        defer { condition.unlock() }
+        while chunks.isEmpty, !closed { condition.wait() }
+        guard !chunks.isEmpty else { return nil }
+        let chunk = chunks.removeFirst()
+        condition.broadcast()
+        return chunk
+    }
+
+    func close() {
+        condition.withLock {
+            closed = true
+            condition.broadcast()
         }
     }
 
-    /// Waits for every submitted flush; throws the first failure.
-    func drain() throws {
-        queue.sync {}
-        if let failure = lock.withLock({ failure }) { throw failure }
+    /// The consumer gave up: wake and refuse the producer.
+    func stop() {
+        condition.withLock {
+            stopped = true
+            chunks.removeAll()
+            condition.broadcast()
+        }
+    }
+}
+
+/// Runs the replay driver over the pipe's chunks on its own thread.
+private final class Consumer: @unchecked Sendable {
+    var driver: Replay.Driver
+    let pipe: RecordPipe
+    /// Set before `finished` is signalled; read only after it.
+    var failure: (any Error)?
+    let finished = DispatchSemaphore(value: 0)
+
+    init(driver: Replay.Driver, pipe: RecordPipe) {
+        self.driver = driver
+        self.pipe = pipe
+    }
+
+    func run() {
+        defer { finished.signal() }
+        // A local copy: a stored property of a class is checked for exclusive access on every
+        // call, which costs more than the engine itself here.
+        var driver = self.driver
+        defer { self.driver = driver }
+        do {
+            while let chunk = pipe.take() {
+                for (record, line) in chunk { try driver.take(record, line: line) }
+            }
+            try driver.finish()
+        } catch {
+            failure = error
+            pipe.stop()
+            while pipe.take() != nil {}
+        }
     }
 }

@@ -63,26 +63,26 @@ public enum CyfaceBatch {
     {
         guard !samples.isEmpty else { return [] }
         let factor = scale(for: sensor)
+        let count = samples.count
+        // Each value is scaled, rounded and delta-encoded once, into scratch; sizing and writing
+        // then read the scratch. Column c occupies scratch[c * count ..< (c + 1) * count].
+        let scratch = UnsafeMutablePointer<UInt64>.allocate(capacity: count * 4)
+        defer { scratch.deallocate() }
         var sizes = (0, 0, 0, 0)
-        var sizing = ProtobufWriter()
-        sizes.0 = try column(samples, axis: .timestamp, sensor: sensor, factor: factor, &sizing, write: false)
-        sizes.1 = try column(samples, axis: .x, sensor: sensor, factor: factor, &sizing, write: false)
-        sizes.2 = try column(samples, axis: .y, sensor: sensor, factor: factor, &sizing, write: false)
-        sizes.3 = try column(samples, axis: .z, sensor: sensor, factor: factor, &sizing, write: false)
+        sizes.0 = try column(samples, axis: .timestamp, sensor: sensor, factor: factor, into: scratch)
+        sizes.1 = try column(samples, axis: .x, sensor: sensor, factor: factor, into: scratch + count)
+        sizes.2 = try column(samples, axis: .y, sensor: sensor, factor: factor, into: scratch + 2 * count)
+        sizes.3 = try column(samples, axis: .z, sensor: sensor, factor: factor, into: scratch + 3 * count)
         let total =
             ProtobufWriter.lengthDelimitedFieldSize(1, length: sizes.0)
             + ProtobufWriter.lengthDelimitedFieldSize(2, length: sizes.1)
             + ProtobufWriter.lengthDelimitedFieldSize(3, length: sizes.2)
             + ProtobufWriter.lengthDelimitedFieldSize(4, length: sizes.3)
         var writer = ProtobufWriter(capacity: total)
-        writer.writeLengthPrefix(1, length: sizes.0)
-        _ = try column(samples, axis: .timestamp, sensor: sensor, factor: factor, &writer, write: true)
-        writer.writeLengthPrefix(2, length: sizes.1)
-        _ = try column(samples, axis: .x, sensor: sensor, factor: factor, &writer, write: true)
-        writer.writeLengthPrefix(3, length: sizes.2)
-        _ = try column(samples, axis: .y, sensor: sensor, factor: factor, &writer, write: true)
-        writer.writeLengthPrefix(4, length: sizes.3)
-        _ = try column(samples, axis: .z, sensor: sensor, factor: factor, &writer, write: true)
+        for (field, size) in [sizes.0, sizes.1, sizes.2, sizes.3].enumerated() {
+            writer.writeLengthPrefix(field + 1, length: size)
+            for index in field * count..<(field + 1) * count { writer.writeVarint(scratch[index]) }
+        }
         return writer.bytes
     }
 
@@ -152,17 +152,17 @@ public enum CyfaceBatch {
 
     private enum Axis { case timestamp, x, y, z }
 
-    /// One pass over a column: validates and sizes it (`write == false`) or writes its values.
-    /// Two passes per column keep encoding free of per-sample allocation.
+    /// Validates one column and stores its zigzag-encoded deltas at `out`; returns their
+    /// encoded size in bytes.
     @inline(__always)
     private static func column(
         _ samples: UnsafeBufferPointer<MotionSample>, axis: Axis, sensor: MotionSensor, factor: Double,
-        _ writer: inout ProtobufWriter, write: Bool
+        into out: UnsafeMutablePointer<UInt64>
     ) throws(CyfaceError) -> Int {
         var previous: Int64 = 0
         var size = 0
-        var index = 0
-        for sample in samples {
+        for index in 0..<samples.count {
+            let sample = samples[index]
             let delta: Int64
             switch axis {
             case .timestamp:
@@ -187,12 +187,8 @@ public enum CyfaceBatch {
                 previous = scaled
             }
             let encoded = ProtobufWriter.zigZag(delta)
-            if write {
-                writer.writeVarint(encoded)
-            } else {
-                size += ProtobufWriter.varintSize(encoded)
-            }
-            index += 1
+            out[index] = encoded
+            size += ProtobufWriter.varintSize(encoded)
         }
         return size
     }

@@ -14,6 +14,13 @@ public enum JavaRound {
     @inlinable
     public static func round(_ x: Double) throws(CyfaceError) -> Int64 {
         guard x.isFinite else { throw CyfaceError(.notFinite, "cannot round \(x)") }
+        // Below 2^52 in magnitude, truncating through Int64 and stepping down for negatives is the
+        // exact floor and avoids a libm call per value (this is on the per-sample path).
+        if abs(x) < 4_503_599_627_370_496.0 {
+            var truncated = Int64(x)
+            if Double(truncated) > x { truncated -= 1 }
+            return x - Double(truncated) >= 0.5 ? truncated + 1 : truncated
+        }
         let floor = x.rounded(.down)
         // x - floor is exact for every finite double, so the comparison decides exactly.
         let rounded = x - floor >= 0.5 ? floor + 1 : floor
