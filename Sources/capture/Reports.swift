@@ -19,6 +19,34 @@ struct CountsReport: Codable, Equatable {
     }
 }
 
+/// A measurement's upload state as printed by list, show and status.
+struct UploadReport: Codable, Equatable {
+    /// pending, uploading, uploaded, skipped or failed.
+    var status: String
+    var reason: String?
+    /// Bytes the collector confirmed, and the transfer file's size.
+    var acknowledged: Int64
+    var totalLength: Int64?
+    var uploadedAt: Int64?
+
+    init(_ record: UploadRecord) {
+        status = record.status.rawValue
+        reason = record.reason
+        acknowledged = record.acknowledged
+        totalLength = record.totalLength
+        uploadedAt = record.uploadedAt
+    }
+
+    /// `uploading 12/40 B`, `failed (why)`.
+    var text: String {
+        switch status {
+        case "uploading": "uploading \(acknowledged)/\(totalLength ?? 0) B"
+        case "skipped", "failed": status + (reason.map { " (\($0))" } ?? "")
+        default: status
+        }
+    }
+}
+
 /// `capture show --json`.
 struct MeasurementReport: Codable {
     struct Track: Codable {
@@ -55,6 +83,7 @@ struct MeasurementReport: Codable {
     var boundingBox: Box?
     var tracks: [Track]
     var events: [EventReport]
+    var upload: UploadReport
 
     init(store: Store, id: Int64) throws {
         let record = try store.measurement(id)
@@ -65,6 +94,7 @@ struct MeasurementReport: Codable {
         start = record.startTime
         end = record.endTime
         durationMs = record.endTime.map { $0 - record.startTime }
+        upload = UploadReport(try store.upload(of: id))
         counts = CountsReport(try store.counts(of: id))
         self.events = events.map { EventReport(timestamp: $0.timestamp, type: $0.type.name, value: $0.value) }
         var tracks: [Track] = []
@@ -108,6 +138,7 @@ struct MeasurementReport: Codable {
                 "  area      lat \(box.minLatitude)…\(box.maxLatitude), lon \(box.minLongitude)…\(box.maxLongitude)")
         }
         lines.append("  samples   " + Format.counts(counts))
+        lines.append("  upload    " + upload.text)
         for track in tracks {
             lines.append(
                 "  track \(track.number)   \(Format.time(track.start)) → \(track.end.map(Format.time) ?? "open"), "
@@ -130,8 +161,9 @@ struct ListEntry: Codable {
     var end: Int64?
     var tracks: Int
     var counts: CountsReport
+    var upload: UploadReport
 
-    init(store: Store, record: MeasurementRecord, interrupted: Bool) throws {
+    init(store: Store, record: MeasurementRecord, interrupted: Bool, upload: UploadRecord) throws {
         id = record.id
         status = interrupted ? "interrupted" : record.status
         modality = record.modality
@@ -139,6 +171,7 @@ struct ListEntry: Codable {
         end = record.endTime
         tracks = record.trackCount
         counts = CountsReport(try store.counts(of: record.id))
+        self.upload = UploadReport(upload)
     }
 }
 

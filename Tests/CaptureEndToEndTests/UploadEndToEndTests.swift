@@ -1,0 +1,250 @@
+import Foundation
+import Glibc
+import Testing
+
+/// A `capture-collector` on 127.0.0.1 with an ephemeral port and its own data directory,
+/// stopped (SIGTERM, then SIGKILL) by pid when the value goes away.
+final class CollectorProcess {
+    static let executable = URL(fileURLWithPath: CLI.executable).deletingLastPathComponent()
+        .appendingPathComponent("capture-collector").path
+
+    let directory: String
+    let tokenFile: String
+    let process: Subprocess
+    let port: Int
+
+    init(_ arguments: [String] = []) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("collector-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        tokenFile = directory + ".token"
+        FileManager.default.createFile(
+            atPath: tokenFile, contents: Data("test-token-\(UUID().uuidString)\n".utf8), attributes: [.posixPermissions: 0o600])
+        process = try Subprocess(
+            ["--port", "0", "--data-dir", directory + "/data", "--token-file", tokenFile] + arguments,
+            executable: Self.executable)
+        var port: Int?
+        for _ in 0..<400 where port == nil {
+            port = process.stdout.split(separator: "\n").first.flatMap { Int($0) }
+            if port == nil { usleep(25_000) }
+        }
+        guard let port else {
+            throw POSIXError(.ETIMEDOUT, userInfo: [NSLocalizedDescriptionKey: "collector did not start: \(process.stderr)"])
+        }
+        self.port = port
+    }
+
+    deinit {
+        kill(process.pid, SIGTERM)
+        var status: Int32 = 0
+        var reaped = false
+        for _ in 0..<200 {
+            if waitpid(process.pid, &status, WNOHANG) == process.pid {
+                reaped = true
+                break
+            }
+            usleep(10_000)
+        }
+        if !reaped { kill(process.pid, SIGKILL) }
+        try? FileManager.default.removeItem(atPath: directory)
+        try? FileManager.default.removeItem(atPath: tokenFile)
+    }
+
+    var url: String { "http://127.0.0.1:\(port)/" }
+
+    /// The stored uploads: metadata by session id, and the bytes.
+    func stored() throws -> [(metadata: [String: String], bytes: Data)] {
+        let dir = directory + "/data/measurements"
+        return try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".json") }.sorted().map {
+            let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/" + $0)))
+            let data = try Data(contentsOf: URL(fileURLWithPath: dir + "/" + $0.replacingOccurrences(of: ".json", with: ".ccyf")))
+            return (json as? [String: String] ?? [:], data)
+        }
+    }
+
+    /// The lines of ranges.log.
+    var ranges: [String] {
+        ((try? String(contentsOfFile: directory + "/data/ranges.log", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    /// Bytes received so far for open sessions.
+    var partialBytes: Int {
+        let dir = directory + "/data/partial"
+        return ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).reduce(0) {
+            $0 + ((try? FileManager.default.attributesOfItem(atPath: dir + "/" + $1)[.size] as? Int) ?? 0)
+        }
+    }
+}
+
+/// A short ride: `fixes` fixes one second apart with a few motion samples, as a trace.
+func shortTrace(fixes: Int, start: Int64 = 1_781_424_000_000) -> String {
+    var lines = ["#capture-trace v1", "start \(start) BICYCLE"]
+    for second in 0..<fixes {
+        let t = start + Int64(second) * 1000
+        for step in 0..<5 {
+            lines.append("acc \(t + Int64(step) * 200) 0.1 0.0 9.81")
+        }
+        lines.append(String(format: "fix %lld %.7f %.7f 120.0 5.0 7.0 4.00 90.0", t, 51.05 + Double(second) * 0.00003, 13.73))
+    }
+    lines.append("stop \(start + Int64(max(fixes, 1)) * 1000)")
+    return lines.joined(separator: "\n") + "\n"
+}
+
+@Suite(.serialized) struct UploadEndToEndTests {
+    let cli = CLI()
+
+    func replay(fixes: Int = 5) throws -> Int64 {
+        let path = cli.dataDirectory + "-\(UUID().uuidString).trace"
+        try FileManager.default.createDirectory(atPath: cli.dataDirectory, withIntermediateDirectories: true)
+        try shortTrace(fixes: fixes).write(toFile: path, atomically: true, encoding: .utf8)
+        defer { unlink(path) }
+        let result = try cli.run(["replay", path])
+        #expect(result.status == 0, "\(result.stderr)")
+        return Int64(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
+
+    /// A synthetic transfer file of `size` random bytes (the transport does not look inside).
+    func synthetic(_ size: Int) throws -> String {
+        let path = cli.dataDirectory + "-\(UUID().uuidString).bin"
+        var generator = SystemRandomNumberGenerator()
+        try Data((0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) }).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    func upload(_ collector: CollectorProcess, _ extra: [String]) throws -> CLI.Result {
+        try cli.run(["upload", "--url", collector.url, "--token-file", collector.tokenFile, "--retry-budget", "20"] + extra)
+    }
+
+    func uploadState(_ id: Int64) throws -> [String: Any] {
+        try cli.json(["show", String(id)])["upload"] as? [String: Any] ?? [:]
+    }
+
+    @Test func normalUploadStoresTheExactBytesWithMetadata() throws {
+        let collector = try CollectorProcess()
+        let id = try replay()
+        let file = try synthetic(300_000)
+        defer { unlink(file) }
+        let result = try upload(collector, [String(id), "--transfer-file", file, "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let stored = try collector.stored()
+        try #require(stored.count == 1)
+        #expect(stored[0].bytes == (try Data(contentsOf: URL(fileURLWithPath: file))))
+        #expect(stored[0].metadata["measurementId"] == String(id))
+        #expect(stored[0].metadata["locationCount"] == "5")
+        #expect(stored[0].metadata["formatVersion"] == "3")
+        #expect(stored[0].metadata["modality"] == "BICYCLE")
+        #expect(try uploadState(id)["status"] as? String == "uploaded")
+        #expect(collector.ranges == collector.ranges.filter { !$0.contains("*/") })
+        // Uploading again sends nothing.
+        let again = try upload(collector, [String(id), "--transfer-file", file])
+        #expect(again.status == 0)
+        #expect(again.stdout.contains("already uploaded"))
+    }
+
+    @Test(arguments: [
+        ["--drop-after", "100000"], ["--fail500", "2"], ["--omit-range", "1", "--drop-after", "50000"],
+        ["--expire-session", "1"], ["--lose-final", "1"],
+    ])
+    func eachFaultIsSurvived(faults: [String]) throws {
+        let collector = try CollectorProcess(faults)
+        let id = try replay()
+        let file = try synthetic(400_000)
+        defer { unlink(file) }
+        let result = try upload(collector, [String(id), "--transfer-file", file, "--chunk-size", "150000"])
+        #expect(result.status == 0, "\(faults): \(result.stderr) \(result.stdout)")
+        let stored = try collector.stored()
+        #expect(stored.count == 1, "\(faults): \(collector.ranges)")
+        #expect(stored.first?.bytes == (try Data(contentsOf: URL(fileURLWithPath: file))))
+        #expect(try uploadState(id)["status"] as? String == "uploaded")
+    }
+
+    @Test func droppedConnectionResumesPastZero() throws {
+        let collector = try CollectorProcess(["--drop-after", "200000"])
+        let id = try replay()
+        let file = try synthetic(500_000)
+        defer { unlink(file) }
+        let result = try upload(collector, [String(id), "--transfer-file", file])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(collector.ranges.contains { $0.contains(" 200000-499999/500000 201") }, "\(collector.ranges)")
+    }
+
+    @Test func killedUploadResumesFromTheCollectorsOffset() throws {
+        let collector = try CollectorProcess(["--throttle", "1000000"])
+        let id = try replay()
+        let file = try synthetic(3_000_000)
+        defer { unlink(file) }
+        let arguments = ["upload", String(id), "--url", collector.url, "--token-file", collector.tokenFile,
+            "--transfer-file", file, "--data-dir", cli.dataDirectory]
+        let first = try Subprocess(arguments)
+        #expect(cli.waitFor(20) { collector.partialBytes > 500_000 })
+        kill(first.pid, SIGKILL)
+        #expect(first.wait() == 128 + SIGKILL)
+        let state = try uploadState(id)
+        #expect(state["status"] as? String == "uploading")
+        let resumed = try upload(collector, [String(id), "--resume", "--transfer-file", file])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        let stored = try collector.stored()
+        #expect(stored.count == 1)
+        #expect(stored.first?.bytes == (try Data(contentsOf: URL(fileURLWithPath: file))))
+        // The resumed PUT started past 0, after a status query.
+        let puts = collector.ranges.filter { !$0.contains("*/") }
+        #expect(collector.ranges.contains { $0.contains("*/3000000 308 bytes=0-") }, "\(collector.ranges)")
+        #expect(puts.last.map { !$0.contains(" 0-") && $0.hasSuffix("201") } == true, "\(collector.ranges)")
+        #expect(try uploadState(id)["status"] as? String == "uploaded")
+    }
+
+    @Test func conflictCountsAsUploaded() throws {
+        let collector = try CollectorProcess()
+        let id = try replay()
+        let file = try synthetic(10_000)
+        defer { unlink(file) }
+        // A copy of the data directory: same device, same measurement, never uploaded.
+        let copy = cli.dataDirectory + "-copy"
+        try FileManager.default.copyItem(atPath: cli.dataDirectory, toPath: copy)
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        #expect(try upload(collector, [String(id), "--transfer-file", file]).status == 0)
+        let again = try Subprocess([
+            "upload", String(id), "--url", collector.url, "--token-file", collector.tokenFile, "--transfer-file", file,
+            "--data-dir", copy,
+        ])
+        #expect(again.wait() == 0, "\(again.stderr)")
+        #expect(again.stdout.contains("already had it"))
+        #expect(try collector.stored().count == 1)
+    }
+
+    @Test func tooFewLocationsIsSkippedWithoutARequest() throws {
+        let collector = try CollectorProcess()
+        let id = try replay(fixes: 1)
+        let file = try synthetic(1000)
+        defer { unlink(file) }
+        let result = try upload(collector, [String(id), "--transfer-file", file, "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let state = try uploadState(id)
+        #expect(state["status"] as? String == "skipped")
+        #expect((state["reason"] as? String)?.contains("locationCount < 2") == true)
+        #expect(collector.ranges.isEmpty)
+    }
+
+    @Test func wrongTokenStopsWithItsExitCode() throws {
+        let collector = try CollectorProcess()
+        let id = try replay()
+        let file = try synthetic(1000)
+        defer { unlink(file) }
+        let bad = collector.directory + ".bad"
+        FileManager.default.createFile(atPath: bad, contents: Data("wrong".utf8), attributes: [.posixPermissions: 0o600])
+        defer { unlink(bad) }
+        let result = try cli.run(["upload", String(id), "--url", collector.url, "--token-file", bad, "--transfer-file", file])
+        #expect(result.status == 77)
+        #expect(result.stderr.contains("token"))
+        #expect(!result.stderr.contains("wrong") && !result.stdout.contains("wrong"))
+        chmod(bad, 0o644)
+        let open = try cli.run(["upload", String(id), "--url", collector.url, "--token-file", bad, "--transfer-file", file])
+        #expect(open.status == 77)
+        #expect(open.stderr.contains("readable by group or others"))
+    }
+
+    @Test func missingConfigurationHasItsExitCode() throws {
+        _ = try replay()
+        let result = try cli.run(["upload"])
+        #expect(result.status == 78)
+    }
+}
