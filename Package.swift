@@ -47,7 +47,10 @@ let package = Package(
         // SQLite store (GRDB over the system libsqlite3).
         .target(
             name: "CaptureStorage",
-            dependencies: ["CaptureCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "CaptureCore", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strict),
         // Sources of samples: recorded traces (and, later, Linux devices).
         .target(name: "CaptureSensors", dependencies: ["CaptureCore"], swiftSettings: strict),
@@ -98,9 +101,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
+        // The serialisation benchmark (scripts/bench-serialize); not a test.
+        .executableTarget(
+            name: "capture-bench", dependencies: ["CaptureCore", "CaptureStorage", "CZlib"], swiftSettings: strict),
         .testTarget(name: "CaptureCoreTests", dependencies: ["CaptureCore"], swiftSettings: strict),
         .testTarget(
-            name: "CaptureStorageTests", dependencies: ["CaptureCore", "CaptureStorage"],
+            name: "CaptureStorageTests",
+            dependencies: ["CaptureCore", "CaptureStorage", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
         .testTarget(
             name: "CaptureRecorderTests", dependencies: ["CaptureCore", "CaptureStorage", "CaptureRecorder"],

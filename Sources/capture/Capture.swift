@@ -13,12 +13,14 @@ struct Capture: ParsableCommand {
 
             `capture replay ride.trace` turns a recorded ride into a finished measurement \
             through the same recorder code, deterministically (docs/trace-format.md).
+            `capture export ID --format cyface|gpx|geojson|csv` writes a measurement out;
+            `capture import FILE` reads a Cyface transfer file back in.
 
             \(ExitStatus.help)
             """,
         version: "0.1.0",
         subcommands: [
             Start.self, Pause.self, Resume.self, Stop.self, ModalityCommand.self, Status.self, List.self,
-            Show.self, Delete.self, Replay.self, Record.self, Upload.self,
+            Show.self, Delete.self, Replay.self, Record.self, Export.self, Import.self, Upload.self,
         ])
 }

@@ -10,7 +10,7 @@ enum ExitStatus: Int32, CaseIterable {
     case success = 0
     /// Something unexpected; the message says what.
     case failure = 1
-    /// `start` while a measurement is open.
+    /// `start` while a measurement is open; `export --format cyface` of one that is not finished.
     case alreadyOpen = 3
     /// `pause`, `resume`, `stop` or `modality` with no open measurement.
     case notOpen = 4
@@ -20,7 +20,7 @@ enum ExitStatus: Int32, CaseIterable {
     case notPaused = 6
     /// Bad arguments (unknown modality, bad option value). ArgumentParser's own usage errors use it too.
     case usage = 64
-    /// A malformed input file (trace).
+    /// A malformed input file (trace or transfer file), or stored values a transfer file cannot hold.
     case dataError = 65
     /// A file or measurement that does not exist.
     case notFound = 66
@@ -78,6 +78,16 @@ struct CLIError: Error {
             case .diskFull: return CLIError(.diskFull, error.description)
             default: return CLIError(.ioError, error.description)
             }
+        case let error as TransferError:
+            switch error {
+            case .notFinished: return CLIError(.alreadyOpen, error.description)
+            case .unrepresentable: return CLIError(.dataError, error.description)
+            case .io: return CLIError(.ioError, error.description)
+            }
+        case let error as ImportError:
+            return CLIError(.dataError, error.description)
+        case let error as CyfaceError:
+            return CLIError(.dataError, error.description)
         case let error as TraceFileError:
             switch error {
             case .cannotOpen: return CLIError(.notFound, error.description)

@@ -1,0 +1,94 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A file written under a temporary name in its final directory, then fsynced and renamed into
+/// place (and the directory fsynced), or discarded. Readers see the old file or the whole new one.
+///
+/// ```swift
+/// let file = try AtomicFile(path: "/tmp/out.gpx")
+/// try file.append(Array(text.utf8))
+/// try file.commit()          // or file.discard(); dropping it uncommitted discards it too
+/// ```
+public final class AtomicFile {
+    /// The final path.
+    public let path: String
+    /// The temporary file's path while it is being written.
+    public private(set) var temporaryPath: String
+    private var descriptor: Int32
+
+    /// Creates `<dir>/.<name>.XXXXXX` next to `path` (mode 0644).
+    ///
+    /// - Throws: ``TransferError/io(path:reason:)`` when the directory is not writable.
+    public init(path: String) throws {
+        self.path = path
+        let directory = (path as NSString).deletingLastPathComponent
+        let name = (path as NSString).lastPathComponent
+        var template = Array("\(directory.isEmpty ? "." : directory)/.\(name).XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw TransferError.io(path: path, reason: String(cString: strerror(errno))) }
+        descriptor = fd
+        temporaryPath = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        _ = fchmod(fd, 0o644)
+    }
+
+    deinit {
+        if descriptor >= 0 { discard() }
+    }
+
+    /// Appends `bytes`, retrying short writes and interrupts.
+    public func append(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw TransferError.io(path: path, reason: String(cString: strerror(errno)))
+                }
+                offset += written
+            }
+        }
+    }
+
+    /// fsync, close, rename into place, fsync the directory.
+    public func commit() throws {
+        let failure = { TransferError.io(path: self.path, reason: String(cString: strerror(errno))) }
+        guard fsync(descriptor) == 0 else {
+            let error = failure()
+            discard()
+            throw error
+        }
+        let closed = close(descriptor)
+        descriptor = -1
+        guard closed == 0 else {
+            let error = failure()
+            _ = unlink(temporaryPath)
+            throw error
+        }
+        guard rename(temporaryPath, path) == 0 else {
+            let error = failure()
+            _ = unlink(temporaryPath)
+            throw error
+        }
+        let directory = (path as NSString).deletingLastPathComponent
+        let dirFD = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY)
+        if dirFD >= 0 {
+            _ = fsync(dirFD)
+            _ = close(dirFD)
+        }
+    }
+
+    /// Closes and deletes the temporary file.
+    public func discard() {
+        if descriptor >= 0 {
+            _ = close(descriptor)
+            descriptor = -1
+        }
+        _ = unlink(temporaryPath)
+    }
+}

@@ -1,0 +1,273 @@
+import CaptureCore
+import Crypto
+import Foundation
+import GRDB
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A serialised measurement: a Cyface v3 transfer file in the data directory's cache.
+///
+/// The file is `RAW_DEFLATE(00 03 || Measurement)` (level 5), the body an upload sends as it is.
+public struct TransferFile: Sendable, Equatable {
+    /// Absolute path of the cached file, `<data dir>/transfer/<id>.ccyf`.
+    public var path: String
+    /// Its size in bytes.
+    public var size: Int64
+    /// The SHA-256 of its bytes, 64 lowercase hex digits.
+    public var sha256: String
+
+    /// Creates a description of a transfer file.
+    public init(path: String, size: Int64, sha256: String) {
+        self.path = path
+        self.size = size
+        self.sha256 = sha256
+    }
+}
+
+/// Why a measurement could not be serialised to a transfer file.
+public enum TransferError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The measurement is still capturing or paused; only finished measurements are serialised.
+    case notFinished(Int64)
+    /// A stored value cannot be represented in the transfer format (for example a 32-bit
+    /// overflow of a delta); the message names it.
+    case unrepresentable(Int64, String)
+    /// The cache file could not be written or read.
+    case io(path: String, reason: String)
+
+    /// One line: what happened and what to do.
+    public var description: String {
+        switch self {
+        case .notFinished(let id):
+            "measurement \(id) is not finished; only finished measurements can be serialised (`capture stop` it first)"
+        case .unrepresentable(let id, let detail):
+            "measurement \(id) cannot be written as a Cyface v3 transfer file: \(detail)"
+        case .io(let path, let reason): "cannot write \(path): \(reason)"
+        }
+    }
+}
+
+extension Store {
+    /// The Cyface v3 transfer file of a finished measurement, serialised on first use and cached.
+    ///
+    /// The file lives in `<directory>/transfer/<id>.ccyf`, next to a sidecar `<id>.ccyf.meta` that
+    /// holds a fingerprint of what was serialised plus the file's size and SHA-256. A later call
+    /// returns the cached file without reading the sensor data if the fingerprint still matches;
+    /// otherwise it serialises again. The fingerprint covers the store's device id, the measurement
+    /// row, every fix and event (their values) and, per sensor, the count, ids, lengths, sample
+    /// counts and time spans of the stored batches; so a delete and re-import, or a store created
+    /// anew, never returns stale bytes.
+    ///
+    /// Serialisation streams: the three sensors' batch bodies come from database cursors (in
+    /// storage order, which is time order) straight into the compressor, so memory stays bounded
+    /// by one batch, the fixes and zlib's buffers, however long the measurement. Locations and
+    /// events are in time order. The file is written to a temporary file in the same directory,
+    /// fsynced, renamed into place and the directory fsynced, so a reader never sees half a file.
+    ///
+    /// ```swift
+    /// let file = try store.transferFile(for: 7, directory: dataDirectory)
+    /// // file.path == "<data dir>/transfer/7.ccyf", file.size, file.sha256
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - id: the measurement.
+    ///   - directory: the data directory (the one the store was opened in).
+    /// - Throws: ``StoreError/measurementNotFound(_:)``, ``TransferError/notFinished(_:)`` for a
+    ///   capturing or paused measurement, ``TransferError/unrepresentable(_:_:)`` for values the
+    ///   format cannot hold, ``TransferError/io(path:reason:)`` and other ``StoreError``s.
+    public func transferFile(for id: Int64, directory: String) throws -> TransferFile {
+        let folder = (directory as NSString).appendingPathComponent("transfer")
+        let path = (folder as NSString).appendingPathComponent("\(id).ccyf")
+        let metaPath = path + ".meta"
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            throw TransferError.io(path: folder, reason: Self.reason(error))
+        }
+        return try readSnapshot { db throws -> TransferFile in
+            let snapshot = try TransferSnapshot(db: db, id: id)
+            if let cached = TransferCache.valid(path: path, metaPath: metaPath, fingerprint: snapshot.fingerprint) {
+                return cached
+            }
+            // The old sidecar goes first: a crash after the rename below can then never pair new
+            // bytes with an old fingerprint.
+            TransferCache.remove(metaPath)
+            let file = try AtomicFile(path: path)
+            var hasher = SHA256()
+            var size: Int64 = 0
+            do {
+                try snapshot.write(db: db) { chunk in
+                    hasher.update(data: chunk)
+                    size += Int64(chunk.count)
+                    try file.append(chunk)
+                }
+                let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+                try file.commit()
+                let result = TransferFile(path: path, size: size, sha256: digest)
+                TransferCache.store(result, fingerprint: snapshot.fingerprint, metaPath: metaPath)
+                return result
+            } catch let error as CyfaceError {
+                file.discard()
+                throw TransferError.unrepresentable(id, error.description)
+            } catch {
+                file.discard()
+                throw error
+            }
+        }
+    }
+}
+
+extension Store {
+    /// Like `read`, but lets ``TransferError`` through unchanged.
+    func readSnapshot<T>(_ body: (Database) throws -> T) throws -> T {
+        do {
+            return try queue.read(body)
+        } catch let error as TransferError {
+            throw error
+        } catch {
+            throw Self.map(error, path: path)
+        }
+    }
+}
+
+/// Everything of one measurement that goes into its transfer file except the batch bodies, read in
+/// one transaction, plus a fingerprint of all of it.
+struct TransferSnapshot {
+    let id: Int64
+    let fixes: [Fix]
+    let events: [Event]
+    let summaries: [MotionSensor: CyfaceBatchSummary]
+    let fingerprint: String
+
+    /// Version of the serialiser's output; bump it when the bytes written for the same data change.
+    static let writerVersion = "capture ccyf writer 1"
+
+    init(db: Database, id: Int64) throws {
+        self.id = id
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT status, modality, start_ts, end_ts, track_count FROM measurement WHERE id = ?",
+                arguments: [id])
+        else { throw StoreError.measurementNotFound(id) }
+        let status: String = row[0]
+        guard status == "finished" else { throw TransferError.notFinished(id) }
+        var hasher = SHA256()
+        func feed(_ text: String) { hasher.update(data: Data((text + "\n").utf8)) }
+        feed(Self.writerVersion)
+        feed(try String.fetchOne(db, sql: "SELECT device_id FROM device WHERE id = 1") ?? "")
+        feed("measurement \(id) \(status) \(row[1] as String) \(row[2] as Int64) \(row[3] as Int64? ?? -1) \(row[4] as Int)")
+
+        fixes = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT ts, lat, lon, altitude, horizontal_accuracy, vertical_accuracy, speed, course
+                FROM location WHERE measurement_id = ? ORDER BY ts, id
+                """, arguments: [id]
+        ).map {
+            Fix(
+                timestamp: $0[0], latitude: $0[1], longitude: $0[2], altitude: $0[3], horizontalAccuracy: $0[4],
+                verticalAccuracy: $0[5], speed: $0[6], course: $0[7])
+        }
+        var fixBytes: [UInt8] = []
+        fixBytes.reserveCapacity(fixes.count * 24)
+        func bits(_ value: Double?) -> UInt64 { value.map(\.bitPattern) ?? 0x7FF8_DEAD_0000_0001 }
+        for fix in fixes {
+            for word in [
+                UInt64(bitPattern: fix.timestamp), fix.latitude.bitPattern, fix.longitude.bitPattern,
+                bits(fix.horizontalAccuracy), bits(fix.speed),
+            ] {
+                withUnsafeBytes(of: word.littleEndian) { fixBytes.append(contentsOf: $0) }
+            }
+        }
+        feed("fixes \(fixes.count)")
+        hasher.update(data: fixBytes)
+
+        events = try Row.fetchAll(
+            db, sql: "SELECT ts, type, value FROM event WHERE measurement_id = ? ORDER BY ts, id", arguments: [id]
+        ).compactMap { row in
+            EventType(rawValue: row[1]).map { Event(timestamp: row[0], type: $0, value: row[2]) }
+        }
+        feed("events \(events.count)")
+        for event in events { feed("\(event.timestamp) \(event.type.rawValue) \(event.value.map { "=" + $0 } ?? "-")") }
+
+        var summaries: [MotionSensor: CyfaceBatchSummary] = [:]
+        for sensor in MotionSensor.allCases {
+            // The framed size of one batch inside field 18/19/20: tag 0A, the length varint, the
+            // body (see CyfaceBatchSummary). length() of a BLOB does not read its content.
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT count(*), COALESCE(sum(length(data)), 0),
+                        COALESCE(sum(1 + length(data) + CASE WHEN length(data) < 128 THEN 1
+                            WHEN length(data) < 16384 THEN 2 WHEN length(data) < 2097152 THEN 3
+                            WHEN length(data) < 268435456 THEN 4 ELSE 5 END), 0),
+                        COALESCE(sum(id), 0), COALESCE(max(id), 0), COALESCE(sum(count), 0),
+                        COALESCE(min(first_ts), 0), COALESCE(max(last_ts), 0), COALESCE(sum(last_ts - first_ts), 0)
+                    FROM sensor_batch WHERE measurement_id = ? AND sensor = ?
+                    """, arguments: [id, sensor.rawValue])
+            guard let row else { continue }
+            let summary = CyfaceBatchSummary(batchCount: row[0], bodyByteCount: row[1], fieldContentByteCount: row[2])
+            summaries[sensor] = summary
+            let aggregates = (0..<9).map { (row[$0] as Int64?).map(String.init) ?? "-" }
+            feed("sensor \(sensor.rawValue) " + aggregates.joined(separator: " "))
+        }
+        self.summaries = summaries
+        fingerprint = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Streams the transfer file (raw deflate level 5) to `sink`, reading the batch bodies of each
+    /// sensor from a cursor opened when the writer reaches that sensor.
+    func write(db: Database, to sink: ([UInt8]) throws -> Void) throws {
+        var sources: [CyfaceSensorBatches] = []
+        for sensor in MotionSensor.allCases {
+            let summary = summaries[sensor] ?? CyfaceBatchSummary()
+            var cursor: RowCursor?
+            sources.append(
+                CyfaceSensorBatches(sensor: sensor, summary: summary) {
+                    if cursor == nil {
+                        cursor = try Row.fetchCursor(
+                            db,
+                            sql: "SELECT data FROM sensor_batch WHERE measurement_id = ? AND sensor = ? ORDER BY id",
+                            arguments: [id, sensor.rawValue])
+                    }
+                    guard let row = try cursor?.next() else { return nil }
+                    return try row.withUnsafeData(atIndex: 0) { data in data.map { [UInt8]($0) } ?? [] }
+                })
+        }
+        try TransferFileWriter.write(fixes: fixes, sensors: sources, events: events, compression: .cyface, to: sink)
+    }
+}
+
+/// The sidecar `<id>.ccyf.meta`: one line `fingerprint size sha256`.
+enum TransferCache {
+    /// The cached file, if its sidecar matches `fingerprint` and the file has the recorded size.
+    static func valid(path: String, metaPath: String, fingerprint: String) -> TransferFile? {
+        guard let data = FileManager.default.contents(atPath: metaPath),
+            let text = String(data: data, encoding: .utf8)
+        else { return nil }
+        let parts = text.split(whereSeparator: \.isWhitespace).map(String.init)
+        guard parts.count == 3, parts[0] == fingerprint, let size = Int64(parts[1]), parts[2].count == 64,
+            let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+            (attributes[.size] as? NSNumber)?.int64Value == size
+        else { return nil }
+        return TransferFile(path: path, size: size, sha256: parts[2])
+    }
+
+    /// Writes the sidecar atomically. A failure only costs a re-serialisation next time.
+    static func store(_ file: TransferFile, fingerprint: String, metaPath: String) {
+        guard let meta = try? AtomicFile(path: metaPath) else { return }
+        do {
+            try meta.append(Array("\(fingerprint) \(file.size) \(file.sha256)\n".utf8))
+            try meta.commit()
+        } catch {
+            meta.discard()
+        }
+    }
+
+    static func remove(_ path: String) {
+        _ = unlink(path)
+    }
+}

@@ -1,0 +1,165 @@
+import CaptureCore
+import Crypto
+import Foundation
+import GRDB
+import Testing
+
+@testable import CaptureStorage
+
+/// Builds small finished measurements through the recording engine, as the recorder does.
+enum Measurements {
+    /// A two-track measurement: fixes, all three sensors (one flush of 1 000 gyroscope samples,
+    /// split at 800), a pause, a resume, a modality change, a stop.
+    static func twoTracks(in store: Store, base: Int64 = 1_700_000_000_000) throws -> Int64 {
+        var engine = Recording()
+        let id = try store.begin(try engine.apply(.start(.bicycle), at: base), sources: "test")
+        for i in 0..<1_000 {
+            let t = base + Int64(i) * 10
+            engine.ingest(.motion(.accelerometer, MotionSample(timestamp: t, x: 0.1 * Double(i % 7), y: -9.81, z: 0.25)))
+            engine.ingest(.motion(.gyroscope, MotionSample(timestamp: t, x: 0.001 * Double(i), y: 0.5, z: -0.5)))
+            if i % 2 == 0 {
+                engine.ingest(.motion(.magnetometer, MotionSample(timestamp: t, x: 20.5, y: -40.25, z: Double(i) / 100)))
+            }
+            if i % 100 == 0 {
+                engine.ingest(
+                    .fix(
+                        Fix(
+                            timestamp: t, latitude: 51.05 + Double(i) * 1e-5, longitude: 13.73 + Double(i) * 1e-5,
+                            altitude: 120, horizontalAccuracy: 4.5, speed: 5.25)))
+            }
+        }
+        try store.commit(engine.takeFlush(), to: id)
+        try store.commit(try engine.apply(.pause, at: base + 10_000), to: id)
+        try store.commit(try engine.apply(.resume, at: base + 20_000), to: id)
+        for i in 0..<300 {
+            let t = base + 20_000 + Int64(i) * 10
+            engine.ingest(.motion(.accelerometer, MotionSample(timestamp: t, x: 1, y: 2, z: 3)))
+            if i % 100 == 0 {
+                engine.ingest(.fix(Fix(timestamp: t, latitude: 51.06, longitude: 13.74, horizontalAccuracy: 3, speed: 6)))
+            }
+        }
+        try store.commit(try engine.apply(.modality(.walking), at: base + 22_000), to: id)
+        try store.commit(try engine.apply(.stop, at: base + 23_000), to: id)
+        return id
+    }
+}
+
+@Suite struct TransferFileTests {
+    let directory = TemporaryDirectory()
+
+    func sha256(_ path: String) throws -> String {
+        let data = try #require(FileManager.default.contents(atPath: path))
+        return SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+    }
+
+    @Test func serialisesAFinishedMeasurementThatDecodesToTheStoredData() throws {
+        let store = try Store(directory: directory.path)
+        let id = try Measurements.twoTracks(in: store)
+        let file = try store.transferFile(for: id, directory: directory.path)
+        #expect(file.path == directory.path + "/transfer/\(id).ccyf")
+        let bytes = try #require(FileManager.default.contents(atPath: file.path))
+        #expect(Int64(bytes.count) == file.size)
+        #expect(try sha256(file.path) == file.sha256)
+
+        let decoded = try TransferFileDecoder.decode([UInt8](bytes))
+        #expect(decoded.compression == .rawDeflate)
+        #expect(decoded.hasHeader && decoded.formatVersion == 3)
+        #expect(decoded.fixes.map(\.timestamp) == (try store.fixes(of: id)).map(\.timestamp))
+        #expect(decoded.events == (try store.events(of: id)))
+        let counts = try store.counts(of: id)
+        for sensor in MotionSensor.allCases {
+            #expect(decoded.samples(of: sensor).count == counts[sensor])
+            var stored: [[MotionSample]] = []
+            try store.forEachBatch(of: id, sensor: sensor) { stored.append(try Store.samples(of: $0)) }
+            let same = decoded.batches[sensor] ?? [] == stored
+            #expect(same, "\(sensor) batches differ")
+        }
+        #expect(decoded.batches[.gyroscope]?.map(\.count) == [800, 200])
+    }
+
+    @Test func theSameBytesAsTheInMemorySerialiser() throws {
+        let store = try Store(directory: directory.path)
+        let id = try Measurements.twoTracks(in: store)
+        let file = try store.transferFile(for: id, directory: directory.path)
+        let streamed = try TransferFileDecoder.decompress([UInt8](try #require(FileManager.default.contents(atPath: file.path)))).1
+        // The same stored bodies through the writer in memory, uncompressed.
+        var sources: [CyfaceSensorBatches] = []
+        for sensor in MotionSensor.allCases {
+            var bodies: [[UInt8]] = []
+            try store.forEachBatch(of: id, sensor: sensor) { bodies.append($0.data) }
+            sources.append(CyfaceSensorBatches(sensor: sensor, bodies: bodies))
+        }
+        var memory: [UInt8] = []
+        try TransferFileWriter.write(
+            fixes: try store.fixes(of: id), sensors: sources, events: try store.events(of: id), compression: .none
+        ) { memory += $0 }
+        #expect(streamed.count == memory.count)
+        let same = streamed == memory
+        #expect(same, "the streamed file differs from the in-memory serialisation")
+    }
+
+    @Test func theCacheIsReusedUntilTheMeasurementChanges() throws {
+        let store = try Store(directory: directory.path)
+        let id = try Measurements.twoTracks(in: store)
+        let first = try store.transferFile(for: id, directory: directory.path)
+        let inode = try FileManager.default.attributesOfItem(atPath: first.path)[.systemFileNumber] as? NSNumber
+        let again = try store.transferFile(for: id, directory: directory.path)
+        #expect(again == first)
+        #expect(try FileManager.default.attributesOfItem(atPath: first.path)[.systemFileNumber] as? NSNumber == inode)
+
+        // A change the recorder never makes to a finished measurement is still noticed.
+        try store.write { db in
+            try db.execute(sql: "UPDATE location SET lat = lat + 0.001 WHERE measurement_id = ?", arguments: [id])
+        }
+        let changed = try store.transferFile(for: id, directory: directory.path)
+        #expect(changed.sha256 != first.sha256)
+        #expect(try sha256(changed.path) == changed.sha256)
+
+        try store.write { db in
+            try db.execute(
+                sql: "DELETE FROM sensor_batch WHERE id = (SELECT max(id) FROM sensor_batch WHERE measurement_id = ?)",
+                arguments: [id])
+        }
+        let fewer = try store.transferFile(for: id, directory: directory.path)
+        #expect(fewer.sha256 != changed.sha256)
+
+        // A damaged cache file (wrong size) is rewritten.
+        try Data("junk".utf8).write(to: URL(fileURLWithPath: fewer.path))
+        let repaired = try store.transferFile(for: id, directory: directory.path)
+        #expect(repaired == fewer)
+        #expect(try sha256(repaired.path) == fewer.sha256)
+        // No temporary files are left behind.
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/transfer").sorted()
+        #expect(names == ["\(id).ccyf", "\(id).ccyf.meta"])
+    }
+
+    @Test func onlyFinishedMeasurementsAreSerialised() throws {
+        let store = try Store(directory: directory.path)
+        var engine = Recording()
+        let id = try store.begin(try engine.apply(.start(.car), at: 5_000), sources: "test")
+        #expect(throws: TransferError.notFinished(id)) { try store.transferFile(for: id, directory: directory.path) }
+        #expect(throws: StoreError.measurementNotFound(42)) { try store.transferFile(for: 42, directory: directory.path) }
+        #expect(!FileManager.default.fileExists(atPath: directory.path + "/transfer/\(id).ccyf"))
+    }
+
+    @Test func aMeasurementWithoutSamplesStillHasLocationRecords() throws {
+        let store = try Store(directory: directory.path)
+        var engine = Recording()
+        let id = try store.begin(try engine.apply(.start(.car), at: 5_000), sources: "test")
+        try store.commit(try engine.apply(.stop, at: 6_000), to: id)
+        let file = try store.transferFile(for: id, directory: directory.path)
+        let plain = try TransferFileDecoder.decompress([UInt8](try #require(FileManager.default.contents(atPath: file.path)))).1
+        #expect(Array(plain.prefix(8)) == [0x00, 0x03, 0x80, 0x01, 0x03, 0x8A, 0x01, 0x00])
+    }
+
+    @Test func anUnrepresentableValueIsAnErrorAndLeavesNoFile() throws {
+        let store = try Store(directory: directory.path)
+        let id = try Measurements.twoTracks(in: store)
+        try store.write { db in
+            try db.execute(sql: "UPDATE location SET lat = 5000 WHERE measurement_id = ?", arguments: [id])
+        }
+        #expect(throws: TransferError.self) { try store.transferFile(for: id, directory: directory.path) }
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/transfer")
+        #expect(names.isEmpty)
+    }
+}
