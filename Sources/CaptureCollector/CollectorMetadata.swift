@@ -1,4 +1,4 @@
-public import CaptureCore
+import CaptureCore
 import Foundation
 
 /// The metadata of one upload as the collector validates it (§2.3): read from the pre-request's

@@ -157,7 +157,7 @@ final class CollectorStorage: Sendable {
 
     /// Appends one line to `ranges.log`.
     func log(_ line: String) {
-        logLock.withLock {
+        logLock.withLock { _ in
             let path = directory + "/ranges.log"
             let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
             guard descriptor >= 0 else { return }

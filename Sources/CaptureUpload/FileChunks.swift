@@ -58,7 +58,7 @@ public struct FileChunks: AsyncSequence, Sendable {
                 descriptor = open(chunks.path, O_RDONLY | O_CLOEXEC)
                 guard descriptor >= 0 else { throw LocalFileError(path: chunks.path, errno: errno) }
             }
-            let wanted = Int(min(Int64(FileChunks.bufferSize), chunks.range.upperBound - offset + 1))
+            let wanted = Int(Swift.min(Int64(FileChunks.bufferSize), chunks.range.upperBound - offset + 1))
             var buffer = allocator.buffer(capacity: wanted)
             let path = chunks.path
             let start = offset

@@ -333,7 +333,7 @@ public struct UploadStateMachine: Sendable {
     private mutating func retry(session: String?, problem: String, elapsed: Int64) -> Action {
         failures += 1
         lastProblem = problem
-        let delay = policy.delay(afterFailures: failures, random: Double.random(in: 0..<1, using: &random))
+        let delay = policy.delay(afterFailures: failures, random: Double(random.next() >> 11) / 9_007_199_254_740_992)
         guard elapsed + delay <= policy.budget else {
             return finish(.failed(reason: "gave up after \(failures) attempt(s) in \(elapsed / 1000) s: \(lastProblem)"))
         }

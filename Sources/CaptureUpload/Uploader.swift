@@ -1,5 +1,5 @@
-public import AsyncHTTPClient
-public import CaptureCore
+import AsyncHTTPClient
+import CaptureCore
 import Foundation
 public import Logging
 import NIOCore

@@ -39,7 +39,8 @@ struct CaptureCollectorCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A file holding the bearer token.", valueName: "file")) var tokenFile: String?
     @Option(help: "Forget sessions unused for this many seconds.") var sessionExpiry: Double = 1800
     @Option(help: "The largest upload accepted, in bytes.") var payloadLimit: Int64 = 1 << 30
-    @Flag(help: "Decode each upload as a Cyface v3 transfer file; refuse invalid ones with 422.") var validate = false
+    @Flag(name: .customLong("validate"), help: "Decode each upload as a Cyface v3 transfer file; refuse invalid ones with 422.")
+    var validateUploads = false
     @Option(help: ArgumentHelp("A JSON fault plan.", valueName: "file")) var faults: String?
     @Option(help: ArgumentHelp("Drop the connection of the next PUT after N body bytes (repeatable).", valueName: "n"))
     var dropAfter: [Int64] = []
@@ -61,7 +62,6 @@ struct CaptureCollectorCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        setvbuf(stdout, nil, _IOLBF, 0)
         var logger = Logger(label: "capture-collector")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .notice
         var secret = token ?? ""
@@ -76,7 +76,7 @@ struct CaptureCollectorCommand: AsyncParsableCommand {
             dataDirectory: URL(fileURLWithPath: dataDirectory).standardizedFileURL.path, token: secret)
         configuration.sessionExpiry = .milliseconds(Int64(sessionExpiry * 1000))
         configuration.payloadLimit = payloadLimit
-        configuration.validate = validate
+        configuration.validate = validateUploads
         configuration.throttle = throttle
         var plan = FaultPlan.Configuration()
         if let faults {
@@ -103,7 +103,8 @@ struct CaptureCollectorCommand: AsyncParsableCommand {
             throw Self.fail(74, "cannot use the data directory \(dataDirectory): \(error)")
         }
         let app = collector.application(host: host, port: port) { bound in
-            print(bound)
+            // Unbuffered, so that a test reading the first line sees it at once.
+            FileHandle.standardOutput.write(Data("\(bound)\n".utf8))
         }
         let group = ServiceGroup(
             configuration: .init(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

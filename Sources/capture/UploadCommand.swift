@@ -116,10 +116,7 @@ struct Upload: ParsableCommand {
     }
 
     private func uploadOne(_ id: Int64, store: Store, uploader: Uploader, progress: Progress) throws -> Result {
-        let record: MeasurementRecord
-        do {
-            record = try store.measurement(id)
-        } catch .measurementNotFound {
+        guard let record = try store.measurements().first(where: { $0.id == id }) else {
             return Result(measurement: id, result: "notFound", reason: "no measurement \(id)")
         }
         guard !record.isOpen else {

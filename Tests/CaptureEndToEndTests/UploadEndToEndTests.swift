@@ -17,7 +17,7 @@ final class CollectorProcess {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("collector-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         tokenFile = directory + ".token"
-        FileManager.default.createFile(
+        _ = FileManager.default.createFile(
             atPath: tokenFile, contents: Data("test-token-\(UUID().uuidString)\n".utf8), attributes: [.posixPermissions: 0o600])
         process = try Subprocess(
             ["--port", "0", "--data-dir", directory + "/data", "--token-file", tokenFile] + arguments,
@@ -230,7 +230,7 @@ func shortTrace(fixes: Int, start: Int64 = 1_781_424_000_000) -> String {
         let file = try synthetic(1000)
         defer { unlink(file) }
         let bad = collector.directory + ".bad"
-        FileManager.default.createFile(atPath: bad, contents: Data("wrong".utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: bad, contents: Data("wrong".utf8), attributes: [.posixPermissions: 0o600])
         defer { unlink(bad) }
         let result = try cli.run(["upload", String(id), "--url", collector.url, "--token-file", bad, "--transfer-file", file])
         #expect(result.status == 77)
