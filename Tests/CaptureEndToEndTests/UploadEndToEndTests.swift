@@ -1,3 +1,4 @@
+import CaptureStorage
 import Foundation
 import Glibc
 import Testing
@@ -105,8 +106,15 @@ func shortTrace(fixes: Int, start: Int64 = 1_781_424_000_000) -> String {
     /// A synthetic transfer file of `size` random bytes (the transport does not look inside).
     func synthetic(_ size: Int) throws -> String {
         let path = cli.dataDirectory + "-\(UUID().uuidString).bin"
-        var generator = SystemRandomNumberGenerator()
-        try Data((0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) }).write(to: URL(fileURLWithPath: path))
+        var state = UInt64.random(in: 1...UInt64.max)
+        var bytes = [UInt8](repeating: 0, count: size)
+        for index in bytes.indices {
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            bytes[index] = UInt8(truncatingIfNeeded: state)
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
         return path
     }
 
@@ -168,14 +176,15 @@ func shortTrace(fixes: Int, start: Int64 = 1_781_424_000_000) -> String {
     }
 
     @Test func killedUploadResumesFromTheCollectorsOffset() throws {
-        let collector = try CollectorProcess(["--throttle", "1000000"])
+        // Larger than what loopback socket buffers hold, so that the kill really cuts the body.
+        let collector = try CollectorProcess(["--throttle", "8000000"])
         let id = try replay()
-        let file = try synthetic(3_000_000)
+        let file = try synthetic(24_000_000)
         defer { unlink(file) }
         let arguments = ["upload", String(id), "--url", collector.url, "--token-file", collector.tokenFile,
             "--transfer-file", file, "--data-dir", cli.dataDirectory]
         let first = try Subprocess(arguments)
-        #expect(cli.waitFor(20) { collector.partialBytes > 500_000 })
+        #expect(cli.waitFor(20) { collector.partialBytes > 1_000_000 })
         kill(first.pid, SIGKILL)
         #expect(first.wait() == 128 + SIGKILL)
         let state = try uploadState(id)
@@ -187,7 +196,7 @@ func shortTrace(fixes: Int, start: Int64 = 1_781_424_000_000) -> String {
         #expect(stored.first?.bytes == (try Data(contentsOf: URL(fileURLWithPath: file))))
         // The resumed PUT started past 0, after a status query.
         let puts = collector.ranges.filter { !$0.contains("*/") }
-        #expect(collector.ranges.contains { $0.contains("*/3000000 308 bytes=0-") }, "\(collector.ranges)")
+        #expect(collector.ranges.contains { $0.contains("*/24000000 308 bytes=0-") }, "\(collector.ranges)")
         #expect(puts.last.map { !$0.contains(" 0-") && $0.hasSuffix("201") } == true, "\(collector.ranges)")
         #expect(try uploadState(id)["status"] as? String == "uploaded")
     }
@@ -240,6 +249,45 @@ func shortTrace(fixes: Int, start: Int64 = 1_781_424_000_000) -> String {
         let open = try cli.run(["upload", String(id), "--url", collector.url, "--token-file", bad, "--transfer-file", file])
         #expect(open.status == 77)
         #expect(open.stderr.contains("readable by group or others"))
+    }
+
+    /// The local transfer file of a measurement (the store's cache).
+    func transferFile(_ id: Int64) throws -> Data {
+        let store = try Store(directory: cli.dataDirectory)
+        return try Data(contentsOf: URL(fileURLWithPath: try store.transferFile(for: id, directory: cli.dataDirectory).path))
+    }
+
+    @Test func realTransferFilePassesValidationAndIsStoredVerbatim() throws {
+        let collector = try CollectorProcess(["--validate"])
+        let id = try replay(fixes: 20)
+        let result = try upload(collector, ["--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let stored = try collector.stored()
+        try #require(stored.count == 1)
+        #expect(stored[0].bytes == (try transferFile(id)))
+        #expect(stored[0].metadata["locationCount"] == "20")
+        let list = try cli.run(["list"])
+        #expect(list.stdout.contains("uploaded"))
+        let status = try cli.json(["status"])
+        #expect((status["uploads"] as? [String: Int])?["uploaded"] == 1)
+    }
+
+    @Test func hundredMeasurementsUnderRandomFaultsAreStoredExactlyOnce() throws {
+        let collector = try CollectorProcess(["--validate", "--fault-rate", "0.3", "--fault-seed", "7"])
+        var ids: [Int64] = []
+        for _ in 0..<100 { ids.append(try replay(fixes: 3)) }
+        let result = try upload(collector, ["--json", "--chunk-size", "4000"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let stored = try collector.stored()
+        #expect(stored.count == 100)
+        let keys = Set(stored.map { ($0.metadata["deviceId"] ?? "") + "/" + ($0.metadata["measurementId"] ?? "") })
+        #expect(keys.count == 100)
+        let byID = Dictionary(stored.map { ($0.metadata["measurementId"] ?? "", $0.bytes) }, uniquingKeysWith: { a, _ in a })
+        for id in ids { #expect(byID[String(id)] == (try transferFile(id)), "measurement \(id)") }
+        // Faults did happen, and nothing is left to upload.
+        #expect(collector.ranges.contains { $0.contains("*/") })
+        let again = try upload(collector, ["--json"])
+        #expect(again.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[\n\n]" || again.stdout.contains("[]"))
     }
 
     @Test func missingConfigurationHasItsExitCode() throws {
