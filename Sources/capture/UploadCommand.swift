@@ -64,6 +64,10 @@ struct Upload: ParsableCommand {
     }
 
     func run() throws {
+        // Buffers of 128 KiB and more come from mmap and go back to the system when freed:
+        // glibc's adaptive threshold would otherwise keep them in per-thread arenas, and the
+        // peak RSS of a large upload would grow with the number of threads that touched them.
+        _ = glibcMallopt(-3 /* M_MMAP_THRESHOLD, <malloc.h> */, 128 * 1024)
         try execute {
             let settings = try UploadSettings.resolve(url: url, tokenFile: tokenFile, dataDirectory: data.path)
             guard let store = try data.existingStore() else {
@@ -349,3 +353,7 @@ func blocking<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
     done.wait()
     return result.withLock { $0! }
 }
+
+/// glibc's `mallopt(3)`; `<malloc.h>` is not part of the Glibc module.
+@_silgen_name("mallopt")
+private func glibcMallopt(_ parameter: Int32, _ value: Int32) -> Int32
