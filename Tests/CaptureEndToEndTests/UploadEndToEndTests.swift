@@ -290,6 +290,23 @@ func shortTrace(fixes: Int, start: Int64 = 1_781_424_000_000) -> String {
         #expect(again.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[\n\n]" || again.stdout.contains("[]"))
     }
 
+    @Test func oneFailureDoesNotStopTheOthers() throws {
+        let big = try replay(fixes: 300)
+        let small = try replay(fixes: 3)
+        let sizes = (try transferFile(big).count, try transferFile(small).count)
+        try #require(sizes.0 > sizes.1, "\(sizes)")
+        // The larger one exceeds the collector's payload limit: 422, failed.
+        let collector = try CollectorProcess(["--payload-limit", String((sizes.0 + sizes.1) / 2)])
+        let result = try upload(collector, [])
+        #expect(result.status == 75, "\(result.stdout) \(result.stderr)")
+        #expect(result.stdout.contains("measurement \(big): failed"))
+        #expect(result.stdout.contains("measurement \(small): uploaded"))
+        let state = try uploadState(big)
+        #expect(state["status"] as? String == "failed")
+        #expect((state["reason"] as? String)?.contains("422") == true)
+        #expect(try collector.stored().count == 1)
+    }
+
     @Test func missingConfigurationHasItsExitCode() throws {
         _ = try replay()
         let result = try cli.run(["upload"])
