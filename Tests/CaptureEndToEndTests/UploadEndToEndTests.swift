@@ -201,6 +201,30 @@ func shortTrace(fixes: Int, start: Int64 = 1_781_424_000_000) -> String {
         #expect(try uploadState(id)["status"] as? String == "uploaded")
     }
 
+    @Test func aChangedFileVoidsTheStoredSession() throws {
+        let collector = try CollectorProcess(["--throttle", "8000000"])
+        let id = try replay()
+        let file = try synthetic(24_000_000)
+        let other = try synthetic(1_000)
+        defer {
+            unlink(file)
+            unlink(other)
+        }
+        let first = try Subprocess([
+            "upload", String(id), "--url", collector.url, "--token-file", collector.tokenFile, "--transfer-file", file,
+            "--data-dir", cli.dataDirectory,
+        ])
+        #expect(cli.waitFor(20) { collector.partialBytes > 1_000_000 })
+        kill(first.pid, SIGKILL)
+        first.wait()
+        let result = try upload(collector, [String(id), "--transfer-file", other])
+        #expect(result.status == 0, "\(result.stderr)")
+        // No status query on the old session: a new pre-request and the new bytes from 0.
+        #expect(!collector.ranges.contains { $0.contains("*/") }, "\(collector.ranges)")
+        #expect(collector.ranges.last?.hasSuffix(" 0-999/1000 201") == true, "\(collector.ranges)")
+        #expect(try collector.stored().first?.bytes == (try Data(contentsOf: URL(fileURLWithPath: other))))
+    }
+
     @Test func conflictCountsAsUploaded() throws {
         let collector = try CollectorProcess()
         let id = try replay()
