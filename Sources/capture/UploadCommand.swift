@@ -19,8 +19,10 @@ struct Upload: ParsableCommand {
             The session, the file's size and hash and the acknowledged offset are stored before \
             the first byte is sent, so after a crash, `kill -9` or a reboot `capture upload \
             --resume` asks the collector where it stands and continues from there. Network \
-            errors, timeouts, 5xx and 308 lead to a status query and a resume, with exponential \
-            back-off within --retry-budget. 409 (already stored) counts as uploaded; 412 marks \
+            errors, timeouts and 5xx lead to a status query and a resume at the collector's \
+            Range end + 1, with exponential back-off and jitter within --retry-budget; a 308 \
+            continues at its Range end + 1 (without Range: a status query); a 404 opens a new \
+            session from byte 0. 409 (already stored) counts as uploaded; 412 marks \
             the measurement skipped; other 4xx mark it failed with the collector's reason.
 
             The collector URL (such as https://host/api/v4) comes from --url, \
@@ -28,6 +30,11 @@ struct Upload: ParsableCommand {
             file named by --token-file, $CAPTURE_TOKEN_FILE or "tokenFile" in upload.json. The \
             token file must not be readable by group or others (chmod 600), and the token is \
             never printed. HTTPS certificates are verified.
+
+            EXIT CODES: 0 everything chosen was uploaded or skipped, 75 some measurements \
+            failed (the others were uploaded), 77 the token was rejected (401) or the token \
+            file is readable by others, 78 no URL or token configured, 64 bad arguments, \
+            74 database or file error.
             """)
     @OptionGroup var data: DataDirectoryOptions
     @OptionGroup var output: OutputOptions
