@@ -40,6 +40,22 @@ public final class FaultPlan: Sendable {
         /// No faults.
         public init() {}
 
+        private enum CodingKeys: String, CodingKey {
+            case dropAfterBytes, serverErrors, expire, omitRange, loseFinal, rate, seed
+        }
+
+        /// Reads a fault plan; every key is optional.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            dropAfterBytes = try container.decodeIfPresent([Int64].self, forKey: .dropAfterBytes) ?? []
+            serverErrors = try container.decodeIfPresent(Int.self, forKey: .serverErrors) ?? 0
+            expire = try container.decodeIfPresent(Int.self, forKey: .expire) ?? 0
+            omitRange = try container.decodeIfPresent(Int.self, forKey: .omitRange) ?? 0
+            loseFinal = try container.decodeIfPresent(Int.self, forKey: .loseFinal) ?? 0
+            rate = try container.decodeIfPresent(Double.self, forKey: .rate) ?? 0
+            seed = try container.decodeIfPresent(UInt64.self, forKey: .seed) ?? 1
+        }
+
         /// Whether any fault is configured.
         public var isEmpty: Bool {
             dropAfterBytes.isEmpty && serverErrors == 0 && expire == 0 && omitRange == 0 && loseFinal == 0 && rate <= 0

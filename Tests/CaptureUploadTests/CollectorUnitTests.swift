@@ -1,4 +1,5 @@
 @testable import CaptureCollector
+import Foundation
 import Testing
 
 @Suite struct ContentRangeTests {
@@ -12,6 +13,14 @@ import Testing
 }
 
 @Suite struct FaultPlanTests {
+    @Test func aPlanFileMayNameAnySubsetOfKeys() throws {
+        let plan = try JSONDecoder().decode(FaultPlan.Configuration.self, from: Data(#"{"dropAfterBytes":[100],"rate":0.1}"#.utf8))
+        var expected = FaultPlan.Configuration()
+        expected.dropAfterBytes = [100]
+        expected.rate = 0.1
+        #expect(plan == expected)
+    }
+
     let body = FaultPlan.Request(contentLength: 1000, isFinal: false)
     let final = FaultPlan.Request(contentLength: 1000, isFinal: true)
     let query = FaultPlan.Request(contentLength: 0, isFinal: false)
