@@ -35,17 +35,20 @@ final class CollectorProcess {
     }
 
     deinit {
+        // A graceful stop first; SIGKILL if it takes more than 3 s. The child is reaped by
+        // `wait()` either way, so its pid is never signalled after it could be reused.
         kill(process.pid, SIGTERM)
-        var status: Int32 = 0
-        var reaped = false
-        for _ in 0..<200 {
-            if waitpid(process.pid, &status, WNOHANG) == process.pid {
-                reaped = true
+        var exited = false
+        for _ in 0..<300 {
+            let stat = (try? String(contentsOfFile: "/proc/\(process.pid)/stat", encoding: .utf8)) ?? ""
+            if let close = stat.lastIndex(of: ")"), stat[stat.index(after: close)...].hasPrefix(" Z") {
+                exited = true
                 break
             }
             usleep(10_000)
         }
-        if !reaped { kill(process.pid, SIGKILL) }
+        if !exited { kill(process.pid, SIGKILL) }
+        process.wait()
         try? FileManager.default.removeItem(atPath: directory)
         try? FileManager.default.removeItem(atPath: tokenFile)
     }
