@@ -15,12 +15,24 @@ let package = Package(
         .executable(name: "capture", targets: ["capture"]),
         .library(name: "CaptureCore", targets: ["CaptureCore"]),
         .library(name: "CaptureStorage", targets: ["CaptureStorage"]),
+        .library(name: "CaptureUpload", targets: ["CaptureUpload"]),
+        .library(name: "CaptureCollector", targets: ["CaptureCollector"]),
+        .executable(name: "capture-collector", targets: ["capture-collector"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // Already in the graph through Hummingbird; named here for the collector's fault-injection
+        // channel handler, which sees HTTP parts as HTTPTypes values.
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // Pure core: model, lifecycle, recording engine, trace format, units. No I/O of its own.
@@ -47,10 +59,45 @@ let package = Package(
             name: "CaptureRecorder",
             dependencies: ["CaptureCore", "CaptureStorage", "CaptureSensors"],
             swiftSettings: strict),
+        // Resumable upload to a Cyface collector: a pure state machine, the metadata, and an
+        // HTTP driver over AsyncHTTPClient.
+        .target(
+            name: "CaptureUpload",
+            dependencies: [
+                "CaptureCore", "CaptureStorage",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+        // A Cyface collector of our own (§2 of the protocol) on Hummingbird, with a fault plan for tests.
+        .target(
+            name: "CaptureCollector",
+            dependencies: [
+                "CaptureCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "capture-collector",
+            dependencies: [
+                "CaptureCollector",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
         .executableTarget(
             name: "capture",
             dependencies: [
-                "CaptureCore", "CaptureStorage", "CaptureSensors", "CaptureRecorder",
+                "CaptureCore", "CaptureStorage", "CaptureSensors", "CaptureRecorder", "CaptureUpload",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -67,6 +114,9 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "CaptureSensorsTests", dependencies: ["CaptureCore", "CaptureSensors"], swiftSettings: strict),
+        .testTarget(
+            name: "CaptureUploadTests",
+            dependencies: ["CaptureCore", "CaptureStorage", "CaptureUpload", "CaptureCollector"], swiftSettings: strict),
         .testTarget(
             name: "CaptureEndToEndTests",
             dependencies: ["CaptureCore", "CaptureStorage"],

@@ -77,6 +77,25 @@ enum Schema {
                     CREATE INDEX sensor_batch_by_measurement ON sensor_batch (measurement_id, sensor, id);
                     """)
         }
+        migrator.registerMigration("v2: upload state") { db in
+            try db.execute(
+                sql: """
+                    -- One row per measurement that an upload has touched; no row means pending.
+                    CREATE TABLE upload (
+                        measurement_id INTEGER PRIMARY KEY REFERENCES measurement (id) ON DELETE CASCADE,
+                        status TEXT NOT NULL
+                            CHECK (status IN ('pending', 'uploading', 'uploaded', 'skipped', 'failed')),
+                        reason TEXT,                     -- why skipped or failed
+                        session_url TEXT,                -- the collector's Location, verbatim
+                        total_length INTEGER,            -- bytes of the transfer file
+                        file_sha256 TEXT,                -- hex; another hash voids the session
+                        acknowledged INTEGER NOT NULL DEFAULT 0, -- bytes the collector confirmed
+                        created_at INTEGER NOT NULL,     -- Unix ms of the first attempt
+                        updated_at INTEGER NOT NULL,     -- Unix ms of the last change
+                        uploaded_at INTEGER              -- Unix ms of success
+                    ) WITHOUT ROWID;
+                    """)
+        }
         return migrator
     }
 }

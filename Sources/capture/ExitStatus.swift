@@ -30,6 +30,12 @@ enum ExitStatus: Int32, CaseIterable {
     case diskFull = 73
     /// The database or a file could not be read or written.
     case ioError = 74
+    /// `upload`: at least one measurement failed or was not found; the others were uploaded.
+    case uploadIncomplete = 75
+    /// `upload`: the collector rejected the token (401), or the token file is readable by others.
+    case tokenRejected = 77
+    /// `upload`: no collector URL or token is configured, or upload.json is malformed.
+    case configuration = 78
 
     static let help = """
         EXIT CODES
@@ -39,6 +45,8 @@ enum ExitStatus: Int32, CaseIterable {
           65  malformed input file          6   not paused
           66  no such file or measurement   69  recorder unavailable
           73  disk full                     74  database or file error
+          75  upload: some measurements failed  77  upload: token rejected or token file not private
+          78  upload: no URL or token configured
         """
 }
 

@@ -24,6 +24,8 @@ struct Status: ParsableCommand {
         var modality: String?
         var committed: CountsReport?
         var recorder: RecorderStatus?
+        /// Finished measurements per upload state (pending, uploading, uploaded, skipped, failed).
+        var uploads: [String: Int]?
     }
 
     func run() throws {
@@ -32,6 +34,12 @@ struct Status: ParsableCommand {
             var report = Report(dataDirectory: directory, state: "idle")
             if let store = try data.existingStore() {
                 report.device = try store.deviceID()
+                let uploads = try store.uploads()
+                var tally: [String: Int] = [:]
+                for record in try store.measurements() where !record.isOpen {
+                    tally[(uploads[record.id]?.status ?? .pending).rawValue, default: 0] += 1
+                }
+                report.uploads = tally
                 if let open = try store.openMeasurement() {
                     report.measurement = open.id
                     report.track = open.trackCount
@@ -59,7 +67,15 @@ struct Status: ParsableCommand {
     }
 
     private func text(_ report: Report) -> String {
-        guard let id = report.measurement else { return "idle: no measurement is open (data in \(report.dataDirectory))" }
+        var uploadLine = ""
+        if let uploads = report.uploads, !uploads.isEmpty {
+            uploadLine = "\n  uploads    " + UploadRecord.Status.allCases.compactMap { status in
+                uploads[status.rawValue].map { "\($0) \(status.rawValue)" }
+            }.joined(separator: ", ")
+        }
+        guard let id = report.measurement else {
+            return "idle: no measurement is open (data in \(report.dataDirectory))" + uploadLine
+        }
         var lines = ["measurement \(id): \(report.state), track \(report.track ?? 0), \(report.modality ?? "UNKNOWN")"]
         if report.state == "interrupted" {
             lines.append("  the recorder is not running: `capture resume` continues on a new track, `capture stop` finishes")
@@ -87,7 +103,7 @@ struct Status: ParsableCommand {
             if let trace = recorder.recordingTrace { lines.append("  trace      \(trace)") }
             if recorder.droppedWhilePaused > 0 { lines.append("  dropped while paused: \(recorder.droppedWhilePaused)") }
         }
-        return lines.joined(separator: "\n")
+        return lines.joined(separator: "\n") + uploadLine
     }
 }
 
@@ -101,8 +117,11 @@ struct List: ParsableCommand {
             var entries: [ListEntry] = []
             if let store = try data.existingStore() {
                 let recorderAlive = RecorderLock.isHeld(directory: data.path)
+                let uploads = try store.uploads()
                 entries = try store.measurements().map {
-                    try ListEntry(store: store, record: $0, interrupted: $0.isOpen && !recorderAlive)
+                    try ListEntry(
+                        store: store, record: $0, interrupted: $0.isOpen && !recorderAlive,
+                        upload: uploads[$0.id] ?? .pending($0.id))
                 }
             }
             if output.json {
@@ -113,7 +132,7 @@ struct List: ParsableCommand {
                 print("no measurements yet; `capture start` or `capture replay` makes one")
                 return
             }
-            print("ID      STATUS       MODALITY    START                 DURATION  TRACKS  FIXES   SAMPLES")
+            print("ID      STATUS       MODALITY    START                 DURATION  TRACKS  FIXES   SAMPLES   UPLOAD")
             for entry in entries {
                 let duration = entry.end.map { Format.duration($0 - entry.start) } ?? "-"
                 let samples = entry.counts.accelerometer + entry.counts.gyroscope + entry.counts.magnetometer
@@ -125,7 +144,8 @@ struct List: ParsableCommand {
                         + duration.padding(toLength: 10, withPad: " ", startingAt: 0)
                         + String(entry.tracks).padding(toLength: 8, withPad: " ", startingAt: 0)
                         + String(entry.counts.locations).padding(toLength: 8, withPad: " ", startingAt: 0)
-                        + String(samples))
+                        + String(samples).padding(toLength: 10, withPad: " ", startingAt: 0)
+                        + entry.upload.text)
             }
         }
     }

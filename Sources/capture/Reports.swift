@@ -19,6 +19,34 @@ struct CountsReport: Codable, Equatable {
     }
 }
 
+/// A measurement's upload state as printed by list, show and status.
+struct UploadReport: Codable, Equatable {
+    /// pending, uploading, uploaded, skipped or failed.
+    var status: String
+    var reason: String?
+    /// Bytes the collector confirmed, and the transfer file's size.
+    var acknowledged: Int64
+    var totalLength: Int64?
+    var uploadedAt: Int64?
+
+    init(_ record: UploadRecord) {
+        status = record.status.rawValue
+        reason = record.reason
+        acknowledged = record.acknowledged
+        totalLength = record.totalLength
+        uploadedAt = record.uploadedAt
+    }
+
+    /// `uploading 12/40 B`, `failed (why)`.
+    var text: String {
+        switch status {
+        case "uploading": "uploading \(acknowledged)/\(totalLength ?? 0) B"
+        case "skipped", "failed": status + (reason.map { " (\($0))" } ?? "")
+        default: status
+        }
+    }
+}
+
 /// `capture show --json`.
 struct MeasurementReport: Codable {
     struct Track: Codable {
@@ -57,6 +85,7 @@ struct MeasurementReport: Codable {
     var events: [EventReport]
     /// Altitude from the barometer, when the measurement has pressure samples.
     var barometricAltitude: BarometricReport?
+    var upload: UploadReport
 
     /// Altitude from pressure: relative to the first sample with the standard sea-level
     /// pressure (1013.25 hPa), or absolute with a QNH.
@@ -108,6 +137,7 @@ struct MeasurementReport: Codable {
         start = record.startTime
         end = record.endTime
         durationMs = record.endTime.map { $0 - record.startTime }
+        upload = UploadReport(try store.upload(of: id))
         counts = CountsReport(try store.counts(of: id))
         self.events = events.map { EventReport(timestamp: $0.timestamp, type: $0.type.name, value: $0.value) }
         var tracks: [Track] = []
@@ -157,6 +187,7 @@ struct MeasurementReport: Codable {
             lines.append(
                 "  altitude  barometric (\(what)): \(baro.start) → \(baro.end) m, range \(baro.min)…\(baro.max) m, climb \(baro.climb) m")
         }
+        lines.append("  upload    " + upload.text)
         for track in tracks {
             lines.append(
                 "  track \(track.number)   \(Format.time(track.start)) → \(track.end.map(Format.time) ?? "open"), "
@@ -179,8 +210,9 @@ struct ListEntry: Codable {
     var end: Int64?
     var tracks: Int
     var counts: CountsReport
+    var upload: UploadReport
 
-    init(store: Store, record: MeasurementRecord, interrupted: Bool) throws {
+    init(store: Store, record: MeasurementRecord, interrupted: Bool, upload: UploadRecord) throws {
         id = record.id
         status = interrupted ? "interrupted" : record.status
         modality = record.modality
@@ -188,6 +220,7 @@ struct ListEntry: Codable {
         end = record.endTime
         tracks = record.trackCount
         counts = CountsReport(try store.counts(of: record.id))
+        self.upload = UploadReport(upload)
     }
 }
 

@@ -106,7 +106,7 @@ final class Subprocess {
     private let files: [String]
     private var exitStatus: Int32?
 
-    init(_ arguments: [String], input: String? = nil) throws {
+    init(_ arguments: [String], input: String? = nil, executable: String = CLI.executable) throws {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("capture-io-\(UUID().uuidString)").path
         files = [base + ".in", base + ".out", base + ".err"]
         try (input ?? "").write(toFile: files[0], atomically: false, encoding: .utf8)
@@ -116,10 +116,10 @@ final class Subprocess {
         posix_spawn_file_actions_addopen(&actions, 0, files[0], O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, files[1], O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, files[2], O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let argv = ([CLI.executable] + arguments).map { strdup($0) } + [nil]
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, CLI.executable, &actions, nil, argv, environ)
+        let result = posix_spawn(&pid, executable, &actions, nil, argv, environ)
         guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EIO) }
         self.pid = pid
     }

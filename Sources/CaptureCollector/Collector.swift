@@ -1,0 +1,300 @@
+import CaptureCore
+import Foundation
+import HTTPTypes
+public import Hummingbird
+public import Logging
+import NIOCore
+
+/// A Cyface collector (§2 of the protocol notes) on Hummingbird: the pre-request, chunk and
+/// status PUTs of the resumable upload protocol, with bearer-token authentication, payload
+/// limits, session expiry and an optional ``FaultPlan``.
+public struct Collector: Sendable {
+    /// How the collector runs.
+    public struct Configuration: Sendable {
+        /// Where completed uploads are stored.
+        public var dataDirectory: String
+        /// The bearer token every request must carry.
+        public var token: String
+        /// Sessions unused for this long are forgotten (404).
+        public var sessionExpiry: Duration = .seconds(30 * 60)
+        /// The largest upload accepted, in bytes (larger: 422, as `PayloadTooLarge`).
+        public var payloadLimit: Int64 = 1 << 30
+        /// Decode each completed upload as a Cyface v3 transfer file and refuse invalid ones (422).
+        public var validate = false
+        /// Faults to inject.
+        public var faults = FaultPlan.Configuration()
+        /// Receive at most this many bytes per second per upload (tests that interrupt an
+        /// upload need it to last); nil for full speed.
+        public var throttle: Int64?
+
+        /// Creates a configuration.
+        public init(dataDirectory: String, token: String) {
+            self.dataDirectory = dataDirectory
+            self.token = token
+        }
+    }
+
+    let configuration: Configuration
+    let storage: CollectorStorage
+    let faults: FaultPlan?
+    let logger: Logger
+
+    /// Prepares the data directory (creating it, dropping partial data of a previous run).
+    public init(_ configuration: Configuration, logger: Logger) throws {
+        self.configuration = configuration
+        self.logger = logger
+        storage = try CollectorStorage(directory: configuration.dataDirectory, expiry: configuration.sessionExpiry)
+        faults = configuration.faults.isEmpty ? nil : FaultPlan(configuration.faults)
+    }
+
+    /// The Hummingbird application serving the collector on `host:port` (port 0: any free port).
+    /// `onRunning` receives the bound port once the server listens.
+    public func application(
+        host: String, port: Int, onRunning: @escaping @Sendable (Int) async -> Void
+    ) -> some ApplicationProtocol {
+        let router = Router()
+        router.post("measurements") { request, context in
+            try await preRequest(request, context: context)
+        }
+        router.put("measurements/:session") { request, context in
+            try await put(request, context: context)
+        }
+        let plan = faults
+        return Application(
+            router: router,
+            server: .http1(configuration: .init(additionalChannelHandlers: plan.map { [FaultInjectionHandler(plan: $0)] } ?? [])),
+            configuration: .init(address: .hostname(host, port: port), serverName: "capture-collector"),
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
+            logger: logger)
+    }
+
+    // MARK: - Pre-request
+
+    private static let uploadLength = HTTPField.Name("x-upload-content-length")!
+
+    func preRequest(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        var request = request
+        try authorize(request)
+        guard Self.mediaType(request.headers[.contentType]) == "application/json" else {
+            return Self.answer(.unsupportedMediaType, "the pre-request must be application/json")
+        }
+        guard let lengthText = request.headers[Self.uploadLength], let total = Int64(lengthText), total >= 0 else {
+            return Self.answer(.unprocessableContent, "x-upload-content-length is missing or not a number")
+        }
+        guard total <= configuration.payloadLimit else {
+            return Self.answer(.unprocessableContent, "payload too large: \(total) > \(configuration.payloadLimit) bytes")
+        }
+        // Larger bodies: Hummingbird answers 413, as Vert.x's 1 KiB BodyHandler limit does.
+        let body = try await request.collectBody(upTo: CollectorProtocol.maximumPreRequestBody)
+        let metadata: CollectorMetadata
+        do {
+            metadata = try CollectorMetadata.parse(json: Array(buffer: body))
+        } catch {
+            return Self.answer(HTTPResponse.Status(code: error.status), error.reason)
+        }
+        if storage.isStored(metadata) { return Response(status: .conflict) }
+        let sid = storage.open(metadata, total: total)
+        let scheme = request.headers[HTTPField.Name("X-Forwarded-Proto")!] ?? "http"
+        let authority = request.head.authority ?? "127.0.0.1"
+        let location = "\(scheme)://\(authority)/measurements/(\(sid))/"
+        logger.info("session opened", metadata: ["sid": "\(sid)", "total": "\(total)"])
+        return Response(status: .ok, headers: [.location: location, .contentLength: "0"])
+    }
+
+    // MARK: - PUT (chunks and status queries)
+
+    func put(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        try authorize(request)
+        // `(<32 [a-z0-9]>)`, and the trailing slash is part of the route.
+        guard let component = context.parameters.get("session"), component.hasPrefix("("), component.hasSuffix(")"),
+            CollectorProtocol.isSessionID(component.dropFirst().dropLast()), request.uri.path.hasSuffix("/")
+        else {
+            return Self.answer(.notFound, "no such upload session")
+        }
+        let sid = String(component.dropFirst().dropLast())
+        guard Self.mediaType(request.headers[.contentType]) == "application/octet-stream" else {
+            return Self.answer(.unsupportedMediaType, "uploads must be application/octet-stream")
+        }
+        guard let lengthText = request.headers[.contentLength], let length = Int64(lengthText), length >= 0 else {
+            return Self.answer(.unprocessableContent, "Content-Length is required")
+        }
+        let fault = request.headers[FaultInjectionHandler.faultHeader].flatMap(FaultPlan.Kind.init(rawValue:))
+        let metadata: CollectorMetadata
+        do {
+            metadata = try CollectorMetadata.parse { request.headers[HTTPField.Name($0)!] }
+        } catch {
+            if case .notInterested = error { storage.destroy(sid) }
+            return Self.answer(HTTPResponse.Status(code: error.status), error.reason)
+        }
+        guard length <= configuration.payloadLimit else {
+            storage.destroy(sid)
+            return Self.answer(.unprocessableContent, "payload too large")
+        }
+        guard case .found(let session) = await storage.session(sid, claim: length > 0, expire: fault == .expire) else {
+            storage.log("\(sid) \(request.headers[.contentRange] ?? "-") 404")
+            return Self.answer(.notFound, "upload session expired or unknown: send a new pre-request")
+        }
+        guard session.metadata.deviceID == metadata.deviceID, session.metadata.measurementID == metadata.measurementID
+        else {
+            if length > 0 { storage.release(sid, received: session.received) }
+            return Self.answer(.unprocessableContent, "the metadata does not match the session")
+        }
+        guard let range = request.headers[.contentRange].flatMap(ContentRange.init) else {
+            if length > 0 { storage.release(sid, received: session.received) }
+            return Self.answer(.unprocessableContent, "Content-Range is missing or malformed")
+        }
+        if length == 0 {
+            return status(sid, session: session, range: range, fault: fault)
+        }
+        return try await receive(request, sid: sid, session: session, range: range, length: length, fault: fault)
+    }
+
+    /// The status query: 200 when stored, else 308 with the received range (if any).
+    private func status(
+        _ sid: String, session: CollectorStorage.Session, range: ContentRange, fault: FaultPlan.Kind?
+    ) -> Response {
+        guard case .query(let total) = range else {
+            return Self.answer(.unprocessableContent, "an empty PUT needs Content-Range: bytes */<total>")
+        }
+        if session.completed {
+            storage.log("\(sid) */\(total) 200")
+            return Response(status: .ok, headers: [.contentLength: "0"])
+        }
+        let response = incomplete(received: session.received, omitRange: fault == .omitRange)
+        storage.log("\(sid) */\(total) 308 \(response.headers[.range] ?? "-")")
+        return response
+    }
+
+    private func incomplete(received: Int64?, omitRange: Bool) -> Response {
+        var headers: HTTPFields = [.contentLength: "0"]
+        if let received, !omitRange { headers[.range] = "bytes=0-\(received - 1)" }
+        return Response(status: .init(code: 308, reasonPhrase: "Resume Incomplete"), headers: headers)
+    }
+
+    private func receive(
+        _ request: Request, sid: String, session: CollectorStorage.Session, range: ContentRange, length: Int64,
+        fault: FaultPlan.Kind?
+    ) async throws -> Response {
+        var released = false
+        defer { if !released { storage.release(sid, received: Self.size(storage.partialPath(sid))) } }
+        guard case .bytes(let from, let to, let total) = range, to - from + 1 == length, total == session.total else {
+            return Self.answer(.unprocessableContent, "Content-Range does not match Content-Length or the announced length")
+        }
+        let line = "\(sid) \(from)-\(to)/\(total)"
+        if session.completed {
+            storage.log("\(line) 200")
+            return Response(status: .ok, headers: [.contentLength: "0"])
+        }
+        let received = Self.size(storage.partialPath(sid))
+        if received == nil, from != 0 {
+            storage.log("\(line) 404")
+            return Self.answer(.notFound, "no data for this session: send a new pre-request")
+        }
+        if received != nil, from == 0 {
+            storage.destroy(sid)
+            released = true
+            storage.log("\(line) 404")
+            return Self.answer(.notFound, "chunk file probably cleaned: send a new pre-request")
+        }
+        if let received, from != received {
+            storage.log("\(line) 308 bytes=0-\(received - 1)")
+            return incomplete(received: received, omitRange: fault == .omitRange)
+        }
+        if fault == .serverError {
+            for try await _ in request.body {}
+            storage.log("\(line) 500 (fault)")
+            return Self.answer(.internalServerError, "injected fault")
+        }
+        let written = try await append(request.body, to: storage.partialPath(sid))
+        let size = Self.size(storage.partialPath(sid)) ?? 0
+        guard written == length else {
+            storage.log("\(line) truncated after \(written)")
+            throw HTTPError(.badRequest, message: "the body ended early")
+        }
+        guard size - 1 == to else {
+            storage.log("\(line) 500 size \(size)")
+            return Self.answer(.internalServerError, "Content-Range does not match the stored size")
+        }
+        if to != total - 1 {
+            storage.log("\(line) 308")
+            return incomplete(received: size, omitRange: fault == .omitRange)
+        }
+        if configuration.validate {
+            do {
+                let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: storage.partialPath(sid))))
+                _ = try TransferFileDecoder.decode(bytes)
+            } catch {
+                storage.destroy(sid)
+                released = true
+                storage.log("\(line) 422 invalid")
+                return Self.answer(.unprocessableContent, "not a valid Cyface v3 transfer file: \(error)")
+            }
+        }
+        let stored = try storage.complete(sid, metadata: session.metadata, size: size)
+        released = true
+        guard stored else {
+            storage.log("\(line) 409")
+            return Response(status: .conflict)
+        }
+        storage.log("\(line) 201" + (fault == .loseFinal ? " (response lost)" : ""))
+        logger.info("stored", metadata: ["sid": "\(sid)", "bytes": "\(size)"])
+        var headers: HTTPFields = [.contentLength: "0"]
+        if fault == .loseFinal { headers[FaultInjectionHandler.loseHeader] = "1" }
+        return Response(status: .created, headers: headers)
+    }
+
+    /// Appends the body to the file as it arrives; returns the number of bytes written. What
+    /// arrived before a broken connection stays in the file, to be resumed.
+    private func append(_ body: RequestBody, to path: String) async throws -> Int64 {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw HTTPError(.internalServerError, message: "cannot store the upload") }
+        defer { close(descriptor) }
+        var written: Int64 = 0
+        do {
+            for try await buffer in body {
+                try buffer.withUnsafeReadableBytes { bytes in
+                    var done = 0
+                    while done < bytes.count {
+                        let n = write(descriptor, bytes.baseAddress! + done, bytes.count - done)
+                        if n < 0, errno == EINTR { continue }
+                        if n < 0 { throw HTTPError(.internalServerError, message: "cannot store the upload") }
+                        done += n
+                    }
+                }
+                written += Int64(buffer.readableBytes)
+                if let throttle = configuration.throttle, throttle > 0 {
+                    try await Task.sleep(for: .microseconds(Int64(buffer.readableBytes) * 1_000_000 / throttle))
+                }
+            }
+        } catch {
+            logger.info("upload interrupted", metadata: ["bytes": "\(written)"])
+        }
+        return written
+    }
+
+    // MARK: - Helpers
+
+    private func authorize(_ request: Request) throws {
+        let expected = Array("Bearer \(configuration.token)".utf8)
+        let given = Array((request.headers[.authorization] ?? "").utf8)
+        // Compare in time independent of where the first difference is.
+        var difference = UInt8(given.count == expected.count ? 0 : 1)
+        for (index, byte) in expected.enumerated() { difference |= byte ^ (index < given.count ? given[index] : 0) }
+        guard difference == 0 else { throw HTTPError(.unauthorized, message: "a valid bearer token is required") }
+    }
+
+    private static func mediaType(_ header: String?) -> String? {
+        header?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+    }
+
+    private static func answer(_ status: HTTPResponse.Status, _ reason: String) -> Response {
+        Response(
+            status: status, headers: [.contentType: "text/plain; charset=utf-8"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: reason + "\n")))
+    }
+
+    private static func size(_ path: String) -> Int64? {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int64(info.st_size) : nil
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import Synchronization
+
+/// Faults `capture-collector` injects on purpose, so that tests see every failure the upload
+/// protocol must survive. Counted faults hit the next eligible requests, in the order listed;
+/// with a `rate`, each PUT also gets a random eligible fault with that probability (seeded,
+/// so a run can be repeated).
+public final class FaultPlan: Sendable {
+    /// A kind of fault.
+    public enum Kind: String, Sendable, CaseIterable, Codable {
+        /// Close the connection after part of a PUT's body (eligible: PUTs with a body).
+        case drop
+        /// Answer 500 without storing the body (PUTs with a body).
+        case serverError = "500"
+        /// Forget the session, as if it expired: 404 (any PUT).
+        case expire
+        /// Answer 308 without a `Range` header (status queries and PUTs that do not finish).
+        case omitRange = "omit-range"
+        /// Store the upload but close the connection instead of answering 201 (final PUTs).
+        case loseFinal = "lose-final"
+    }
+
+    /// The plan as configured (also the JSON of `--faults FILE`).
+    public struct Configuration: Sendable, Codable, Equatable {
+        /// Each entry drops one PUT's connection after that many body bytes.
+        public var dropAfterBytes: [Int64] = []
+        /// How many PUTs get a 500.
+        public var serverErrors = 0
+        /// How many requests find their session expired.
+        public var expire = 0
+        /// How many 308 answers lack `Range`.
+        public var omitRange = 0
+        /// How many final 201 answers are lost.
+        public var loseFinal = 0
+        /// The probability of a random fault per PUT, 0…1.
+        public var rate = 0.0
+        /// The seed of the random faults.
+        public var seed: UInt64 = 1
+
+        /// No faults.
+        public init() {}
+
+        private enum CodingKeys: String, CodingKey {
+            case dropAfterBytes, serverErrors, expire, omitRange, loseFinal, rate, seed
+        }
+
+        /// Reads a fault plan; every key is optional.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            dropAfterBytes = try container.decodeIfPresent([Int64].self, forKey: .dropAfterBytes) ?? []
+            serverErrors = try container.decodeIfPresent(Int.self, forKey: .serverErrors) ?? 0
+            expire = try container.decodeIfPresent(Int.self, forKey: .expire) ?? 0
+            omitRange = try container.decodeIfPresent(Int.self, forKey: .omitRange) ?? 0
+            loseFinal = try container.decodeIfPresent(Int.self, forKey: .loseFinal) ?? 0
+            rate = try container.decodeIfPresent(Double.self, forKey: .rate) ?? 0
+            seed = try container.decodeIfPresent(UInt64.self, forKey: .seed) ?? 1
+        }
+
+        /// Whether any fault is configured.
+        public var isEmpty: Bool {
+            dropAfterBytes.isEmpty && serverErrors == 0 && expire == 0 && omitRange == 0 && loseFinal == 0 && rate <= 0
+        }
+    }
+
+    /// What a request is, as far as faults go.
+    public struct Request: Sendable {
+        /// The PUT's body length.
+        public var contentLength: Int64
+        /// Whether it ends at the last byte (`Content-Range: bytes a-(N-1)/N`).
+        public var isFinal: Bool
+
+        /// Creates a description.
+        public init(contentLength: Int64, isFinal: Bool) {
+            self.contentLength = contentLength
+            self.isFinal = isFinal
+        }
+    }
+
+    /// A fault decided for one request.
+    public enum Decision: Sendable, Equatable {
+        /// Close after this many body bytes.
+        case drop(after: Int64)
+        /// Any other kind, acted upon by the route.
+        case other(Kind)
+    }
+
+    private struct State {
+        var configuration: Configuration
+        var random: SplitMix64
+    }
+
+    private let state: Mutex<State>
+
+    /// Creates the plan.
+    public init(_ configuration: Configuration) {
+        state = Mutex(State(configuration: configuration, random: SplitMix64(seed: configuration.seed)))
+    }
+
+    /// Decides the fault (if any) for one PUT.
+    public func decide(for request: Request) -> Decision? {
+        state.withLock { state in
+            var eligible: [Kind] = [.expire]
+            if request.contentLength > 0 { eligible += [.drop, .serverError] }
+            if !request.isFinal { eligible.append(.omitRange) }
+            if request.isFinal && request.contentLength > 0 { eligible.append(.loseFinal) }
+            if eligible.contains(.drop), !state.configuration.dropAfterBytes.isEmpty {
+                let after = state.configuration.dropAfterBytes.removeFirst()
+                return .drop(after: min(max(0, after), request.contentLength - 1))
+            }
+            for kind in [Kind.serverError, .expire, .omitRange, .loseFinal] where eligible.contains(kind) {
+                switch kind {
+                case .serverError where state.configuration.serverErrors > 0:
+                    state.configuration.serverErrors -= 1
+                    return .other(kind)
+                case .expire where state.configuration.expire > 0:
+                    state.configuration.expire -= 1
+                    return .other(kind)
+                case .omitRange where state.configuration.omitRange > 0:
+                    state.configuration.omitRange -= 1
+                    return .other(kind)
+                case .loseFinal where state.configuration.loseFinal > 0:
+                    state.configuration.loseFinal -= 1
+                    return .other(kind)
+                default:
+                    continue
+                }
+            }
+            guard state.configuration.rate > 0, state.random.unit() < state.configuration.rate else { return nil }
+            let kind = eligible[Int(state.random.next() % UInt64(eligible.count))]
+            if kind == .drop {
+                return .drop(after: Int64(state.random.next() % UInt64(request.contentLength)))
+            }
+            return .other(kind)
+        }
+    }
+}
+
+/// A small, fast, seedable generator (Steele, Lea and Flood's SplitMix64).
+struct SplitMix64: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A uniform double in [0, 1).
+    mutating func unit() -> Double { Double(next() >> 11) / Double(UInt64(1) << 53) }
+}

@@ -1,0 +1,354 @@
+import Foundation
+
+/// The upload of one transfer file as a pure state machine (§2.4–2.7 of the protocol notes).
+///
+/// It does no I/O and reads no clock: the driver feeds it what happened (an HTTP status with its
+/// `Range`, a network error, the end of a back-off) together with the milliseconds elapsed since
+/// the upload began, and performs the ``Action`` it returns. Every row of the client reaction
+/// table of §2.7 is one transition here, so the whole policy is tested without a network.
+///
+/// ```swift
+/// var machine = UploadStateMachine(totalLength: 1000)
+/// var action = machine.start(session: nil)          // .preRequest
+/// action = machine.preRequestAnswered(.init(status: 200, location: url), elapsed: 5)
+/// // .put(session: url, range: 0...999)
+/// ```
+public struct UploadStateMachine: Sendable {
+    /// What the driver must do next.
+    public enum Action: Sendable, Equatable {
+        /// POST the pre-request (opens a new session; anything stored about an old one is void).
+        case preRequest
+        /// PUT the bytes `range` of the file to `session`, with `Content-Range: bytes a-b/N`.
+        case put(session: String, range: ClosedRange<Int64>)
+        /// Send the empty status PUT (`Content-Range: bytes */N`) to `session`.
+        case queryStatus(session: String)
+        /// Wait `milliseconds`, then call ``backOffElapsed(elapsed:)``.
+        case backOff(milliseconds: Int64)
+        /// The upload is over.
+        case done(Outcome)
+    }
+
+    /// How an upload ended.
+    public enum Outcome: Sendable, Equatable {
+        /// The collector answered 201 (or 200 to a status query): it has the whole file.
+        case uploaded
+        /// The collector already had this (deviceId, measurementId): 409. A success.
+        case alreadyStored
+        /// The collector does not want the measurement (412, or too few locations): do not retry.
+        case skipped(reason: String)
+        /// A hard failure (4xx other than those above, or the retry budget is spent); kept locally.
+        case failed(reason: String)
+        /// 401: the token is missing, wrong or expired. The caller should stop uploading.
+        case unauthorized(reason: String)
+
+        /// Whether the collector now holds the measurement.
+        public var isSuccess: Bool { self == .uploaded || self == .alreadyStored }
+    }
+
+    /// A collector's answer, reduced to what the protocol reads from it.
+    public struct Response: Sendable, Equatable {
+        /// The HTTP status code.
+        public var status: Int
+        /// The `Location` header (pre-request only).
+        public var location: String?
+        /// The `Range` header (308 only), such as `bytes=0-41`.
+        public var range: String?
+        /// The start of the body, as a reason for failures.
+        public var reason: String
+
+        /// Creates a response.
+        public init(status: Int, location: String? = nil, range: String? = nil, reason: String = "") {
+            self.status = status
+            self.location = location
+            self.range = range
+            self.reason = reason
+        }
+    }
+
+    /// Retry timing: exponential back-off with jitter, capped, within a total budget.
+    public struct RetryPolicy: Sendable, Equatable {
+        /// The delay before the first retry, in ms. Each further consecutive failure doubles it.
+        public var initialDelay: Int64
+        /// No single delay is longer than this, in ms.
+        public var maximumDelay: Int64
+        /// No retry is scheduled that would end later than this many ms after the upload
+        /// began; the upload fails instead.
+        public var budget: Int64
+        /// A 404 right after a fresh pre-request, this many times in a row, is a failure rather
+        /// than a reason to open yet another session.
+        public var maximumRestarts: Int
+
+        /// 250 ms doubling to 30 s, for up to 15 minutes: long enough to ride out a collector
+        /// restart, short enough that a dead collector is reported within a coffee break.
+        public static let standard = RetryPolicy(initialDelay: 250, maximumDelay: 30_000, budget: 15 * 60_000)
+
+        /// Creates a policy; all times in milliseconds.
+        public init(initialDelay: Int64, maximumDelay: Int64, budget: Int64, maximumRestarts: Int = 5) {
+            self.initialDelay = max(1, initialDelay)
+            self.maximumDelay = max(self.initialDelay, maximumDelay)
+            self.budget = max(0, budget)
+            self.maximumRestarts = max(1, maximumRestarts)
+        }
+
+        /// The delay before retry number `failures` (1-based), given a uniform `random` in [0, 1):
+        /// "equal jitter", half fixed and half random, so retries of many clients spread out
+        /// but never come back sooner than half the nominal delay.
+        public func delay(afterFailures failures: Int, random: Double) -> Int64 {
+            var nominal = initialDelay
+            var doublings = failures - 1
+            while doublings > 0, nominal < maximumDelay {
+                nominal = min(maximumDelay, nominal * 2)
+                doublings -= 1
+            }
+            let half = nominal / 2
+            let jitter = Int64((Double(nominal - half) * min(max(random, 0), 1)).rounded(.down))
+            return min(nominal, half + jitter)
+        }
+    }
+
+    private enum State: Sendable {
+        case idle
+        /// The pre-request is in flight.
+        case preRequesting
+        /// A PUT of `range` to `session` is in flight.
+        case putting(session: String, range: ClosedRange<Int64>)
+        /// A status query to `session` is in flight.
+        case querying(session: String)
+        /// Waiting; then `next` (nil session: a pre-request; else a status query).
+        case backingOff(session: String?)
+        case finished(Outcome)
+    }
+
+    /// The file's size in bytes (`x-upload-content-length`, the `N` of every Content-Range).
+    public let totalLength: Int64
+    /// The largest PUT body; nil sends the rest of the file in one PUT (as Android does).
+    public let chunkSize: Int64?
+    /// Retry timing.
+    public let policy: RetryPolicy
+    private var state: State = .idle
+    private var random: any RandomNumberGenerator & Sendable
+    /// Consecutive failures (network errors, 5xx, 429, stalled 308s) since the last progress.
+    private var failures = 0
+    /// Consecutive 404s without a byte acknowledged in between.
+    private var restarts = 0
+    /// What went wrong last (the reason of the latest back-off, and of the failure when the
+    /// budget runs out).
+    public private(set) var lastProblem = ""
+
+    /// The number of bytes the collector has acknowledged so far (from 308 `Range` headers),
+    /// for persisting and for progress. Reset to 0 by a new session.
+    public private(set) var acknowledged: Int64 = 0
+
+    /// The session URL in use, if any (the `Location` of the last successful pre-request).
+    public var session: String? {
+        switch state {
+        case .putting(let session, _), .querying(let session): session
+        case .backingOff(let session): session
+        case .idle, .preRequesting, .finished: nil
+        }
+    }
+
+    /// The outcome, once ``Action/done(_:)`` has been returned.
+    public var outcome: Outcome? {
+        if case .finished(let outcome) = state { return outcome }
+        return nil
+    }
+
+    /// Creates the machine for a file of `totalLength` bytes.
+    ///
+    /// - Parameters:
+    ///   - chunkSize: the largest PUT body in bytes, nil for the whole rest of the file.
+    ///   - random: the jitter source; inject a seeded generator in tests.
+    public init(
+        totalLength: Int64, chunkSize: Int64? = nil, policy: RetryPolicy = .standard,
+        random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
+    ) {
+        self.totalLength = totalLength
+        self.chunkSize = chunkSize.map { max(1, $0) }
+        self.policy = policy
+        self.random = random
+    }
+
+    // MARK: - Inputs
+
+    /// Begins: with a stored `session` (from an earlier, interrupted run) by asking the collector
+    /// where it stands; otherwise with a pre-request.
+    public mutating func start(session: String?) -> Action {
+        guard case .idle = state else { return illegal("start") }
+        guard totalLength > 0 else { return finish(.failed(reason: "the transfer file is empty")) }
+        if let session {
+            state = .querying(session: session)
+            return .queryStatus(session: session)
+        }
+        state = .preRequesting
+        return .preRequest
+    }
+
+    /// The collector answered the pre-request.
+    public mutating func preRequestAnswered(_ response: Response, elapsed: Int64) -> Action {
+        guard case .preRequesting = state else { return illegal("preRequestAnswered") }
+        switch response.status {
+        case 200, 201:
+            guard let location = response.location, !location.isEmpty else {
+                return finish(.failed(reason: "the collector opened a session without a Location header"))
+            }
+            acknowledged = 0
+            return put(session: location, from: 0)
+        default:
+            return common(response, elapsed: elapsed, session: nil, what: "pre-request")
+        }
+    }
+
+    /// The collector answered a PUT of bytes.
+    public mutating func putAnswered(_ response: Response, elapsed: Int64) -> Action {
+        guard case .putting(let session, let range) = state else { return illegal("putAnswered") }
+        switch response.status {
+        case 200, 201:
+            acknowledged = totalLength
+            return finish(.uploaded)
+        case 308:
+            // The answer to a PUT carries the server's own offset; without a Range it is
+            // ambiguous (a proxy may have eaten it), so ask rather than start over.
+            guard let next = Self.nextByte(fromRange: response.range) else {
+                return query(session)
+            }
+            if next > range.upperBound { restarts = 0 }
+            return resume(session: session, at: next, elapsed: elapsed)
+        default:
+            return common(response, elapsed: elapsed, session: session, what: "upload")
+        }
+    }
+
+    /// The collector answered a status query.
+    public mutating func statusAnswered(_ response: Response, elapsed: Int64) -> Action {
+        guard case .querying(let session) = state else { return illegal("statusAnswered") }
+        switch response.status {
+        case 200, 201:
+            acknowledged = totalLength
+            return finish(.uploaded)
+        case 308:
+            // No Range: nothing received yet, upload from 0.
+            return resume(session: session, at: Self.nextByte(fromRange: response.range) ?? 0, elapsed: elapsed)
+        default:
+            return common(response, elapsed: elapsed, session: session, what: "status query")
+        }
+    }
+
+    /// The request in flight failed without an HTTP answer (connection refused or reset,
+    /// timeout, TLS failure). The collector may or may not have received bytes: ask it.
+    public mutating func transportFailed(_ description: String, elapsed: Int64) -> Action {
+        switch state {
+        case .preRequesting:
+            return retry(session: nil, problem: "pre-request: \(description)", elapsed: elapsed)
+        case .putting(let session, _), .querying(let session):
+            return retry(session: session, problem: description, elapsed: elapsed)
+        default:
+            return illegal("transportFailed")
+        }
+    }
+
+    /// The back-off returned by the previous action is over.
+    public mutating func backOffElapsed(elapsed: Int64) -> Action {
+        guard case .backingOff(let session) = state else { return illegal("backOffElapsed") }
+        if let session { return query(session) }
+        state = .preRequesting
+        return .preRequest
+    }
+
+    /// Parses a 308 `Range` header into the next byte to send: the number after the first `-`,
+    /// plus one, the way Google's `MediaHttpUploader.getNextByteIndex` reads it. So
+    /// `bytes=0-41` gives 42 and `bytes=0--1` (an empty temp file) gives 0. Nil when absent
+    /// or unreadable.
+    public static func nextByte(fromRange header: String?) -> Int64? {
+        guard let header else { return nil }
+        let text = header.trimmingCharacters(in: .whitespaces)
+        guard text.hasPrefix("bytes="), let dash = text.firstIndex(of: "-") else { return nil }
+        let last = text[text.index(after: dash)...].trimmingCharacters(in: .whitespaces)
+        guard let end = Int64(last), end < Int64.max else { return nil }
+        return max(0, end + 1)
+    }
+
+    // MARK: - Transitions
+
+    /// The reactions shared by every request (§2.7's table).
+    private mutating func common(_ response: Response, elapsed: Int64, session: String?, what: String) -> Action {
+        let reason = response.reason.isEmpty ? "HTTP \(response.status)" : "HTTP \(response.status): \(response.reason)"
+        switch response.status {
+        case 404:
+            // Unknown or expired session: a new pre-request, from byte 0.
+            restarts += 1
+            acknowledged = 0
+            if restarts > policy.maximumRestarts {
+                return finish(.failed(reason: "the collector keeps losing the upload session (\(reason))"))
+            }
+            if restarts == 1 {
+                state = .preRequesting
+                return .preRequest
+            }
+            return retry(session: nil, problem: "\(what): \(reason)", elapsed: elapsed)
+        case 409:
+            return finish(.alreadyStored)
+        case 412:
+            return finish(.skipped(reason: response.reason.isEmpty ? "the collector refused it (HTTP 412)" : response.reason))
+        case 401:
+            return finish(.unauthorized(reason: reason))
+        case 429, 500...599:
+            return retry(session: session, problem: "\(what): \(reason)", elapsed: elapsed)
+        default:
+            return finish(.failed(reason: "\(what): \(reason)"))
+        }
+    }
+
+    private mutating func put(session: String, from offset: Int64) -> Action {
+        var end = totalLength - 1
+        if let chunkSize { end = min(end, offset + chunkSize - 1) }
+        let range = offset...end
+        state = .putting(session: session, range: range)
+        return .put(session: session, range: range)
+    }
+
+    private mutating func query(_ session: String) -> Action {
+        state = .querying(session: session)
+        return .queryStatus(session: session)
+    }
+
+    /// Continues at byte `next` as the collector said.
+    private mutating func resume(session: String, at next: Int64, elapsed: Int64) -> Action {
+        guard next <= totalLength else {
+            return finish(.failed(reason: "the collector claims \(next) bytes of a \(totalLength)-byte file"))
+        }
+        if next > acknowledged {
+            failures = 0
+            restarts = 0
+        }
+        acknowledged = next
+        if next == totalLength {
+            // Every byte is there but the upload is not complete: ask again after a pause
+            // rather than sending an empty range.
+            return retry(session: session, problem: "the collector has every byte but did not complete", elapsed: elapsed)
+        }
+        return put(session: session, from: next)
+    }
+
+    private mutating func retry(session: String?, problem: String, elapsed: Int64) -> Action {
+        failures += 1
+        lastProblem = problem
+        let delay = policy.delay(afterFailures: failures, random: Double(random.next() >> 11) / 9_007_199_254_740_992)
+        guard elapsed + delay <= policy.budget else {
+            return finish(.failed(reason: "gave up after \(failures) attempt(s) in \(elapsed / 1000) s: \(lastProblem)"))
+        }
+        state = .backingOff(session: session)
+        return .backOff(milliseconds: delay)
+    }
+
+    private mutating func finish(_ outcome: Outcome) -> Action {
+        state = .finished(outcome)
+        return .done(outcome)
+    }
+
+    /// An input that makes no sense now ends the upload as failed rather than trapping:
+    /// a driver bug must not crash the CLI, and it is reported.
+    private mutating func illegal(_ input: String) -> Action {
+        finish(.failed(reason: "internal error: \(input) in state \(state)"))
+    }
+}

@@ -1,0 +1,229 @@
+import AsyncHTTPClient
+import CaptureCore
+import Foundation
+public import Logging
+import NIOCore
+import NIOHTTP1
+
+/// A transfer file to upload: where it is, how long it is, and its hash.
+public struct UploadFile: Sendable, Equatable {
+    /// Its path.
+    public var path: String
+    /// Its size in bytes.
+    public var size: Int64
+    /// Its SHA-256, lower-case hex.
+    public var sha256: String
+
+    /// Creates the description.
+    public init(path: String, size: Int64, sha256: String) {
+        self.path = path
+        self.size = size
+        self.sha256 = sha256
+    }
+}
+
+/// What the uploader tells its caller while it works. The session and every acknowledgement
+/// are reported before the next byte is sent, so a caller that stores them can resume after a
+/// crash; if storing fails, throw and the upload stops.
+public protocol UploadObserver: Sendable {
+    /// A new session is open (or a pre-request is about to replace the old one: `url` nil).
+    func sessionChanged(_ url: String?) throws
+    /// The collector has confirmed `bytes` bytes.
+    func acknowledged(_ bytes: Int64) throws
+    /// Bytes of the file handed to the network so far (for progress; may go back after a resume).
+    func sent(_ bytes: Int64)
+    /// The uploader is waiting `milliseconds` before retrying, because of `problem`.
+    func retrying(after milliseconds: Int64, problem: String)
+}
+
+/// Uploads transfer files to a Cyface collector with the resumable protocol (§2), driving an
+/// ``UploadStateMachine`` over AsyncHTTPClient.
+///
+/// HTTP redirects are not followed (a 308 is the protocol's "resume incomplete"), HTTPS
+/// verifies certificates with the system trust store, every body has an explicit
+/// `Content-Length`, and file bytes are streamed from disk.
+public final class Uploader: Sendable {
+    /// The collector's base URL, ending in `/` (`https://host/api/v4/`).
+    public let base: String
+    private let token: String
+    private let chunkSize: Int64?
+    private let policy: UploadStateMachine.RetryPolicy
+    private let client: HTTPClient
+    private let logger: Logger
+    private let userAgent: String
+
+    /// Creates an uploader.
+    ///
+    /// - Parameters:
+    ///   - baseURL: the collector base, such as `https://example.com/api/v4`.
+    ///   - token: the bearer token; it is sent in `Authorization` and never logged.
+    ///   - chunkSize: the largest PUT body in bytes; nil sends the whole file at once.
+    ///   - userAgent: the `User-Agent` header.
+    public init(
+        baseURL: String, token: String, chunkSize: Int64? = nil, policy: UploadStateMachine.RetryPolicy = .standard,
+        userAgent: String = "capture", logger: Logger = Logger(label: "capture.upload")
+    ) {
+        base = baseURL.hasSuffix("/") ? baseURL : baseURL + "/"
+        self.token = token
+        self.chunkSize = chunkSize
+        self.policy = policy
+        self.logger = logger
+        self.userAgent = userAgent
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: .seconds(10), read: .seconds(60)),
+            decompression: .disabled)
+        configuration.httpVersion = .http1Only
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    /// Closes the connections. Call once when done.
+    public func shutdown() async throws {
+        try await client.shutdown()
+    }
+
+    /// Uploads one file; returns how it ended. Never throws: network trouble is retried within
+    /// the policy's budget and then reported as ``UploadStateMachine/Outcome/failed(reason:)``.
+    ///
+    /// - Parameter session: a session URL stored by an earlier, interrupted run: the collector
+    ///   is asked where it stands before anything is sent.
+    public func upload(
+        _ file: UploadFile, metadata: UploadMetadata, session: String?, observer: some UploadObserver
+    ) async -> UploadStateMachine.Outcome {
+        var machine = UploadStateMachine(totalLength: file.size, chunkSize: chunkSize, policy: policy)
+        let clock = ContinuousClock()
+        let began = clock.now
+        func elapsed() -> Int64 {
+            let duration = clock.now - began
+            return duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        }
+        var action = machine.start(session: session)
+        var persistedSession = session
+        var persistedAcknowledged = machine.acknowledged
+        do {
+            while true {
+                if machine.session != persistedSession {
+                    try observer.sessionChanged(machine.session)
+                    persistedSession = machine.session
+                }
+                if machine.acknowledged != persistedAcknowledged {
+                    try observer.acknowledged(machine.acknowledged)
+                    persistedAcknowledged = machine.acknowledged
+                }
+                switch action {
+                case .done(let outcome):
+                    return outcome
+                case .backOff(let milliseconds):
+                    observer.retrying(after: milliseconds, problem: machine.lastProblem)
+                    try await Task.sleep(for: .milliseconds(milliseconds))
+                    action = machine.backOffElapsed(elapsed: elapsed())
+                case .preRequest:
+                    if persistedSession != nil {
+                        try observer.sessionChanged(nil)
+                        persistedSession = nil
+                    }
+                    do {
+                        let response = try await preRequest(file, metadata: metadata)
+                        action = machine.preRequestAnswered(response, elapsed: elapsed())
+                    } catch let error as LocalFileError {
+                        return .failed(reason: error.description)
+                    } catch {
+                        action = machine.transportFailed(describe(error), elapsed: elapsed())
+                    }
+                case .put(let url, let range):
+                    do {
+                        let response = try await put(url, file: file, range: range, metadata: metadata, observer: observer)
+                        action = machine.putAnswered(response, elapsed: elapsed())
+                    } catch let error as LocalFileError {
+                        return .failed(reason: error.description)
+                    } catch {
+                        action = machine.transportFailed(describe(error), elapsed: elapsed())
+                    }
+                case .queryStatus(let url):
+                    do {
+                        let response = try await queryStatus(url, file: file, metadata: metadata)
+                        action = machine.statusAnswered(response, elapsed: elapsed())
+                    } catch {
+                        action = machine.transportFailed(describe(error), elapsed: elapsed())
+                    }
+                }
+            }
+        } catch is CancellationError {
+            return .failed(reason: "interrupted")
+        } catch {
+            return .failed(reason: "cannot record the upload state: \(error)")
+        }
+    }
+
+    // MARK: - Requests
+
+    private func preRequest(_ file: UploadFile, metadata: UploadMetadata) async throws -> UploadStateMachine.Response {
+        var request = HTTPClientRequest(url: base + "measurements")
+        request.method = .POST
+        addCommonHeaders(&request.headers, metadata: metadata)
+        request.headers.replaceOrAdd(name: "Content-Type", value: CollectorProtocol.jsonContentType)
+        request.headers.replaceOrAdd(name: "x-upload-content-length", value: String(file.size))
+        request.headers.replaceOrAdd(name: "x-upload-content-type", value: CollectorProtocol.binaryContentType)
+        let body = metadata.json
+        request.body = .bytes(ByteBuffer(bytes: body))
+        logger.debug("pre-request", metadata: ["url": "\(base)measurements", "bytes": "\(file.size)"])
+        return try await send(request, deadline: .seconds(60))
+    }
+
+    private func put(
+        _ url: String, file: UploadFile, range: ClosedRange<Int64>, metadata: UploadMetadata,
+        observer: some UploadObserver
+    ) async throws -> UploadStateMachine.Response {
+        var request = HTTPClientRequest(url: url)
+        request.method = .PUT
+        addCommonHeaders(&request.headers, metadata: metadata)
+        request.headers.replaceOrAdd(name: "Content-Type", value: CollectorProtocol.binaryContentType)
+        request.headers.replaceOrAdd(
+            name: "Content-Range", value: "bytes \(range.lowerBound)-\(range.upperBound)/\(file.size)")
+        let start = range.lowerBound
+        let chunks = FileChunks(path: file.path, range: range) { observer.sent(start + $0) }
+        // A known length: AsyncHTTPClient sends it as Content-Length and never chunks.
+        request.body = .stream(chunks, length: .known(chunks.count))
+        logger.debug("put", metadata: ["from": "\(range.lowerBound)", "to": "\(range.upperBound)"])
+        // At least 100 kB/s, or the PUT is given up and the collector asked where it stands.
+        let seconds = 60 + chunks.count / 100_000
+        return try await send(request, deadline: .seconds(seconds))
+    }
+
+    private func queryStatus(
+        _ url: String, file: UploadFile, metadata: UploadMetadata
+    ) async throws -> UploadStateMachine.Response {
+        var request = HTTPClientRequest(url: url)
+        request.method = .PUT
+        addCommonHeaders(&request.headers, metadata: metadata)
+        request.headers.replaceOrAdd(name: "Content-Type", value: CollectorProtocol.binaryContentType)
+        request.headers.replaceOrAdd(name: "Content-Range", value: "bytes */\(file.size)")
+        request.body = .bytes(ByteBuffer())
+        logger.debug("status query")
+        return try await send(request, deadline: .seconds(60))
+    }
+
+    /// Authorization, User-Agent and every metadata field.
+    private func addCommonHeaders(_ headers: inout HTTPHeaders, metadata: UploadMetadata) {
+        headers.replaceOrAdd(name: "Authorization", value: "Bearer \(token)")
+        headers.replaceOrAdd(name: "User-Agent", value: userAgent)
+        for field in metadata.fields { headers.replaceOrAdd(name: field.name, value: field.value) }
+    }
+
+    private func send(_ request: HTTPClientRequest, deadline: TimeAmount) async throws -> UploadStateMachine.Response {
+        let response = try await client.execute(request, timeout: deadline, logger: logger)
+        var reason: [UInt8] = []
+        // Keep the start of the body as the reason; drain the rest so the connection is reusable.
+        for try await buffer in response.body where reason.count < 512 {
+            reason += buffer.readableBytesView.prefix(512 - reason.count)
+        }
+        let text = String(decoding: reason, as: UTF8.self)
+            .split(whereSeparator: \.isNewline).joined(separator: " ")
+            .trimmingCharacters(in: .whitespaces)
+        return UploadStateMachine.Response(
+            status: Int(response.status.code), location: response.headers.first(name: "Location"),
+            range: response.headers.first(name: "Range"), reason: text)
+    }
+
+    private func describe(_ error: any Error) -> String { "network: \(error)" }
+}
