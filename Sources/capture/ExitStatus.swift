@@ -39,13 +39,20 @@ enum ExitStatus: Int32, CaseIterable {
 
     static let help = """
         EXIT CODES
-          0   success                       3   a measurement is already open
-          1   unexpected failure            4   no measurement is open
-          64  bad arguments                 5   not capturing (paused or interrupted)
-          65  malformed input file          6   not paused
-          66  no such file or measurement   69  recorder unavailable
-          73  disk full                     74  database or file error
-          75  upload: some measurements failed  77  upload: token rejected or token file not private
+          0   success
+          1   unexpected failure (the message says what)
+          3   a measurement is open (start, replay) or not yet finished (export)
+          4   no measurement is open
+          5   not capturing (paused, or its recorder was interrupted)
+          6   not paused
+          64  bad arguments
+          65  malformed input file (trace, transfer file)
+          66  no such file, measurement or sensor
+          69  recorder or device unavailable
+          73  disk full (nothing committed was lost)
+          74  database, file or device I/O error
+          75  upload: some measurements failed (the others were uploaded)
+          77  upload: token rejected, or token file readable by others
           78  upload: no URL or token configured
         """
 }
