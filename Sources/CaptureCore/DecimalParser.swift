@@ -5,10 +5,36 @@
 /// falls back to a slower, still correctly rounded conversion through `Double(String)` otherwise.
 /// Rejects `nan`, `inf`, hexadecimal and anything with stray characters.
 public enum DecimalParser {
-    private static let powersOfTen: [Double] = [
-        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
-        1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-    ]
+    /// 10^e for 0 ≤ e ≤ 22, all exactly representable. A switch (a jump table) rather than a
+    /// global array: no lazy-initialisation check or bounds check per number.
+    @inline(__always)
+    private static func powerOfTen(_ e: Int) -> Double {
+        switch e {
+        case 0: 1e0
+        case 1: 1e1
+        case 2: 1e2
+        case 3: 1e3
+        case 4: 1e4
+        case 5: 1e5
+        case 6: 1e6
+        case 7: 1e7
+        case 8: 1e8
+        case 9: 1e9
+        case 10: 1e10
+        case 11: 1e11
+        case 12: 1e12
+        case 13: 1e13
+        case 14: 1e14
+        case 15: 1e15
+        case 16: 1e16
+        case 17: 1e17
+        case 18: 1e18
+        case 19: 1e19
+        case 20: 1e20
+        case 21: 1e21
+        default: 1e22
+        }
+    }
 
     public static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return nil }
@@ -75,7 +101,7 @@ public enum DecimalParser {
         position = index
         if digits <= 19, mantissa < (1 << 53), exponent >= -22, exponent <= 22 {
             var value = Double(mantissa)
-            value = exponent < 0 ? value / powersOfTen[-exponent] : value * powersOfTen[exponent]
+            value = exponent < 0 ? value / powerOfTen(-exponent) : value * powerOfTen(exponent)
             return negative ? -value : value
         }
         // Slow path: let the standard library round correctly.

@@ -28,6 +28,7 @@ enum CSVTable: String, ExpressibleByArgument, CaseIterable {
 
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "export",
         abstract: "Write a measurement as a Cyface transfer file, GPX, GeoJSON or CSV.",
         discussion: """
             cyface   the Cyface v3 transfer file, byte for byte what an upload sends (raw \
@@ -345,6 +346,7 @@ struct Exporter {
 
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "import",
         abstract: "Create a finished measurement from a Cyface transfer file.",
         discussion: """
             Reads a Cyface v3 transfer file (raw deflate, zlib, gzip or uncompressed; with or \

@@ -35,6 +35,7 @@ func printLifecycle(_ report: LifecycleReport, json: Bool, verb: String) throws 
 
 struct Start: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "start",
         abstract: "Start a new measurement in a background recorder.",
         discussion: """
             Returns once capturing has begun and prints the measurement id. The recorder keeps \
@@ -181,6 +182,7 @@ func sendLifecycle(_ request: ControlRequest, data: DataDirectoryOptions) throws
 
 struct Pause: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "pause",
         abstract: "Pause the measurement; nothing is recorded until `capture resume`.")
     @OptionGroup var data: DataDirectoryOptions
     @OptionGroup var output: OutputOptions
@@ -212,6 +214,7 @@ struct ModalityCommand: ParsableCommand {
 
 struct Resume: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "resume",
         abstract: "Resume a paused or interrupted measurement on a new track.",
         discussion: """
             If the recorder was killed (crash, power loss), resume starts a new recorder with the \
@@ -241,6 +244,7 @@ struct Resume: ParsableCommand {
 
 struct Stop: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "stop",
         abstract: "Stop the measurement for good.",
         discussion: """
             Returns once everything captured is committed and the recorder has exited. An \

@@ -6,6 +6,7 @@ import Foundation
 
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "status",
         abstract: "Show what is being captured right now.",
         discussion: """
             State is idle, capturing, paused or interrupted (the measurement is open but its \
@@ -108,7 +109,8 @@ struct Status: ParsableCommand {
 }
 
 struct List: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List the measurements in the store, oldest first.")
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "List the measurements in the store, oldest first.")
     @OptionGroup var data: DataDirectoryOptions
     @OptionGroup var output: OutputOptions
 
@@ -153,6 +155,7 @@ struct List: ParsableCommand {
 
 struct Show: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "show",
         abstract: "Show one measurement: tracks, events, counts, time span, distance, bounding box, barometric altitude.")
     @OptionGroup var data: DataDirectoryOptions
     @OptionGroup var output: OutputOptions
@@ -175,6 +178,7 @@ struct Show: ParsableCommand {
 
 struct Delete: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "delete",
         abstract: "Delete a measurement and everything recorded for it.",
         discussion: "Asks for confirmation on standard input unless --yes is given. A measurement being captured cannot be deleted.")
     @OptionGroup var data: DataDirectoryOptions
@@ -206,6 +210,7 @@ struct Delete: ParsableCommand {
 
 struct Replay: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "replay",
         abstract: "Turn a recorded trace into a finished measurement.",
         discussion: """
             Runs the trace through the same recording engine as live capture, with timestamps \

@@ -7,6 +7,7 @@ import Glibc
 /// `capture sensors`: what can be captured from on this machine.
 struct Sensors: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "sensors",
         abstract: "List the motion, pressure and GNSS sensors capture can use.",
         discussion: """
             IIO devices are found by their channel files under <sysfs-root>/sys/bus/iio/devices, \

@@ -8,6 +8,7 @@ import Synchronization
 
 struct Upload: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "upload",
         abstract: "Upload finished measurements to a Cyface collector, resumably.",
         discussion: """
             Without IDs, uploads every finished measurement that is pending, interrupted or \

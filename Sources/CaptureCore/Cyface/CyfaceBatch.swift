@@ -78,12 +78,26 @@ public enum CyfaceBatch {
             + ProtobufWriter.lengthDelimitedFieldSize(2, length: sizes.1)
             + ProtobufWriter.lengthDelimitedFieldSize(3, length: sizes.2)
             + ProtobufWriter.lengthDelimitedFieldSize(4, length: sizes.3)
-        var writer = ProtobufWriter(capacity: total)
-        for (field, size) in [sizes.0, sizes.1, sizes.2, sizes.3].enumerated() {
-            writer.writeLengthPrefix(field + 1, length: size)
-            for index in field * count..<(field + 1) * count { writer.writeVarint(scratch[index]) }
+        // The exact size is known, so the bytes are written straight into the array's storage.
+        return [UInt8](unsafeUninitializedCapacity: total) { output, initialized in
+            var position = 0
+            func put(_ value: UInt64) {
+                var v = value
+                while v >= 0x80 {
+                    output[position] = UInt8(truncatingIfNeeded: v) | 0x80
+                    position += 1
+                    v >>= 7
+                }
+                output[position] = UInt8(v)
+                position += 1
+            }
+            for (field, size) in [sizes.0, sizes.1, sizes.2, sizes.3].enumerated() {
+                put(UInt64(field + 1) << 3 | 2)  // tag: field, length-delimited
+                put(UInt64(size))
+                for index in field * count..<(field + 1) * count { put(scratch[index]) }
+            }
+            initialized = position
         }
-        return writer.bytes
     }
 
     /// Decodes a batch body back to samples in SI units (integer value ÷ ``scale(for:)``).
@@ -176,8 +190,19 @@ public enum CyfaceBatch {
                 delta = d
             case .x, .y, .z:
                 let value = axis == .x ? sample.x : axis == .y ? sample.y : sample.z
-                let scaled = try JavaRound.scaledInt32(
-                    value, by: factor, what: "\(sensor.shortName) sample \(index) \(axis)")
+                // Inline fast path of JavaRound.scaledInt32 for the common case (finite, well
+                // inside 32 bits): the same half-up rounding, without a call per value. Anything
+                // else takes the checked path, which also builds the error.
+                let x = value * factor
+                let scaled: Int64
+                if abs(x) < 2_147_483_647.0 {
+                    var truncated = Int64(x)
+                    if Double(truncated) > x { truncated -= 1 }
+                    scaled = x - Double(truncated) >= 0.5 ? truncated + 1 : truncated
+                } else {
+                    scaled = try JavaRound.scaledInt32(
+                        value, by: factor, what: "\(sensor.shortName) sample \(index) \(axis)")
+                }
                 delta = scaled - previous
                 guard delta >= Int64(Int32.min), delta <= Int64(Int32.max) else {
                     throw CyfaceError(
