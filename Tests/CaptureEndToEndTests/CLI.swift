@@ -106,10 +106,14 @@ final class Subprocess {
     private let files: [String]
     private var exitStatus: Int32?
 
-    init(_ arguments: [String], input: String? = nil, executable: String = CLI.executable) throws {
+    convenience init(_ arguments: [String], input: String? = nil, executable: String = CLI.executable) throws {
+        try self.init(arguments, bytes: Array((input ?? "").utf8), executable: executable)
+    }
+
+    init(_ arguments: [String], bytes input: [UInt8], executable: String) throws {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("capture-io-\(UUID().uuidString)").path
         files = [base + ".in", base + ".out", base + ".err"]
-        try (input ?? "").write(toFile: files[0], atomically: false, encoding: .utf8)
+        try Data(input).write(to: URL(fileURLWithPath: files[0]))
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -144,5 +148,7 @@ final class Subprocess {
     }
 
     var stdout: String { (try? String(contentsOfFile: files[1], encoding: .utf8)) ?? "" }
+    /// Standard output as bytes (binary output is not valid UTF-8).
+    var stdoutBytes: [UInt8] { FileManager.default.contents(atPath: files[1]).map { [UInt8]($0) } ?? [] }
     var stderr: String { (try? String(contentsOfFile: files[2], encoding: .utf8)) ?? "" }
 }
