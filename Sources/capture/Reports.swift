@@ -64,13 +64,6 @@ struct MeasurementReport: Codable {
         var value: String?
     }
 
-    struct Box: Codable {
-        var minLatitude: Double
-        var maxLatitude: Double
-        var minLongitude: Double
-        var maxLongitude: Double
-    }
-
     var id: Int64
     var status: String
     var modality: String
@@ -80,7 +73,7 @@ struct MeasurementReport: Codable {
     var counts: CountsReport
     /// Geodesic distance over clean fixes, summed per track (pause gaps are not counted).
     var distanceMeters: Double
-    var boundingBox: Box?
+    var boundingBox: BoundingBox?
     var tracks: [Track]
     var events: [EventReport]
     /// Altitude from the barometer, when the measurement has pressure samples.
@@ -159,7 +152,7 @@ struct MeasurementReport: Codable {
         barometricAltitude = BarometricReport(try store.pressures(of: id), qnh: qnh)
         distanceMeters = Self.millimetres(total)
         boundingBox = Geodesy.boundingBox(try store.fixes(of: id)).map {
-            Box(
+            BoundingBox(
                 minLatitude: Self.micro($0.minLatitude), maxLatitude: Self.micro($0.maxLatitude),
                 minLongitude: Self.micro($0.minLongitude), maxLongitude: Self.micro($0.maxLongitude))
         }
