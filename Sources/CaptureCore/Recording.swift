@@ -100,11 +100,20 @@ public struct Recording: Sendable {
     /// Number of samples waiting for the next flush.
     public var pendingSamples: Int { pending.sampleCount }
 
-    /// Takes one sample. Returns `false` (and counts it) if the measurement is not capturing.
+    /// Samples rejected because the store or the transfer format cannot hold them (see
+    /// ``storable(_:)``): a broken device costs those samples, never the flush around them.
+    public private(set) var rejectedUnstorable: Int = 0
+
+    /// Takes one sample. Returns `false` (and counts it) if the measurement is not capturing or
+    /// the sample cannot be stored.
     @discardableResult
     public mutating func ingest(_ sample: Sample) -> Bool {
         guard case .capturing = lifecycle.state else {
             droppedWhileNotCapturing += 1
+            return false
+        }
+        guard let sample = Self.storable(sample) else {
+            rejectedUnstorable += 1
             return false
         }
         accepted += 1
@@ -114,6 +123,32 @@ public struct Recording: Sendable {
         case .pressure(let pressure): pending.pressures.append(pressure)
         }
         return true
+    }
+
+    /// The sample as it can be stored, or `nil` when it cannot: motion values must be finite and,
+    /// scaled to the Cyface units, stay within ±2³⁰ (so that every delta fits 32 bits: over a
+    /// million m/s² or rad/s, ten million µT); pressure finite and positive; fixes with a finite
+    /// latitude in −90…90 and longitude in −180…180. Unknown-or-invalid optional fix fields
+    /// (NaN, ±∞) become `nil`.
+    public static func storable(_ sample: Sample) -> Sample? {
+        switch sample {
+        case .motion(let sensor, let value):
+            let limit = 1_073_741_824.0 / CyfaceBatch.scale(for: sensor)
+            guard abs(value.x) < limit, abs(value.y) < limit, abs(value.z) < limit else { return nil }
+            return sample
+        case .pressure(let pressure):
+            guard pressure.hectopascals.isFinite, pressure.hectopascals > 0 else { return nil }
+            return sample
+        case .fix(var fix):
+            guard abs(fix.latitude) <= 90, abs(fix.longitude) <= 180 else { return nil }
+            func finite(_ value: Double?) -> Double? { value.flatMap { $0.isFinite ? $0 : nil } }
+            fix.altitude = finite(fix.altitude)
+            fix.horizontalAccuracy = finite(fix.horizontalAccuracy)
+            fix.verticalAccuracy = finite(fix.verticalAccuracy)
+            fix.speed = finite(fix.speed)
+            fix.course = finite(fix.course)
+            return .fix(fix)
+        }
     }
 
     /// Applies a lifecycle command and returns the flush that must be committed before anything

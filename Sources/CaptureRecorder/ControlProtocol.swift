@@ -92,6 +92,8 @@ public struct RecorderStatus: Codable, Sendable, Equatable {
     public var lastFix: Fix?
     /// Samples dropped because they arrived while the measurement was paused.
     public var droppedWhilePaused: Int
+    /// Samples rejected because they cannot be stored (NaN, far out of range).
+    public var rejectedUnstorable: Int = 0
     /// Samples waiting for the next flush.
     public var pendingSamples: Int
     /// Sources that failed (no permission, device vanished); the others go on.

@@ -272,7 +272,8 @@ public final class Recorder: @unchecked Sendable {
             pid: getpid(), measurement: measurement, state: engine.lifecycle.state.name,
             track: engine.lifecycle.state.track, modality: engine.lifecycle.modality?.rawValue,
             flushIntervalMs: flushInterval, startedAt: startedAt, sources: sourceStates, sensors: sensors,
-            lastFix: lastFix, droppedWhilePaused: engine.droppedWhileNotCapturing, pendingSamples: engine.pendingSamples,
+            lastFix: lastFix, droppedWhilePaused: engine.droppedWhileNotCapturing, rejectedUnstorable: engine.rejectedUnstorable,
+            pendingSamples: engine.pendingSamples,
             failedSources: sourceStates.filter { $0.state == "failed" }.count,
             lostSamples: sourceStates.reduce(0) { $0 + ($1.lost ?? 0) }, recordingTrace: trace.map { tap in tap.failure.map { "\(tap.path) (stopped: \($0))" } ?? tap.path })
     }

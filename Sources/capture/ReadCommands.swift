@@ -103,6 +103,9 @@ struct Status: ParsableCommand {
             }
             if let trace = recorder.recordingTrace { lines.append("  trace      \(trace)") }
             if recorder.droppedWhilePaused > 0 { lines.append("  dropped while paused: \(recorder.droppedWhilePaused)") }
+            if recorder.rejectedUnstorable > 0 {
+                lines.append("  rejected (NaN or out of range): \(recorder.rejectedUnstorable)")
+            }
         }
         return lines.joined(separator: "\n") + uploadLine
     }

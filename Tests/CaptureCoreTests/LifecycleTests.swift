@@ -150,6 +150,34 @@ import Testing
         #expect(engine.takeFlush().isEmpty)
     }
 
+    /// A sample the store or the transfer format cannot hold is rejected and counted at the
+    /// gate, so it can never make a whole flush fail.
+    @Test func unstorableSamplesAreRejectedAndCounted() throws {
+        var engine = Recording()
+        _ = try engine.apply(.start(.car), at: 0)
+        let rejected: [Sample] = [
+            .motion(.accelerometer, MotionSample(timestamp: 1, x: .nan, y: 0, z: 0)),
+            .motion(.gyroscope, MotionSample(timestamp: 1, x: 0, y: .infinity, z: 0)),
+            .motion(.accelerometer, MotionSample(timestamp: 1, x: 0, y: 0, z: 2e6)),
+            .motion(.magnetometer, MotionSample(timestamp: 1, x: 2e7, y: 0, z: 0)),
+            .pressure(PressureSample(timestamp: 1, hectopascals: .nan)),
+            .pressure(PressureSample(timestamp: 1, hectopascals: 0)),
+            .fix(Fix(timestamp: 1, latitude: .nan, longitude: 13)),
+            .fix(Fix(timestamp: 1, latitude: 51, longitude: 181)),
+        ]
+        let results = rejected.map { engine.ingest($0) }
+        #expect(results.allSatisfy { !$0 })
+        #expect(engine.rejectedUnstorable == rejected.count)
+        let kept = [
+            engine.ingest(.motion(.accelerometer, MotionSample(timestamp: 2, x: 1e6, y: -9.81, z: 0))),
+            engine.ingest(.fix(Fix(timestamp: 2, latitude: 51, longitude: 13, altitude: .nan, speed: .infinity, course: 90))),
+        ]
+        #expect(kept == [true, true])
+        let flush = engine.takeFlush()
+        #expect(flush.motion.accelerometer.count == 1)
+        #expect(flush.fixes == [Fix(timestamp: 2, latitude: 51, longitude: 13, course: 90)])
+    }
+
     @Test func anIllegalCommandKeepsPendingSamples() throws {
         var engine = Recording()
         _ = try engine.apply(.start(.car), at: 0)
