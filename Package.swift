@@ -49,6 +49,8 @@ let package = Package(
             name: "CaptureStorage",
             dependencies: [
                 "CaptureCore", .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's C API, for the commit path's inserts (DirectStatement).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict),

@@ -30,42 +30,34 @@ public struct Replay: Sendable {
         // Native traces, NMEA logs, gpsd JSON logs and GPX, told apart by content.
         let file = try TraceInput(path: path)
         if let open = try store.openMeasurement() { throw StoreError.alreadyOpen(open.id) }
-        // Two stages on two threads: this one reads and parses lines into chunks; the other runs
-        // the recording engine over them in file order, encodes and commits. The engine sees
-        // exactly the sequence a single thread would, so the stored data is the same.
-        let pipe = RecordPipe()
-        let consumer = Consumer(driver: Driver(replay: self, store: store), pipe: pipe)
-        let thread = Thread { consumer.run() }
+        // Two stages on two threads: this one parses the trace, runs the recording engine and
+        // encodes each flush; the other commits the flushes, in order. What is stored is exactly
+        // what one thread would store.
+        let pipe = FlushPipe()
+        let committer = Committer(store: store, sources: "trace:\(path)", pipe: pipe)
+        let thread = Thread { committer.run() }
         thread.stackSize = 1 << 20
         thread.start()
+        var driver = Driver(replay: self, pipe: pipe)
         var parseError: (any Error)?
         do {
-            var chunk: [(TraceRecord, Int)] = []
-            chunk.reserveCapacity(RecordPipe.chunkSize)
-            try file.forEachRecord { record, line in
-                chunk.append((record, line))
-                if chunk.count == RecordPipe.chunkSize {
-                    try pipe.put(chunk)
-                    chunk.removeAll(keepingCapacity: true)
-                }
-            }
-            if !chunk.isEmpty { try pipe.put(chunk) }
+            try file.forEachRecord { record, line in try driver.take(record, line: line) }
+            try driver.finish()
         } catch {
             parseError = error
         }
         pipe.close()
-        consumer.finished.wait()
-        let driver = consumer.driver
-        // The consumer's error comes from an earlier line than any parse error still pending.
-        if let error = consumer.failure ?? parseError {
-            if let id = driver.measurement { try? store.delete(id) }
+        committer.finished.wait()
+        // The committer's error comes from an earlier flush than any error of this thread.
+        if let error = committer.failure ?? parseError {
+            if let id = committer.measurement { try? store.delete(id) }
             if case .illegal(let line, let lifecycleError) = error as? DriverError {
                 throw TraceFileError.malformed(
                     path: path, TraceError(line: line, expected: "a legal lifecycle mark", found: "\(lifecycleError)"))
             }
             throw error
         }
-        guard let id = driver.measurement else {
+        guard let id = committer.measurement else {
             throw TraceFileError.malformed(path: path, TraceError(line: 1, expected: "at least one record", found: ""))
         }
         return id
@@ -75,19 +67,21 @@ public struct Replay: Sendable {
         case illegal(line: Int, LifecycleError)
     }
 
+    /// Runs the recording engine over the trace's records and hands each flush, encoded, to the
+    /// committer.
     fileprivate struct Driver {
         let replay: Replay
-        let store: Store
+        let pipe: FlushPipe
         var engine = Recording()
-        var measurement: Int64?
+        var started = false
         var nextFlush: Int64 = 0
         var lastTime: Int64 = 0
         var stopped = false
         var pacing: (wall: Int64, trace: Int64)?
 
-        init(replay: Replay, store: Store) {
+        init(replay: Replay, pipe: FlushPipe) {
             self.replay = replay
-            self.store = store
+            self.pipe = pipe
         }
 
         mutating func take(_ record: TraceRecord, line: Int) throws {
@@ -96,11 +90,11 @@ public struct Replay: Sendable {
                     path: replay.path, TraceError(line: line, expected: "nothing after the stop mark", found: ""))
             }
             let time = record.timestamp
-            if measurement == nil {
+            if !started {
                 var initial = replay.modality ?? .unknown
                 if case .mark(.start(let traced), _) = record { initial = replay.modality ?? traced }
-                let flush = try apply(.start(initial), at: time, line: line)
-                measurement = try store.begin(flush, sources: "trace:\(replay.path)")
+                try pipe.put(.begin(EncodedFlush(apply(.start(initial), at: time, line: line))))
+                started = true
                 nextFlush = time + replay.flushInterval
                 lastTime = time
                 if case .mark(.start, _) = record { return }
@@ -110,19 +104,24 @@ public struct Replay: Sendable {
             switch record {
             case .sample(let sample):
                 if time >= nextFlush {
-                    try store.commit(engine.takeFlush(), to: measurement!)
+                    try emit(engine.takeFlush())
                     nextFlush = time - (time - nextFlush) % replay.flushInterval + replay.flushInterval
                 }
                 engine.ingest(sample)
             case .mark(let command, _):
-                try store.commit(try apply(command, at: time, line: line), to: measurement!)
+                try emit(apply(command, at: time, line: line))
                 if command == .stop { stopped = true }
             }
         }
 
         mutating func finish() throws {
-            guard let measurement, !stopped else { return }
-            try store.commit(try apply(.stop, at: lastTime, line: 0), to: measurement)
+            guard started, !stopped else { return }
+            try emit(apply(.stop, at: lastTime, line: 0))
+        }
+
+        private func emit(_ flush: Flush) throws {
+            guard !flush.isEmpty else { return }
+            try pipe.put(.commit(EncodedFlush(flush)))
         }
 
         private mutating func apply(_ command: LifecycleCommand, at time: Int64, line: Int) throws -> Flush {
@@ -146,36 +145,42 @@ public struct Replay: Sendable {
     }
 }
 
-/// Chunks of parsed records handed from the parsing thread to the engine's thread, at most a
-/// few at a time (bounded memory). A failure on the engine's side stops the parser at its next
-/// hand-over.
-final class RecordPipe: @unchecked Sendable {
-    static let chunkSize = 4096
+/// Encoded flushes handed from the engine's thread to the committing one, a few at a time
+/// (bounded memory). A failure on the committing side stops the producer at its next hand-over.
+final class FlushPipe: @unchecked Sendable {
+    enum Step: Sendable {
+        /// Creates the measurement with its first flush.
+        case begin(EncodedFlush)
+        case commit(EncodedFlush)
+    }
+
+    static let capacity = 16
     private let condition = NSCondition()
-    private var chunks: [[(TraceRecord, Int)]] = []
+    private var steps: [Step] = []
     private var closed = false
     private var stopped = false
 
     struct Stopped: Error {}
 
-    func put(_ chunk: [(TraceRecord, Int)]) throws {
+    func put(_ step: Step) throws {
         condition.lock()
         defer { condition.unlock() }
-        while chunks.count >= 4, !stopped { condition.wait() }
+        while steps.count >= Self.capacity, !stopped { condition.wait() }
         if stopped { throw Stopped() }
-        chunks.append(chunk)
+        steps.append(step)
         condition.broadcast()
     }
 
-    /// The next chunk, or `nil` once the parser closed the pipe and everything was taken.
-    func take() -> [(TraceRecord, Int)]? {
+    /// Every step waiting, in order (taking them all at once spares a wake-up per flush), or
+    /// `nil` once the producer closed the pipe and everything was taken.
+    func take() -> [Step]? {
         condition.lock()
         defer { condition.unlock() }
-        while chunks.isEmpty, !closed { condition.wait() }
-        guard !chunks.isEmpty else { return nil }
-        let chunk = chunks.removeFirst()
+        while steps.isEmpty, !closed { condition.wait() }
+        guard !steps.isEmpty else { return nil }
+        defer { steps.removeAll(keepingCapacity: true) }
         condition.broadcast()
-        return chunk
+        return steps
     }
 
     func close() {
@@ -185,40 +190,43 @@ final class RecordPipe: @unchecked Sendable {
         }
     }
 
-    /// The consumer gave up: wake and refuse the producer.
+    /// The committer gave up: wake and refuse the producer.
     func stop() {
         condition.withLock {
             stopped = true
-            chunks.removeAll()
+            steps.removeAll()
             condition.broadcast()
         }
     }
 }
 
-/// Runs the replay driver over the pipe's chunks on its own thread.
-private final class Consumer: @unchecked Sendable {
-    var driver: Replay.Driver
-    let pipe: RecordPipe
-    /// Set before `finished` is signalled; read only after it.
+/// Commits the pipe's flushes on its own thread.
+private final class Committer: @unchecked Sendable {
+    let store: Store
+    let sources: String
+    let pipe: FlushPipe
+    /// Set on this thread; read by others only after `finished` is signalled.
+    var measurement: Int64?
     var failure: (any Error)?
     let finished = DispatchSemaphore(value: 0)
 
-    init(driver: Replay.Driver, pipe: RecordPipe) {
-        self.driver = driver
+    init(store: Store, sources: String, pipe: FlushPipe) {
+        self.store = store
+        self.sources = sources
         self.pipe = pipe
     }
 
     func run() {
         defer { finished.signal() }
-        // A local copy: a stored property of a class is checked for exclusive access on every
-        // call, which costs more than the engine itself here.
-        var driver = self.driver
-        defer { self.driver = driver }
         do {
-            while let chunk = pipe.take() {
-                for (record, line) in chunk { try driver.take(record, line: line) }
+            while let steps = pipe.take() {
+                for step in steps {
+                    switch step {
+                    case .begin(let flush): measurement = try store.begin(flush, sources: sources)
+                    case .commit(let flush): if let measurement { try store.commit(flush, to: measurement) }
+                    }
+                }
             }
-            try driver.finish()
         } catch {
             failure = error
             pipe.stop()

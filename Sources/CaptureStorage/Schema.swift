@@ -96,6 +96,49 @@ enum Schema {
                     ) WITHOUT ROWID;
                     """)
         }
+        migrator.registerMigration("v3: samples clustered by measurement") { db in
+            // Fixes and pressure readings are kept in measurement order (WITHOUT ROWID, keyed by
+            // measurement and a sequence number within it) instead of a rowid table plus an
+            // index, and batches are indexed in arrival order instead of per sensor: a flush then
+            // dirties one page less per table and two fewer index pages, which is most of
+            // what a commit writes to the WAL.
+            try db.execute(
+                sql: """
+                    CREATE TABLE location_v3 (
+                        measurement_id INTEGER NOT NULL REFERENCES measurement (id) ON DELETE CASCADE,
+                        id INTEGER NOT NULL,             -- increasing within the measurement
+                        track INTEGER NOT NULL,
+                        ts INTEGER NOT NULL,
+                        lat REAL NOT NULL,               -- degrees WGS-84
+                        lon REAL NOT NULL,
+                        altitude REAL,                   -- m above the WGS-84 ellipsoid
+                        horizontal_accuracy REAL,        -- m
+                        vertical_accuracy REAL,          -- m
+                        speed REAL,                      -- m/s
+                        course REAL,                     -- degrees from true north
+                        PRIMARY KEY (measurement_id, id)
+                    ) WITHOUT ROWID;
+                    INSERT INTO location_v3
+                        SELECT measurement_id, id, track, ts, lat, lon, altitude, horizontal_accuracy,
+                            vertical_accuracy, speed, course
+                        FROM location;
+                    DROP TABLE location;
+                    ALTER TABLE location_v3 RENAME TO location;
+                    CREATE TABLE pressure_v3 (
+                        measurement_id INTEGER NOT NULL REFERENCES measurement (id) ON DELETE CASCADE,
+                        id INTEGER NOT NULL,             -- increasing within the measurement
+                        track INTEGER NOT NULL,
+                        ts INTEGER NOT NULL,
+                        hpa REAL NOT NULL,
+                        PRIMARY KEY (measurement_id, id)
+                    ) WITHOUT ROWID;
+                    INSERT INTO pressure_v3 SELECT measurement_id, id, track, ts, hpa FROM pressure;
+                    DROP TABLE pressure;
+                    ALTER TABLE pressure_v3 RENAME TO pressure;
+                    DROP INDEX sensor_batch_by_measurement;
+                    CREATE INDEX sensor_batch_by_measurement ON sensor_batch (measurement_id, id);
+                    """)
+        }
         return migrator
     }
 }

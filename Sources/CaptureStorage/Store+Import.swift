@@ -158,16 +158,12 @@ extension Store {
                 for event in events {
                     try eventStatement.execute(arguments: [id, event.timestamp, event.type.rawValue, event.value])
                 }
-                let fixStatement = try db.makeStatement(
-                    sql: """
-                        INSERT INTO location (measurement_id, track, ts, lat, lon, altitude, horizontal_accuracy,
-                            vertical_accuracy, speed, course) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """)
-                for fix in file.fixes {
+                let fixStatement = try db.makeStatement(sql: Store.insertLocation)
+                for (row, fix) in file.fixes.enumerated() {
                     let track = slicing.track(of: fix.timestamp)
                     if track == 0 { summary.inPauseGaps += 1 }
                     try fixStatement.execute(arguments: [
-                        id, track, fix.timestamp, fix.latitude, fix.longitude, fix.altitude, fix.horizontalAccuracy,
+                        id, row + 1, track, fix.timestamp, fix.latitude, fix.longitude, fix.altitude, fix.horizontalAccuracy,
                         fix.verticalAccuracy, fix.speed, fix.course,
                     ])
                 }

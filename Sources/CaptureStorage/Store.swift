@@ -99,6 +99,12 @@ public final class Store: Sendable {
     ///
     /// Throws ``StoreError/alreadyOpen(_:)`` if another measurement is open.
     public func begin(_ flush: Flush, sources: String) throws(StoreError) -> Int64 {
+        try begin(EncodedFlush(flush), sources: sources)
+    }
+
+    /// ``begin(_:sources:)-(Flush,_)`` for a flush encoded beforehand.
+    public func begin(_ encoded: EncodedFlush, sources: String) throws(StoreError) -> Int64 {
+        let flush = encoded.flush
         guard let start = flush.events.first(where: { $0.type == .lifecycleStart }),
             let modality = flush.modality
         else { throw .database("a measurement must begin with LIFECYCLE_START") }
@@ -110,7 +116,7 @@ public final class Store: Sendable {
                 sql: "INSERT INTO measurement (status, modality, start_ts, track_count, sources) VALUES (?, ?, ?, 0, ?)",
                 arguments: [flush.state.name, modality.rawValue, start.timestamp, sources])
             let id = db.lastInsertedRowID
-            try Self.apply(flush, to: id, in: db)
+            try Self.apply(encoded, to: id, in: db)
             return id
         }
     }
@@ -118,48 +124,67 @@ public final class Store: Sendable {
     /// Commits one flush of an open measurement in one transaction. An empty flush writes nothing.
     public func commit(_ flush: Flush, to measurement: Int64) throws(StoreError) {
         guard !flush.isEmpty else { return }
-        try write { db in try Self.apply(flush, to: measurement, in: db) }
+        try commit(EncodedFlush(flush), to: measurement)
     }
 
-    private static func apply(_ flush: Flush, to id: Int64, in db: Database) throws {
-        for sensor in MotionSensor.allCases {
-            let samples = flush.motion[sensor]
-            guard !samples.isEmpty else { continue }
-            let statement = try db.cachedStatement(
-                sql: """
-                    INSERT INTO sensor_batch (measurement_id, track, sensor, first_ts, last_ts, count, data)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """)
-            var start = 0
-            while start < samples.count {
-                let end = min(start + Self.maximumBatch, samples.count)
-                let chunk = samples[start..<end]
-                let data = try CyfaceBatch.encode(chunk, sensor: sensor)
-                try statement.execute(arguments: [
-                    id, flush.track, sensor.rawValue, chunk[chunk.startIndex].timestamp, chunk[chunk.endIndex - 1].timestamp,
-                    chunk.count, Data(data),
-                ])
-                start = end
+    /// ``commit(_:to:)-(Flush,_)`` for a flush encoded beforehand.
+    public func commit(_ encoded: EncodedFlush, to measurement: Int64) throws(StoreError) {
+        guard !encoded.isEmpty else { return }
+        try write { db in try Self.apply(encoded, to: measurement, in: db) }
+    }
+
+    private static func apply(_ encoded: EncodedFlush, to id: Int64, in db: Database) throws {
+        let flush = encoded.flush
+        if !encoded.batches.isEmpty {
+            var insert = DirectStatement(
+                try db.cachedStatement(
+                    sql: """
+                        INSERT INTO sensor_batch (measurement_id, track, sensor, first_ts, last_ts, count, data)
+                        VALUES (?, ?, ?, ?, ?, ?, ?)
+                        """))
+            for batch in encoded.batches {
+                insert.bind(id)
+                insert.bind(flush.track)
+                insert.bind(batch.sensor.rawValue)
+                insert.bind(batch.firstTimestamp)
+                insert.bind(batch.lastTimestamp)
+                insert.bind(batch.count)
+                insert.bind(batch.data)
+                try insert.run()
             }
         }
         if !flush.fixes.isEmpty {
-            let statement = try db.cachedStatement(
-                sql: """
-                    INSERT INTO location (measurement_id, track, ts, lat, lon, altitude, horizontal_accuracy,
-                        vertical_accuracy, speed, course) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """)
+            var row = try lastRow(of: "location", measurement: id, in: db)
+            var insert = DirectStatement(try db.cachedStatement(sql: insertLocation))
             for fix in flush.fixes {
-                try statement.execute(arguments: [
-                    id, flush.track, fix.timestamp, fix.latitude, fix.longitude, fix.altitude,
-                    fix.horizontalAccuracy, fix.verticalAccuracy, fix.speed, fix.course,
-                ])
+                row += 1
+                insert.bind(id)
+                insert.bind(row)
+                insert.bind(flush.track)
+                insert.bind(fix.timestamp)
+                insert.bind(fix.latitude)
+                insert.bind(fix.longitude)
+                insert.bind(fix.altitude)
+                insert.bind(fix.horizontalAccuracy)
+                insert.bind(fix.verticalAccuracy)
+                insert.bind(fix.speed)
+                insert.bind(fix.course)
+                try insert.run()
             }
         }
         if !flush.pressures.isEmpty {
-            let statement = try db.cachedStatement(
-                sql: "INSERT INTO pressure (measurement_id, track, ts, hpa) VALUES (?, ?, ?, ?)")
+            var row = try lastRow(of: "pressure", measurement: id, in: db)
+            var insert = DirectStatement(
+                try db.cachedStatement(
+                    sql: "INSERT INTO pressure (measurement_id, id, track, ts, hpa) VALUES (?, ?, ?, ?, ?)"))
             for pressure in flush.pressures {
-                try statement.execute(arguments: [id, flush.track, pressure.timestamp, pressure.hectopascals])
+                row += 1
+                insert.bind(id)
+                insert.bind(row)
+                insert.bind(flush.track)
+                insert.bind(pressure.timestamp)
+                insert.bind(pressure.hectopascals)
+                try insert.run()
             }
         }
         for event in flush.events {
@@ -193,7 +218,20 @@ public final class Store: Sendable {
     }
 
     /// The largest batch stored in one row; the Android SDK's limit per message.
-    public static let maximumBatch = CyfaceBatch.maximumSampleCount
+    public static let maximumBatch = EncodedFlush.maximumBatch
+
+    static let insertLocation = """
+        INSERT INTO location (measurement_id, id, track, ts, lat, lon, altitude, horizontal_accuracy,
+            vertical_accuracy, speed, course) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+
+    /// The last row number of a measurement in `location` or `pressure` (numbered from 1 within
+    /// the measurement), 0 if it has none.
+    static func lastRow(of table: String, measurement: Int64, in db: Database) throws -> Int64 {
+        var query = DirectStatement(try db.cachedStatement(sql: "SELECT MAX(id) FROM \(table) WHERE measurement_id = ?"))
+        query.bind(measurement)
+        return try query.int64() ?? 0
+    }
 
     /// Deletes a measurement and everything recorded for it, in one transaction.
     public func delete(_ id: Int64) throws(StoreError) {

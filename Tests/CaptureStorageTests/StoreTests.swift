@@ -43,6 +43,60 @@ final class TemporaryDirectory {
         #expect(journal == "wal")
     }
 
+    @Test func migrationV3KeepsEveryRowAndNumbersNewOnesAfterThem() throws {
+        // A database as version 2 left it: two measurements whose rows interleave (rowids are
+        // table-wide there), each with fixes, pressure readings and batches of two sensors.
+        try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
+        let queue = try DatabaseQueue(path: directory.path + "/capture.sqlite")
+        try Schema.migrator.migrate(queue, upTo: "v2: upload state")
+        try queue.write { db in
+            for id in 1...2 {
+                try db.execute(
+                    sql: "INSERT INTO measurement (id, status, modality, start_ts, track_count) VALUES (?, 'finished', 'CAR', 0, 1)",
+                    arguments: [id])
+            }
+            for row in 0..<6 {
+                let measurement = row % 2 + 1
+                try db.execute(
+                    sql: "INSERT INTO location (measurement_id, track, ts, lat, lon, speed) VALUES (?, 1, ?, ?, 13.7, 4.5)",
+                    arguments: [measurement, 1_000 * row, 51.0 + Double(row) / 100])
+                try db.execute(
+                    sql: "INSERT INTO pressure (measurement_id, track, ts, hpa) VALUES (?, 1, ?, ?)",
+                    arguments: [measurement, 1_000 * row, 1_000.0 + Double(row)])
+                try db.execute(
+                    sql: """
+                        INSERT INTO sensor_batch (measurement_id, track, sensor, first_ts, last_ts, count, data)
+                        VALUES (?, 1, ?, ?, ?, 1, ?)
+                        """,
+                    arguments: [
+                        measurement, row / 2 % 2 + 1, 1_000 * row, 1_000 * row,
+                        Data(try CyfaceBatch.encode([MotionSample(timestamp: Int64(1_000 * row), x: 0, y: 0, z: 9.81)], sensor: .accelerometer)),
+                    ])
+            }
+        }
+        try queue.close()
+
+        let store = try Store(directory: directory.path)
+        #expect(try store.integrityCheck() == "ok")
+        for measurement in Int64(1)...2 {
+            let rows = (0..<6).filter { $0 % 2 + 1 == measurement }
+            #expect(try store.fixes(of: measurement).map(\.timestamp) == rows.map { Int64(1_000 * $0) })
+            #expect(try store.fixes(of: measurement).map(\.latitude) == rows.map { 51.0 + Double($0) / 100 })
+            #expect(try store.pressures(of: measurement).map(\.hectopascals) == rows.map { 1_000.0 + Double($0) })
+            #expect(try store.counts(of: measurement).accelerometer + store.counts(of: measurement).gyroscope == 3)
+        }
+        // Rows added after the migration are numbered after the measurement's last one.
+        var flush = Flush(track: 1, state: .capturing(track: 1), modality: .car)
+        flush.fixes = [Fix(timestamp: 9_000, latitude: 52, longitude: 13)]
+        flush.pressures = [PressureSample(timestamp: 9_000, hectopascals: 990)]
+        try store.commit(flush, to: 2)
+        let numbers = try store.read { db in
+            try Int64.fetchAll(db, sql: "SELECT id FROM location WHERE measurement_id = 2 ORDER BY id")
+        }
+        #expect(numbers.count == 4 && numbers.last! > numbers.dropLast().max()!)
+        #expect(try store.pressures(of: 2).last?.hectopascals == 990)
+    }
+
     @Test func beginRecordsStartAndModalityAndTrackOne() throws {
         let store = try Store(directory: directory.path)
         let (id, _) = try started(store)

@@ -1,0 +1,49 @@
+public import CaptureCore
+
+/// A flush with its motion samples already encoded as the Cyface batch messages the store keeps
+/// (one row per sensor per flush, at most ``maximumBatch`` samples a row). Encoding needs no
+/// database, so it happens before the write transaction, on whichever thread builds the flush.
+public struct EncodedFlush: Sendable {
+    /// One `sensor_batch` row.
+    struct Batch: Sendable {
+        var sensor: MotionSensor
+        var firstTimestamp: Int64
+        var lastTimestamp: Int64
+        var count: Int
+        var data: [UInt8]
+    }
+
+    /// The largest batch stored in one row; the Android SDK's limit per message.
+    public static let maximumBatch = CyfaceBatch.maximumSampleCount
+
+    /// The flush without its motion samples (they are in `batches`).
+    public private(set) var flush: Flush
+    private(set) var batches: [Batch] = []
+
+    public init(_ flush: Flush) throws(StoreError) {
+        for sensor in MotionSensor.allCases {
+            let samples = flush.motion[sensor]
+            var start = 0
+            while start < samples.count {
+                let end = min(start + Self.maximumBatch, samples.count)
+                let chunk = samples[start..<end]
+                let data: [UInt8]
+                do {
+                    data = try CyfaceBatch.encode(chunk, sensor: sensor)
+                } catch {
+                    throw .database("cannot encode \(sensor) samples: \(error)")
+                }
+                batches.append(
+                    Batch(
+                        sensor: sensor, firstTimestamp: chunk[chunk.startIndex].timestamp,
+                        lastTimestamp: chunk[chunk.endIndex - 1].timestamp, count: chunk.count, data: data))
+                start = end
+            }
+        }
+        self.flush = flush
+        self.flush.motion = MotionBuffers()
+    }
+
+    /// Whether committing it would write nothing.
+    public var isEmpty: Bool { batches.isEmpty && flush.isEmpty }
+}
