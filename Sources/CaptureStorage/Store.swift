@@ -40,6 +40,10 @@ public final class Store: Sendable {
         let synchronous = durability == .everyCommit ? "FULL" : "NORMAL"
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
+            // Checkpoint every 4 000 WAL pages (16 MiB) rather than SQLite's 1 000: each checkpoint
+            // costs two fsyncs, which a writer committing every second barely notices but a
+            // replay at full speed waits for; four times fewer of them took a third off its wall time.
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 4000")
         }
         // Another process may be creating the database right now (a recorder starting while
         // `capture status` runs): SQLite's busy timeout does not cover switching the journal
