@@ -286,6 +286,23 @@ enum Bench {
                     String(format: "serialise %g h, peak RSS", rssHours), String(format: "%.1f MiB", peakMiB),
                     String(format: "%.1f MiB idle", Double(child.idle) / 1024), "-", "< 64 MiB", peakMiB < 64 ? "pass" : "FAIL",
                 ]))
+            // For scripts/bench: one tab-separated row per figure (figure, value, baseline, ratio, target, result).
+            if let path = ProcessInfo.processInfo.environment["BENCH_ROWS"], let rows = FileHandle(forWritingAtPath: path) {
+                let lines = [
+                    [
+                        String(format: "serialise %g h, uncompressed MB/s", hours), String(format: "%.1f MB/s", serializeRate),
+                        String(format: "%.1f MB/s zlib-5", zlibRate), String(format: "%.0f %%", ratio * 100), ">= 70 %",
+                        ratio >= 0.7 ? "pass" : "FAIL",
+                    ],
+                    [
+                        String(format: "serialise %g h, peak RSS", rssHours), String(format: "%.1f MiB", peakMiB),
+                        String(format: "%.1f MiB idle", Double(child.idle) / 1024), "-", "< 64 MiB", peakMiB < 64 ? "pass" : "FAIL",
+                    ],
+                ]
+                rows.seekToEndOfFile()
+                rows.write(Data(lines.map { $0.joined(separator: "\t") + "\n" }.joined().utf8))
+                rows.closeFile()
+            }
         } catch {
             fail("\(error)")
         }
