@@ -39,7 +39,9 @@ struct Capture: ParsableCommand {
             let names = configuration.subcommands.map { $0._commandName }
             let sub = CommandLine.arguments.dropFirst().first { names.contains($0) }
             let help = sub.map { "capture \($0) --help" } ?? "capture --help"
-            FileHandle.standardError.write(Data("capture: \(message); see `\(help)`\n".utf8))
+            // "Unknown option '--frob'. Did you mean '--json'?" ends a sentence already.
+            let joint = message.last.map { ".?!".contains($0) } == true ? " See" : "; see"
+            FileHandle.standardError.write(Data("capture: \(message)\(joint) `\(help)`\n".utf8))
             Foundation.exit(status.rawValue)
         }
         do {
