@@ -163,8 +163,17 @@ public struct TraceParser: Sendable {
         return text.withUTF8 { $0.elementsEqual(bytes) }
     }
 
+    /// At most 40 bytes of `bytes` for a message, control characters shown as `\u{…}`, so that
+    /// binary garbage never breaks the one-line error or the terminal.
     static func excerpt(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
-        let text = String(decoding: bytes.prefix(40), as: UTF8.self)
+        var text = ""
+        for scalar in String(decoding: bytes.prefix(40), as: UTF8.self).unicodeScalars {
+            if scalar.properties.generalCategory == .control {
+                text += "\\u{\(String(scalar.value, radix: 16))}"
+            } else {
+                text.unicodeScalars.append(scalar)
+            }
+        }
         return bytes.count > 40 ? text + "…" : text
     }
 }

@@ -58,7 +58,14 @@ public struct Replay: Sendable {
             throw error
         }
         guard let id = committer.measurement else {
-            throw TraceFileError.malformed(path: path, TraceError(line: 1, expected: "at least one record", found: ""))
+            let expected =
+                switch file.format {
+                case .native: "at least one record"
+                case .nmea: "at least one valid fix (this NMEA log has none)"
+                case .gpsdJSON: "at least one valid fix (this gpsd JSON log has none)"
+                case .gpx: "at least one point with a time (this GPX has none)"
+                }
+            throw TraceFileError.malformed(path: path, TraceError(line: 1, expected: expected, found: ""))
         }
         return id
     }
@@ -76,6 +83,8 @@ public struct Replay: Sendable {
         var started = false
         var nextFlush: Int64 = 0
         var lastTime: Int64 = 0
+        /// The time of the latest lifecycle mark; marks may not go back in time.
+        var lastMark: Int64 = .min
         var stopped = false
         var pacing: (wall: Int64, trace: Int64)?
 
@@ -97,7 +106,10 @@ public struct Replay: Sendable {
                 started = true
                 nextFlush = time + replay.flushInterval
                 lastTime = time
-                if case .mark(.start, _) = record { return }
+                if case .mark(.start, _) = record {
+                    lastMark = time
+                    return
+                }
             }
             pace(to: time)
             lastTime = max(lastTime, time)
@@ -107,8 +119,23 @@ public struct Replay: Sendable {
                     try emit(engine.takeFlush())
                     nextFlush = time - (time - nextFlush) % replay.flushInterval + replay.flushInterval
                 }
+                let rejected = engine.rejectedUnstorable
                 engine.ingest(sample)
+                guard engine.rejectedUnstorable == rejected else {
+                    throw TraceFileError.malformed(
+                        path: replay.path,
+                        TraceError(
+                            line: line,
+                            expected: "a value the store can hold (motion within about ±10⁶ m/s² or rad/s, ±10⁷ µT)",
+                            found: ""))
+                }
             case .mark(let command, _):
+                guard time >= lastMark else {
+                    throw TraceFileError.malformed(
+                        path: replay.path,
+                        TraceError(line: line, expected: "a mark not earlier than the previous one (\(lastMark))", found: "\(time)"))
+                }
+                lastMark = time
                 try emit(apply(command, at: time, line: line))
                 if command == .stop { stopped = true }
             }

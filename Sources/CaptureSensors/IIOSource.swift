@@ -45,6 +45,15 @@ public struct IIOSource: ReportingSampleSource {
             try IIOPressureConverter.resolve(channel: channel, attribute: attribute)
         }
         buffered = device.canStream
+        // The scan elements are read now too, so that a broken one (an unreadable `_type` or
+        // `_index`) is refused by `capture start` rather than found by the running recorder.
+        if buffered,
+            let scan = IIOBufferDirectories.scanElements().map(device.directory.appending).first(where: {
+                $0.entries().contains { $0.hasSuffix("_en") }
+            })
+        {
+            _ = try IIOBufferDirectories.channels(fileNames: scan.entries(), attribute: scan.value)
+        }
     }
 
     /// `iio:iio:device0`, with `@RATE` when a rate was asked for (`iio:iio:device0@200`), so

@@ -7,11 +7,14 @@ public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The lifecycle events cannot be sliced into tracks (spec §3.3), e.g. a RESUME without a
     /// preceding PAUSE.
     case invalidLifecycle(String)
+    /// A value no ride can have (a latitude beyond ±90°), or nothing at all to import.
+    case invalidContent(String)
 
     /// One line: what is wrong with the file.
     public var description: String {
         switch self {
         case .invalidLifecycle(let detail): "invalid lifecycle events: \(detail)"
+        case .invalidContent(let detail): detail
         }
     }
 }
@@ -115,6 +118,13 @@ extension Store {
     /// - Throws: ``ImportError`` for inconsistent lifecycle events, ``StoreError`` for storage
     ///   failures, ``CyfaceError`` if a value cannot be stored in the format.
     public func importMeasurement(_ file: CyfaceTransferFile, sources: String = "import") throws -> ImportSummary {
+        if let fix = file.fixes.first(where: { !(abs($0.latitude) <= 90 && abs($0.longitude) <= 180) }) {
+            throw ImportError.invalidContent(
+                "the fix at \(fix.timestamp) has latitude \(fix.latitude), longitude \(fix.longitude): not a position on Earth")
+        }
+        guard !file.fixes.isEmpty || !file.events.isEmpty || file.batches.values.contains(where: { !$0.isEmpty }) else {
+            throw ImportError.invalidContent("the file holds no fixes, samples or events: nothing to import")
+        }
         let slicing = try TrackSlicing(events: file.events)
         let events = file.events
         var earliest = Int64.max

@@ -30,7 +30,7 @@ public final class Store: Sendable {
         do {
             try fm.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
-            throw .cannotOpen(path: directory, reason: Self.reason(error))
+            throw .cannotOpen(path: directory, reason: Self.notADirectory(directory) ?? Self.reason(error))
         }
         path = (directory as NSString).appendingPathComponent("capture.sqlite")
         var config = Configuration()
@@ -459,5 +459,20 @@ public final class Store: Sendable {
 
     static func reason(_ error: any Error) -> String {
         (error as NSError).localizedDescription
+    }
+
+    /// Why `directory` cannot be made, if it or one of its parents is a file (Foundation only
+    /// says "error 512").
+    static func notADirectory(_ directory: String) -> String? {
+        var path = directory
+        while !path.isEmpty, path != "/" {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+                guard !isDirectory.boolValue else { return nil }
+                return (path == directory ? "it is a file" : "\(path) is a file") + ", not a directory; choose another --data-dir"
+            }
+            path = (path as NSString).deletingLastPathComponent
+        }
+        return nil
     }
 }

@@ -131,6 +131,8 @@ public struct UploadStateMachine: Sendable {
     private var failures = 0
     /// Consecutive 404s without a byte acknowledged in between.
     private var restarts = 0
+    /// Consecutive PUTs answered 308 without the collector's offset moving past their start.
+    private var stalls = 0
     /// What went wrong last (the reason of the latest back-off, and of the failure when the
     /// budget runs out).
     public private(set) var lastProblem = ""
@@ -190,7 +192,7 @@ public struct UploadStateMachine: Sendable {
         switch response.status {
         case 200, 201:
             guard let location = response.location, !location.isEmpty else {
-                return finish(.failed(reason: "the collector opened a session without a Location header"))
+                return finish(.failed(reason: "the collector opened a session without a usable Location header (an http or https URL)"))
             }
             acknowledged = 0
             return put(session: location, from: 0)
@@ -208,10 +210,16 @@ public struct UploadStateMachine: Sendable {
             return finish(.uploaded)
         case 308:
             // The answer to a PUT carries the server's own offset; without a Range it is
-            // ambiguous (a proxy may have eaten it), so ask rather than start over.
-            guard let next = Self.nextByte(fromRange: response.range) else {
-                return query(session)
+            // ambiguous (a proxy may have eaten it), so ask rather than start over. A collector
+            // that keeps taking PUTs without moving its offset is retried with back-off within
+            // the budget, not asked again at once forever.
+            let next = Self.nextByte(fromRange: response.range)
+            if let next, next > range.lowerBound { stalls = 0 } else { stalls += 1 }
+            if stalls > 1 {
+                let problem = "upload: HTTP 308 without progress (Range \(response.range.map { "'\($0)'" } ?? "missing"))"
+                return retry(session: session, problem: problem, elapsed: elapsed)
             }
+            guard let next else { return query(session) }
             if next > range.upperBound { restarts = 0 }
             return resume(session: session, at: next, elapsed: elapsed)
         default:
@@ -320,6 +328,7 @@ public struct UploadStateMachine: Sendable {
         if next > acknowledged {
             failures = 0
             restarts = 0
+            stalls = 0
         }
         acknowledged = next
         if next == totalLength {

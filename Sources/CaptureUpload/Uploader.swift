@@ -167,7 +167,26 @@ public final class Uploader: Sendable {
         let body = metadata.json
         request.body = .bytes(ByteBuffer(bytes: body))
         logger.debug("pre-request", metadata: ["url": "\(base)measurements", "bytes": "\(file.size)"])
-        return try await send(request, deadline: .seconds(60))
+        var response = try await send(request, deadline: shortDeadline)
+        response.location = response.location.flatMap { Self.sessionURL($0, relativeTo: base + "measurements") }
+        return response
+    }
+
+    /// A `Location` as an absolute http(s) URL, resolved against the request's URL if relative
+    /// (RFC 9110 §10.2.2); nil if it is not one, so that the upload fails instead of retrying
+    /// requests that can never be sent.
+    static func sessionURL(_ location: String, relativeTo request: String) -> String? {
+        let text = location.trimmingCharacters(in: .whitespaces)
+        guard !text.isEmpty, let url = URL(string: text, relativeTo: URL(string: request))?.absoluteURL,
+            let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host?.isEmpty == false
+        else { return nil }
+        return url.absoluteString
+    }
+
+    /// The deadline of a request without a file body (pre-request, status query): 60 s, but no
+    /// longer than the retry budget, so that a collector that never answers is given up in time.
+    private var shortDeadline: TimeAmount {
+        .milliseconds(max(1000, min(60_000, policy.budget)))
     }
 
     private func put(
@@ -200,7 +219,7 @@ public final class Uploader: Sendable {
         request.headers.replaceOrAdd(name: "Content-Range", value: "bytes */\(file.size)")
         request.body = .bytes(ByteBuffer())
         logger.debug("status query")
-        return try await send(request, deadline: .seconds(60))
+        return try await send(request, deadline: shortDeadline)
     }
 
     /// Authorization, User-Agent and every metadata field.
@@ -217,9 +236,13 @@ public final class Uploader: Sendable {
         for try await buffer in response.body where reason.count < 512 {
             reason += buffer.readableBytesView.prefix(512 - reason.count)
         }
-        let text = String(decoding: reason, as: UTF8.self)
-            .split(whereSeparator: \.isNewline).joined(separator: " ")
-            .trimmingCharacters(in: .whitespaces)
+        // One printable line: a hostile body must not move the cursor or colour the terminal.
+        let text = String(
+            String.UnicodeScalarView(
+                String(decoding: reason, as: UTF8.self).unicodeScalars.map {
+                    $0.properties.generalCategory == .control ? " " : $0
+                })
+        ).split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
         return UploadStateMachine.Response(
             status: Int(response.status.code), location: response.headers.first(name: "Location"),
             range: response.headers.first(name: "Range"), reason: text)

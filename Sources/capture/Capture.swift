@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 @main
 struct Capture: ParsableCommand {
@@ -23,4 +24,31 @@ struct Capture: ParsableCommand {
             Start.self, Pause.self, Resume.self, Stop.self, ModalityCommand.self, Status.self, List.self,
             Show.self, Delete.self, Replay.self, Export.self, Import.self, Upload.self, Sensors.self, Record.self,
         ])
+
+    /// ArgumentParser's `main`, except that a usage error is one line on stderr like every other
+    /// error (`capture: …; see `capture start --help``), not the error plus the whole usage.
+    static func main() {
+        let command: any ParsableCommand
+        do {
+            command = try parseAsRoot()
+        } catch {
+            let status = exitCode(for: error)
+            // --help, --version and the like print as usual.
+            guard status != .success else { exit(withError: error) }
+            let message = Self.message(for: error).split(whereSeparator: \.isNewline).joined(separator: " ")
+            let names = configuration.subcommands.map { $0._commandName }
+            let sub = CommandLine.arguments.dropFirst().first { names.contains($0) }
+            let help = sub.map { "capture \($0) --help" } ?? "capture --help"
+            // "Unknown option '--frob'. Did you mean '--json'?" ends a sentence already.
+            let joint = message.last.map { ".?!".contains($0) } == true ? " See" : "; see"
+            FileHandle.standardError.write(Data("capture: \(message)\(joint) `\(help)`\n".utf8))
+            Foundation.exit(status.rawValue)
+        }
+        do {
+            var command = command
+            try command.run()
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

@@ -369,12 +369,19 @@ struct Import: ParsableCommand {
 
     func run() throws {
         try execute {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            var info = stat()
+            guard stat(file, &info) == 0, info.st_mode & S_IFMT != S_IFDIR else {
                 throw CLIError(.notFound, "no such file: \(file)")
             }
+            // Not /dev/zero, a FIFO or a file larger than any transfer file: read none of it.
+            guard info.st_mode & S_IFMT == S_IFREG else {
+                throw CLIError(.dataError, "\(file) is not a regular file; import a .ccyf file")
+            }
+            guard info.st_size <= TransferFileDecoder.maximumDecompressedSize else {
+                throw CLIError(.dataError, "\(file): \(info.st_size) bytes is larger than any transfer file; nothing imported")
+            }
             guard let bytes = FileManager.default.contents(atPath: file) else {
-                throw CLIError(.ioError, "cannot read \(file)")
+                throw CLIError(.ioError, "cannot read \(file): check its permissions")
             }
             let decoded: CyfaceTransferFile
             do {

@@ -106,8 +106,12 @@ struct Upload: ParsableCommand {
                     .tokenRejected,
                     "the collector rejected the token (401): renew the token in \(settings.tokenSource) and run again")
             }
-            if results.contains(where: { $0.result == "failed" || $0.result == "notFound" }) {
-                throw ExitCode(ExitStatus.uploadIncomplete.rawValue)
+            let missed = results.filter { $0.result == "failed" || $0.result == "notFound" }
+            if !missed.isEmpty {
+                throw CLIError(
+                    .uploadIncomplete,
+                    "\(missed.count) of \(results.count) measurement(s) not uploaded (the reason is printed with each); "
+                        + "fix the cause and run `capture upload` again")
             }
         }
     }

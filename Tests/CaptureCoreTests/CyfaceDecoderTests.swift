@@ -302,6 +302,20 @@ import Testing
         #expect(file.batches[.accelerometer]?.last?.count == 100)
     }
 
+    @Test func outputBeyondTheLimitIsRefusedAsABomb() throws {
+        let raw = try TransferFileWriter.serialize(T.androidMeasurement, compression: .cyface)
+        let size = T.androidVector.count
+        #expect(try TransferFileDecoder.decode(raw, maximumSize: size).fixes.count == 3)
+        for limit in [0, 1, size - 1] {
+            #expect {
+                try TransferFileDecoder.decode(raw, maximumSize: limit)
+            } throws: { error in
+                let error = error as? CyfaceError
+                return error?.kind == .compression && error?.detail.contains("decompression bomb") == true
+            }
+        }
+    }
+
     private func deflate(_ bytes: [UInt8]) throws -> [UInt8] {
         let deflater = try Deflater()
         var out: [UInt8] = []

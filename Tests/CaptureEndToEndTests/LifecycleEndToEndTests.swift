@@ -107,7 +107,7 @@ import Testing
             ["start", "--foreground", "--source", "trace:" + cli.fixture("car.trace"), "--data-dir", cli.dataDirectory])
         #expect(try cli.waitForCommitted(10))
         kill(process.pid, SIGINT)
-        #expect(process.wait() == 0)
+        #expect(process.wait() == 0, "\(process.stderr)")
         #expect(process.stdout == "1\n")
         #expect(try Store(directory: cli.dataDirectory).measurement(1).status == "finished")
     }

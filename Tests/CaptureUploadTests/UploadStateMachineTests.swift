@@ -119,6 +119,48 @@ func putting(_ total: Int64 = 1000, chunk: Int64? = nil) -> Machine {
         #expect(m.putAnswered(R(status: 308), elapsed: 0) == .queryStatus(session: url))
     }
 
+    @Test(arguments: [nil, "bytes=abc", "bytes=0--1"])
+    func aCollectorThatNeverMovesItsOffsetIsRetriedWithinTheBudgetNotForever(range: String?) {
+        var m = putting()
+        // The first 308 without progress is followed at once, as usual (asking when the Range
+        // is unreadable).
+        let first = m.putAnswered(R(status: 308, range: range), elapsed: 0)
+        if range == "bytes=0--1" {
+            #expect(first == .put(session: url, range: 0...999))
+        } else {
+            #expect(first == .queryStatus(session: url))
+            #expect(m.statusAnswered(R(status: 308, range: range), elapsed: 0) == .put(session: url, range: 0...999))
+        }
+        // The second backs off; then every round backs off longer until the budget is spent.
+        #expect(m.putAnswered(R(status: 308, range: range), elapsed: 0) == .backOff(milliseconds: 50))
+        var elapsed: Int64 = 0
+        var action = m.backOffElapsed(elapsed: 50)
+        for _ in 0..<1000 {
+            switch action {
+            case .queryStatus: action = m.statusAnswered(R(status: 308, range: range), elapsed: elapsed)
+            case .put: action = m.putAnswered(R(status: 308, range: range), elapsed: elapsed)
+            case .backOff(let delay):
+                elapsed += delay
+                action = m.backOffElapsed(elapsed: elapsed)
+            case .preRequest, .done: break
+            }
+            if case .done = action { break }
+        }
+        guard case .done(.failed(let reason)) = action else {
+            Issue.record("still going: \(action)")
+            return
+        }
+        #expect(reason.contains("HTTP 308 without progress"), "\(reason)")
+        #expect(elapsed <= policy.budget)
+    }
+
+    @Test func progressAfterAStallResetsIt() {
+        var m = putting(1000, chunk: 100)
+        #expect(m.putAnswered(R(status: 308), elapsed: 0) == .queryStatus(session: url))
+        #expect(m.statusAnswered(R(status: 308, range: "bytes=0-99"), elapsed: 0) == .put(session: url, range: 100...199))
+        #expect(m.putAnswered(R(status: 308), elapsed: 0) == .queryStatus(session: url))
+    }
+
     @Test func chunksFollowTheServersRange() {
         var m2 = machine(1000, chunk: 300)
         _ = m2.start(session: nil)

@@ -35,9 +35,15 @@ public struct CyfaceTransferFile: Sendable, Equatable {
 /// because it reports offsets and field names and it checks the Cyface invariants (equal column
 /// lengths, no 32-bit overflow of running sums).
 public enum TransferFileDecoder {
+    /// The most bytes a transfer file may decompress to: 256 MiB, more than twice a 24-hour ride
+    /// (about 110 MB). Larger output is refused as a decompression bomb before it fills memory.
+    public static let maximumDecompressedSize = 256 << 20
+
     /// Decodes a whole transfer file held in memory.
-    public static func decode(_ bytes: [UInt8]) throws(CyfaceError) -> CyfaceTransferFile {
-        let (format, plain) = try decompress(bytes)
+    public static func decode(
+        _ bytes: [UInt8], maximumSize: Int = maximumDecompressedSize
+    ) throws(CyfaceError) -> CyfaceTransferFile {
+        let (format, plain) = try decompress(bytes, maximumSize: maximumSize)
         var file = try decodeUncompressed(plain)
         file.compression = format
         return file
@@ -49,21 +55,30 @@ public enum TransferFileDecoder {
     /// that fails before producing any output and the data looks like an uncompressed file
     /// (starting with `00`, the header, or `80`/`8A`, the first Measurement fields), it is
     /// returned unchanged with a `nil` format.
-    public static func decompress(_ bytes: [UInt8]) throws(CyfaceError) -> (CompressionFormat?, [UInt8]) {
+    ///
+    /// Output beyond `maximumSize` bytes is a ``CyfaceError/Kind/compression`` error.
+    public static func decompress(
+        _ bytes: [UInt8], maximumSize: Int = maximumDecompressedSize
+    ) throws(CyfaceError) -> (CompressionFormat?, [UInt8]) {
         guard bytes.count >= 2 else {
             throw CyfaceError(.truncated, offset: bytes.count, "input of \(bytes.count) bytes is too short for a transfer file")
         }
         let format = CompressionFormat.detect(bytes[0], bytes[1])
         var output: [UInt8] = []
+        let tooLarge = CyfaceError(
+            .compression, "the data decompresses to more than \(maximumSize) bytes, more than any ride (a decompression bomb?)")
         do {
             let inflater = try Inflater(format: format)
-            try inflater.write(bytes) { output += $0 }
+            try inflater.write(bytes) { chunk in
+                guard output.count + chunk.count <= maximumSize else { throw tooLarge }
+                output += chunk
+            }
             try inflater.finish()
             return (format, output)
         } catch {
             let cyface = error as? CyfaceError ?? CyfaceError(.compression, "\(error)")
             let looksPlain = bytes[0] == 0x00 || bytes[0] == 0x80 || bytes[0] == 0x8A
-            if format == .rawDeflate, output.isEmpty, looksPlain { return (nil, bytes) }
+            if format == .rawDeflate, output.isEmpty, looksPlain, cyface != tooLarge { return (nil, bytes) }
             throw cyface
         }
     }

@@ -132,14 +132,16 @@ public struct GPSDTPV: Sendable, Equatable {
             leapSeconds: newer.leapSeconds ?? leapSeconds)
     }
 
-    /// The report as a ``Fix``: needs mode ≥ 2, a time, latitude and longitude.
+    /// The report as a ``Fix``: needs mode ≥ 2, a time, and a latitude in −90…90 and a longitude
+    /// in −180…180.
     ///
     /// Altitude is `altHAE`, else `altMSL` (off by the geoid height, which gpsd reports when it
     /// knows it). Horizontal accuracy is `eph`, else the larger of `epx` and `epy`; vertical is
     /// `epv`. These are gpsd's estimates, nominally 95 %, so they are larger than the 1-σ figures
     /// the NMEA path derives from GST.
     public var fix: Fix? {
-        guard let mode, mode >= 2, let timestamp, let latitude, let longitude else { return nil }
+        guard let mode, mode >= 2, let timestamp, let latitude, let longitude, abs(latitude) <= 90, abs(longitude) <= 180
+        else { return nil }
         var horizontal = eph
         if horizontal == nil, epx != nil || epy != nil { horizontal = max(epx ?? 0, epy ?? 0) }
         return Fix(
