@@ -37,6 +37,7 @@ struct RecorderKills {
         let traceData = try context.directory("recorder-trace")
         let iioData = try context.directory("recorder-iio")
         var worst: [Source: (loss: Int, allowed: Int)] = [:]
+        var share: [Source: Double] = [:]
         for index in 0..<count {
             let source: Source = index % 2 == 0 ? .trace : .iio
             let tally = source == .trace ? traceTally : iioTally
@@ -49,12 +50,16 @@ struct RecorderKills {
                 source: source, data: source == .trace ? traceData : iioData, timeline: timeline,
                 killAfter: killAfter, action: action, tally: tally)
             if let result, result.loss > (worst[source]?.loss ?? Int.min) { worst[source] = result }
+            if let result, result.allowed > 0 {
+                share[source] = max(share[source] ?? 0, Double(max(result.loss, 0)) / Double(result.allowed))
+            }
         }
         for (source, tally) in [(Source.trace, traceTally), (.iio, iioTally)] {
             finalChecks(data: source == .trace ? traceData : iioData, runs: tally.runs, tally: tally)
             if let (loss, allowed) = worst[source] {
                 tally.worst =
-                    "\(max(loss, 0)) samples lost ≤ \(allowed) allowed (\(format(flushInterval)) s flush + \(allowance) ms)"
+                    "max \(max(loss, 0)) samples lost, \(allowed) allowed there (\(format(flushInterval)) s flush + \(allowance) ms); "
+                    + "highest share \(Int(((share[source] ?? 0) * 100).rounded())) % of the allowance"
             }
         }
         return [traceTally, iioTally]
