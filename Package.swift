@@ -106,6 +106,15 @@ let package = Package(
         // The serialisation benchmark (scripts/bench-serialize); not a test.
         .executableTarget(
             name: "capture-bench", dependencies: ["CaptureCore", "CaptureStorage", "CZlib"], swiftSettings: strict),
+        // The fault campaign (scripts/faults, docs/faults.md): kills the built `capture` and
+        // `capture-collector` at random moments and checks what survives; not a test by itself.
+        .executableTarget(
+            name: "capture-faults",
+            dependencies: [
+                "CaptureCore", "CaptureStorage", "CaptureSensors",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict),
         .testTarget(name: "CaptureCoreTests", dependencies: ["CaptureCore"], swiftSettings: strict),
         .testTarget(
             name: "CaptureStorageTests",

@@ -1,4 +1,5 @@
 public import CaptureCore
+import CaptureStorage
 import Foundation
 
 /// A request to the recorder over its control socket: one JSON object on one line.
@@ -46,6 +47,13 @@ public struct ControlFailure: Codable, Sendable, Error, Equatable {
         case .notCapturing: kind = "notCapturing"
         case .notPaused: kind = "notPaused"
         }
+        message = error.description
+    }
+
+    /// A failed commit: `diskFull` when the disk (or `--max-store-size`) is full, so that the
+    /// command exits with the disk-full code; `storage` otherwise.
+    init(_ error: StoreError) {
+        if case .diskFull = error { kind = "diskFull" } else { kind = "storage" }
         message = error.description
     }
 }

@@ -234,7 +234,7 @@ public final class Recorder: @unchecked Sendable {
         }
         return lock.withLock {
             if let failure {
-                return ControlReply(ok: false, failure: ControlFailure(kind: "storage", message: failure.description))
+                return ControlReply(ok: false, failure: ControlFailure(failure))
             }
             do {
                 let now = WallClock.now()
@@ -243,7 +243,7 @@ public final class Recorder: @unchecked Sendable {
                 trace?.append(.mark(lifecycleCommand, at: now))
                 trace?.flush()
                 if let failure {
-                    return ControlReply(ok: false, failure: ControlFailure(kind: "storage", message: failure.description))
+                    return ControlReply(ok: false, failure: ControlFailure(failure))
                 }
                 if lifecycleCommand == .stop { finish() }
                 return ControlReply(ok: true, status: statusLocked())

@@ -25,7 +25,14 @@ public final class Store: Sendable {
     let queue: DatabaseQueue
 
     /// Opens (creating if needed) the store in `directory` and applies pending migrations.
-    public init(directory: String, durability: Durability = .everyCommit) throws(StoreError) {
+    ///
+    /// - Parameter maximumSize: the most bytes the database may grow to through this connection
+    ///   (SQLite's `max_page_count`, rounded down to whole pages, never below the database's
+    ///   current size). A write that needs more fails with ``StoreError/diskFull(path:)``, as on
+    ///   a full disk, and is rolled back. `nil`: no limit but the disk's.
+    public init(
+        directory: String, durability: Durability = .everyCommit, maximumSize: Int64? = nil
+    ) throws(StoreError) {
         let fm = FileManager.default
         do {
             try fm.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -44,6 +51,11 @@ public final class Store: Sendable {
             // costs two fsyncs, which a writer committing every second barely notices but a
             // replay at full speed waits for; four times fewer of them took a third off its wall time.
             try db.execute(sql: "PRAGMA wal_autocheckpoint = 4000")
+            if let maximumSize {
+                let pageSize = try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
+                // At least one page: 0 would mean "leave the limit unchanged" to SQLite.
+                _ = try Int64.fetchOne(db, sql: "PRAGMA max_page_count = \(max(1, maximumSize / pageSize))")
+            }
         }
         // Another process may be creating the database right now (a recorder starting while
         // `capture status` runs): SQLite's busy timeout does not cover switching the journal
@@ -409,6 +421,15 @@ public final class Store: Sendable {
     /// Runs SQLite's `PRAGMA integrity_check`; returns its verdict (`ok` when sound).
     public func integrityCheck() throws(StoreError) -> String {
         try read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "; ") }
+    }
+
+    /// The database's size in bytes (pages in use or free, times the page size), committed data
+    /// in the WAL included: what `maximumSize` limits.
+    public func databaseSize() throws(StoreError) -> Int64 {
+        try read { db in
+            let pages = try Int64.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+            return pages * (try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 0)
+        }
     }
 
     // MARK: - Plumbing

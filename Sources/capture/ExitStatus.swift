@@ -109,6 +109,7 @@ struct CLIError: Error {
                 case "notPaused": .notPaused
                 case "alreadyStarted": .alreadyOpen
                 case "badRequest": .usage
+                case "diskFull": .diskFull
                 default: .ioError
                 }
             return CLIError(status, failure.message)

@@ -74,6 +74,8 @@ struct Start: ParsableCommand {
     @Option(help: ArgumentHelp("Also write what the sources deliver to this native trace file.", valueName: "file"))
     var recordTrace: String?
 
+    @OptionGroup var limit: StoreLimitOptions
+
     func validate() throws {
         if let rate, !(rate > 0 && rate <= 100_000) { throw ValidationError("--rate must be a number of Hz above 0 and at most 100000") }
         guard (0.05...3600).contains(flushInterval) else {
@@ -110,7 +112,7 @@ struct Start: ParsableCommand {
                 try RecorderMain.run(
                     directory: directory, modality: chosen, specs: specs, options: options,
                     recordTrace: recordTrace.map(SourceSpec.absolute), flushInterval: flushInterval,
-                    recover: false, readyDescriptor: nil,
+                    maximumSize: try limit.bytes(), recover: false, readyDescriptor: nil,
                     announce: { id in
                         if output.json {
                             try? printJSON(
@@ -131,6 +133,7 @@ struct Start: ParsableCommand {
                 ] + specs.flatMap { ["--source", $0] }
             if let rate { arguments += ["--rate", "\(rate)"] }
             if let recordTrace { arguments += ["--record-trace", SourceSpec.absolute(recordTrace)] }
+            arguments += limit.arguments
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             let started = try Daemon.spawn(arguments: arguments, directory: directory)
             if output.json {
@@ -222,6 +225,7 @@ struct Resume: ParsableCommand {
             """)
     @OptionGroup var data: DataDirectoryOptions
     @OptionGroup var output: OutputOptions
+    @OptionGroup var limit: StoreLimitOptions
 
     func run() throws {
         try execute {
@@ -230,7 +234,9 @@ struct Resume: ParsableCommand {
                 let open = try store.openMeasurement()
             {
                 let specs = open.sources.split(separator: "\n").map(String.init)
-                let arguments = ["_record", "--recover", "--data-dir", directory] + specs.flatMap { ["--source", $0] }
+                let arguments =
+                    ["_record", "--recover", "--data-dir", directory] + specs.flatMap { ["--source", $0] }
+                    + limit.arguments
                 let started = try Daemon.spawn(arguments: arguments, directory: directory)
                 try printLifecycle(
                     LifecycleReport(store: store, id: started.measurement, pid: started.pid), json: output.json,
@@ -290,12 +296,14 @@ struct Record: ParsableCommand {
     @Option var sysfsRoot = "/"
     @Option var rate: Double?
     @Option var recordTrace: String?
+    @OptionGroup var limit: StoreLimitOptions
 
     func run() throws {
         try RecorderMain.run(
             directory: data.path, modality: Modality(parsing: modality) ?? .unknown, specs: sources,
             options: SourceSpec.Options(sysfsRoot: sysfsRoot, rate: rate), recordTrace: recordTrace,
-            flushInterval: flushInterval, recover: recover, readyDescriptor: readyFd, announce: { _ in })
+            flushInterval: flushInterval, maximumSize: try limit.bytes(), recover: recover, readyDescriptor: readyFd,
+            announce: { _ in })
     }
 }
 
@@ -303,7 +311,7 @@ struct Record: ParsableCommand {
 enum RecorderMain {
     static func run(
         directory: String, modality: Modality, specs: [String], options: SourceSpec.Options = .init(),
-        recordTrace: String? = nil, flushInterval: Double, recover: Bool,
+        recordTrace: String? = nil, flushInterval: Double, maximumSize: Int64? = nil, recover: Bool,
         readyDescriptor: Int32?, announce: (Int64) -> Void
     ) throws {
         var reported = false
@@ -312,7 +320,7 @@ enum RecorderMain {
             guard let lock = RecorderLock(directory: directory) else {
                 throw CLIError(.alreadyOpen, "another recorder is running in \(directory)")
             }
-            let store = try Store(directory: directory)
+            let store = try Store(directory: directory, maximumSize: maximumSize)
             let sources = try specs.map { try SourceSpec.make($0, options: options) }
             let trace = try recordTrace.map { path throws(DeviceError) in try TraceTap(path: path) }
             let recorder = Recorder(
@@ -338,5 +346,51 @@ enum RecorderMain {
             FileHandle.standardError.write(Data("capture: \(failure.message)\n".utf8))
             throw ExitCode(failure.status.rawValue)
         }
+    }
+}
+
+/// `--max-store-size`: a ceiling for the database, for devices whose storage must not fill up
+/// (an SD card shared with the system). Reaching it stops the recorder as a full disk does.
+struct StoreLimitOptions: ParsableArguments {
+    @Option(
+        name: .customLong("max-store-size"),
+        help: ArgumentHelp(
+            "Stop capturing (exit 73, as on a full disk) before the database grows beyond this size.",
+            discussion: "Bytes, or with a suffix K, M or G (powers of 1024): 512M. Committed data is kept.",
+            valueName: "size"))
+    var maximumSize: String?
+
+    func validate() throws {
+        if let maximumSize, Self.parse(maximumSize) == nil {
+            throw ValidationError("--max-store-size must be a size such as 65536, 512K, 64M or 2G")
+        }
+    }
+
+    /// The limit in bytes, if one was given.
+    func bytes() throws -> Int64? {
+        guard let maximumSize else { return nil }
+        guard let bytes = Self.parse(maximumSize) else {
+            throw CLIError(.usage, "--max-store-size must be a size such as 65536, 512K, 64M or 2G")
+        }
+        return bytes
+    }
+
+    /// The option again, for the recorder process.
+    var arguments: [String] { maximumSize.map { ["--max-store-size", $0] } ?? [] }
+
+    /// `65536`, `512K`, `64M`, `2G` (also `KB`, `KiB` and lower case): bytes, at least 1.
+    static func parse(_ text: String) -> Int64? {
+        var digits = text.trimmingCharacters(in: .whitespaces).uppercased()
+        var factor: Int64 = 1
+        for (suffix, value) in [("KIB", 1 << 10), ("MIB", 1 << 20), ("GIB", 1 << 30), ("KB", 1 << 10), ("MB", 1 << 20),
+            ("GB", 1 << 30), ("K", 1 << 10), ("M", 1 << 20), ("G", 1 << 30), ("B", 1)] as [(String, Int64)]
+        where digits.hasSuffix(suffix) {
+            digits.removeLast(suffix.count)
+            factor = value
+            break
+        }
+        guard let number = Int64(digits), number > 0 else { return nil }
+        let (bytes, overflow) = number.multipliedReportingOverflow(by: factor)
+        return overflow ? nil : bytes
     }
 }

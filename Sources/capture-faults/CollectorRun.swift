@@ -1,0 +1,80 @@
+import Foundation
+import Glibc
+
+/// A `capture-collector` on 127.0.0.1 with an ephemeral port and its own directory, stopped by
+/// pid (SIGTERM, then SIGKILL) with ``stop()``.
+final class CollectorRun {
+    let directory: String
+    let tokenFile: String
+    let port: Int
+    private let child: Child
+
+    init(context: Context, arguments: [String]) throws {
+        directory = try context.directory("collector")
+        tokenFile = directory + "/token"
+        guard
+            FileManager.default.createFile(
+                atPath: tokenFile, contents: Data("faults-\(UUID().uuidString)\n".utf8),
+                attributes: [.posixPermissions: 0o600])
+        else { throw CampaignError("cannot write \(tokenFile)") }
+        context.log("capture-collector \(arguments.joined(separator: " "))")
+        child = try Child(
+            context.collector,
+            ["--port", "0", "--data-dir", directory + "/data", "--token-file", tokenFile] + arguments,
+            directory: directory, name: "collector")
+        var port: Int?
+        let deadline = Clock.now() + 30
+        while port == nil, Clock.now() < deadline, child.poll() == nil {
+            port = child.stdout.split(separator: "\n").first.flatMap { Int($0) }
+            if port == nil { usleep(20_000) }
+        }
+        guard let port else {
+            child.stop()
+            throw CampaignError("capture-collector did not start: \(child.stderr)")
+        }
+        self.port = port
+    }
+
+    deinit { child.stop() }
+
+    func stop() { child.stop() }
+
+    var url: String { "http://127.0.0.1:\(port)/" }
+
+    /// `--url … --token-file …` for `capture upload`.
+    var uploadArguments: [String] { ["--url", url, "--token-file", tokenFile] }
+
+    /// The completed uploads: (measurementId, deviceId, bytes) per stored session.
+    func stored() throws -> [(measurement: String, device: String, bytes: Data)] {
+        let folder = directory + "/data/measurements"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return try names.filter { $0.hasSuffix(".json") }.sorted().map { name in
+            let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/" + name)))
+            let object = json as? [String: Any] ?? [:]
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: folder + "/" + name.dropLast(5) + ".ccyf"))
+            return (object["measurementId"] as? String ?? "?", object["deviceId"] as? String ?? "?", bytes)
+        }
+    }
+
+    /// The size of `partial/<sid>`, if the session has received data.
+    func partialSize(_ sid: String) -> Int64? {
+        var info = stat()
+        return stat(directory + "/data/partial/" + sid, &info) == 0 ? Int64(info.st_size) : nil
+    }
+
+    /// Sizes of all partial files, to see when the collector has settled.
+    var partialSizes: [String: Int64] {
+        let folder = directory + "/data/partial"
+        var sizes: [String: Int64] = [:]
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+            if let size = partialSize(name) { sizes[name] = size }
+        }
+        return sizes
+    }
+
+    /// The lines of ranges.log.
+    var ranges: [String] {
+        ((try? String(contentsOfFile: directory + "/data/ranges.log", encoding: .utf8)) ?? "")
+            .split(separator: "\n").map(String.init)
+    }
+}

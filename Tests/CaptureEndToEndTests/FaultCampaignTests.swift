@@ -1,0 +1,88 @@
+import CaptureStorage
+import Foundation
+import Glibc
+import Testing
+
+/// The short part of the fault campaign (docs/faults.md): the same `capture-faults` executable
+/// that scripts/faults runs, with small counts; and the full store on its own.
+@Suite(.serialized) struct FaultCampaignTests {
+    static let executable = URL(fileURLWithPath: CLI.executable).deletingLastPathComponent()
+        .appendingPathComponent("capture-faults").path
+
+    @Test func shortFaultCampaignPasses() throws {
+        let run = try Program.run(
+            Self.executable,
+            [
+                "--recorder-kills", "4", "--upload-kills", "2", "--measurements", "5", "--fault-rate", "0.3",
+                "--seed", "7", "--trace", CLI.root + "/fixtures/bicycle.trace", "--ride-copies", "1",
+                "--upload-seconds", "2", "--kill-within", "2.5",
+            ])
+        #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
+        let rows = run.stdout.split(separator: "\n").filter { $0.hasPrefix("| ") && !$0.hasPrefix("| campaign") }
+        #expect(rows.count == 5, "\(run.stdout)")
+        for name in [
+            "recorder kill -9, trace | 2 |", "recorder kill -9, fake IIO | 2 |", "capture upload kill -9 | 2 |",
+            "full disk (--max-store-size) | 1 |", "collector faults at 30 % | 5 |",
+        ] {
+            #expect(rows.contains { $0.hasPrefix("| " + name) && $0.hasSuffix("| pass |") }, "\(name): \(run.stdout)")
+        }
+        #expect(run.stdout.contains("all campaigns passed"), "\(run.stdout)")
+    }
+
+    /// A lifecycle command whose commit does not fit exits 73 with the disk-full message (it
+    /// used to be reported as an I/O error, 74), and the recorder stops cleanly.
+    @Test func pauseOnAFullStoreExitsWithTheDiskFullCode() throws {
+        let cli = CLI()
+        #expect(try cli.run(["replay", cli.fixture("car.trace")]).status == 0)
+        // The tightest limit under which a measurement still starts (its start fits into pages
+        // that have room); then more samples pending than fit.
+        var pid: pid_t?
+        for extra in [0, 4096, 8192] as [Int64] {
+            let size = try Store(directory: cli.dataDirectory).databaseSize()
+            let start = try cli.run([
+                "start", "--source", "trace:" + cli.fixture("bicycle.trace"), "--flush-interval", "3600",
+                "--max-store-size", String(size + extra),
+            ])
+            if start.status == 73 { continue }
+            #expect(start.status == 0, "\(start.stderr)")
+            pid = cli.recorderPID
+            break
+        }
+        let recorder = try #require(pid)
+        // Rows of 800 samples (~3 KB) take a page each: 2 700 samples pending need more pages
+        // than the last partly filled ones can offer.
+        #expect(
+            try cli.waitFor(30) {
+                ((try cli.json(["status"])["recorder"] as? [String: Any])?["pendingSamples"] as? Int ?? 0) >= 2_700
+            })
+        let pause = try cli.run(["pause"])
+        #expect(pause.status == 73, "\(pause.stderr)")
+        #expect(pause.stderr.hasPrefix("capture: the disk holding"), "\(pause.stderr)")
+        #expect(pause.stderr.contains("nothing committed was lost"))
+        #expect(cli.waitFor { kill(recorder, 0) != 0 || isZombie(recorder) })
+        let store = try Store(directory: cli.dataDirectory)
+        #expect(try store.integrityCheck() == "ok")
+        #expect(try store.counts(of: 2).total == 0)
+        #expect(try cli.json(["status"])["state"] as? String == "interrupted")
+        #expect(try cli.run(["stop"]).status == 0)
+        #expect(try store.measurement(2).status == "finished")
+    }
+
+    @Test func maxStoreSizeRejectsSizesThatAreNotSizes() throws {
+        let cli = CLI()
+        for bad in ["0", "-5", "12X", "M", ""] {
+            let result = try cli.run(["start", "--source", "trace:" + cli.fixture("car.trace"), "--max-store-size", bad])
+            #expect(result.status == 64, "\(bad): \(result.stderr)")
+        }
+    }
+}
+
+private func isZombie(_ pid: pid_t) -> Bool {
+    let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+    guard let close = stat.lastIndex(of: ")") else { return false }
+    return stat[stat.index(after: close)...].hasPrefix(" Z")
+}
+
+extension SampleCounts {
+    fileprivate var total: Int { accelerometer + gyroscope + magnetometer + pressure + locations }
+}
