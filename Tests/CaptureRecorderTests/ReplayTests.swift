@@ -112,6 +112,24 @@ import Testing
         #expect(try store.measurements().isEmpty)
     }
 
+    /// A store that fills up half way through a replay (a size-limited database standing in for
+    /// a full disk): the replay fails with disk full, and neither the half-stored measurement nor
+    /// anything committed before it is left behind or lost.
+    @Test func replayThatFillsTheStoreLeavesNothingHalfStored() throws {
+        let directory = root + "/data"
+        let first = try Replay(path: try write(ride)).run(into: try Store(directory: directory))
+        let before = try dump(try Store(directory: directory), first)
+        var long = ["start 1000 CAR"]
+        for tick in 0..<20_000 { long.append("acc \(1_000 + tick * 10) \(Double(tick % 97) / 7) -0.5 9.81") }
+        let store = try Store(directory: directory, maximumSize: try Store(directory: directory).databaseSize() + 64 * 1024)
+        #expect(throws: StoreError.diskFull(path: directory + "/capture.sqlite")) {
+            _ = try Replay(path: try write(long, name: "long.trace")).run(into: store)
+        }
+        #expect(try store.measurements().map(\.id) == [first])
+        #expect(try dump(store, first) == before)
+        #expect(try store.integrityCheck() == "ok")
+    }
+
     @Test func replayRefusesWhileAMeasurementIsOpen() throws {
         let store = try Store(directory: root + "/data")
         var engine = Recording()
