@@ -66,7 +66,8 @@ public enum FuzzHarness {
 
     /// The native trace as `TraceFile.forEachRecord` reads it: lines cut at `\n`, the last line
     /// without one, parsed in order until the first error. Every record must satisfy the format's
-    /// rules and survive `TraceWriter` → `TraceParser` unchanged.
+    /// rules and survive `TraceWriter` → `TraceParser` unchanged; every number the decimal parser
+    /// accepts must be the correctly rounded value.
     static func trace(_ data: UnsafeBufferPointer<UInt8>) -> [String] {
         var problems: [String] = []
         var parser = TraceParser()
@@ -79,6 +80,7 @@ public enum FuzzHarness {
             var end = start
             while end < data.count, data[end] != 0x0A { end += 1 }
             number += 1
+            problems += decimals(UnsafeBufferPointer(rebasing: data[start..<end]))
             let record: TraceRecord?
             do {
                 record = try parser.parse(line: UnsafeBufferPointer(rebasing: data[start..<end]), number: number)
@@ -101,6 +103,19 @@ public enum FuzzHarness {
                 }
             }
             start = end + 1
+        }
+        return problems
+    }
+
+    /// `DecimalParser` (the trace's number parser, exact fast path) must agree with the standard
+    /// library's correctly rounded `Double(String)` on every field it accepts.
+    private static func decimals(_ line: UnsafeBufferPointer<UInt8>) -> [String] {
+        var problems: [String] = []
+        for field in line.split(whereSeparator: { $0 == 0x20 || $0 == 0x09 }) {
+            let text = String(decoding: field, as: UTF8.self)
+            guard let value = DecimalParser.parse(UnsafeBufferPointer(rebasing: field)) else { continue }
+            if let exact = Double(text), exact == value, exact.sign == value.sign { continue }
+            problems.append("trace: '\(text)' parsed as \(value), the standard library says \(Double(text).map { "\($0)" } ?? "not a number")")
         }
         return problems
     }
