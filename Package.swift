@@ -17,6 +17,8 @@ let package = Package(
         .library(name: "CaptureStorage", targets: ["CaptureStorage"]),
         .library(name: "CaptureUpload", targets: ["CaptureUpload"]),
         .library(name: "CaptureCollector", targets: ["CaptureCollector"]),
+        // The bodies of the fuzz targets, for the libFuzzer package in Fuzz/ (docs/fuzzing.md).
+        .library(name: "CaptureFuzzHarness", targets: ["CaptureFuzzHarness"]),
         .executable(name: "capture-collector", targets: ["capture-collector"]),
     ],
     dependencies: [
@@ -41,6 +43,9 @@ let package = Package(
             name: "CaptureCore",
             dependencies: ["CZlib", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
             swiftSettings: strict),
+        // The fuzz targets' bodies: drive the parsers and check their invariants. Fuzz/ wraps them
+        // in libFuzzer executables; FuzzRegressionTests replays the corpora through them.
+        .target(name: "CaptureFuzzHarness", dependencies: ["CaptureCore"], swiftSettings: strict),
         // System zlib (raw deflate for Cyface transfer files).
         .systemLibrary(
             name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
@@ -115,7 +120,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
-        .testTarget(name: "CaptureCoreTests", dependencies: ["CaptureCore"], swiftSettings: strict),
+        .testTarget(
+            name: "CaptureCoreTests", dependencies: ["CaptureCore", "CaptureFuzzHarness"], swiftSettings: strict),
         .testTarget(
             name: "CaptureStorageTests",
             dependencies: ["CaptureCore", "CaptureStorage", .product(name: "Crypto", package: "swift-crypto")],

@@ -65,6 +65,13 @@ struct GPSDObject {
         }
     }
 
+    /// A number within `range` (latitude, longitude).
+    func double(_ key: String, in range: ClosedRange<Double>) throws(GPSDParseError) -> Double? {
+        guard let value = try double(key) else { return nil }
+        guard range.contains(value) else { throw .invalidField(className: className, field: key) }
+        return value
+    }
+
     func int(_ key: String) throws(GPSDParseError) -> Int? {
         guard let value = try double(key) else { return nil }
         guard let exact = Int(exactly: value) else { throw .invalidField(className: className, field: key) }

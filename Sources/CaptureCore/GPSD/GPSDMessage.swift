@@ -6,7 +6,8 @@ public enum GPSDParseError: Error, Sendable, Equatable, CustomStringConvertible 
     case notAnObject
     /// An object without a string `class`.
     case missingClass
-    /// A known field with a value of the wrong type (e.g. `"lat":"north"`).
+    /// A known field with a value of the wrong type (e.g. `"lat":"north"`), or a latitude or
+    /// longitude out of range (`"lon":-188.4`).
     case invalidField(className: String, field: String)
 
     public var description: String {
@@ -14,7 +15,7 @@ public enum GPSDParseError: Error, Sendable, Equatable, CustomStringConvertible 
         case .notJSON: "not a JSON line"
         case .notAnObject: "JSON line is not an object"
         case .missingClass: "JSON object has no \"class\""
-        case .invalidField(let className, let field): "\(className): field \"\(field)\" has the wrong type"
+        case .invalidField(let className, let field): "\(className): field \"\(field)\" has the wrong type or is out of range"
         }
     }
 }
@@ -273,8 +274,8 @@ public enum GPSDMessage: Sendable, Equatable {
             self = .tpv(
                 GPSDTPV(
                     device: try o.string("device"), mode: try o.int("mode"), status: try o.int("status"),
-                    time: time.text, timestamp: time.unixMilliseconds, latitude: try o.double("lat"),
-                    longitude: try o.double("lon"), altitudeHAE: try o.double("altHAE"),
+                    time: time.text, timestamp: time.unixMilliseconds, latitude: try o.double("lat", in: -90...90),
+                    longitude: try o.double("lon", in: -180...180), altitudeHAE: try o.double("altHAE"),
                     altitudeMSL: try o.double("altMSL"), geoidSeparation: try o.double("geoidSep"),
                     speed: try o.double("speed"), track: try o.double("track"), climb: try o.double("climb"),
                     epx: try o.double("epx"), epy: try o.double("epy"), eph: try o.double("eph"),
