@@ -1,3 +1,4 @@
+import CaptureCore
 import Foundation
 import Synchronization
 
@@ -133,22 +134,4 @@ public final class FaultPlan: Sendable {
             return .other(kind)
         }
     }
-}
-
-/// A small, fast, seedable generator (Steele, Lea and Flood's SplitMix64).
-struct SplitMix64: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A uniform double in [0, 1).
-    mutating func unit() -> Double { Double(next() >> 11) / Double(UInt64(1) << 53) }
 }

@@ -1,3 +1,4 @@
+import CaptureCore
 import CaptureStorage
 import Foundation
 import Glibc
@@ -34,7 +35,7 @@ final class Context {
     let collector: String
     let work: String
     let trace: String
-    var random: SeededRandom
+    var random: SplitMix64
     let verbose: Bool
     private var serial = 0
     private let began = Clock.now()
@@ -44,7 +45,7 @@ final class Context {
         self.collector = collector
         self.work = work
         self.trace = trace
-        random = SeededRandom(seed: seed)
+        random = SplitMix64(seed: seed)
         self.verbose = verbose
     }
 

@@ -7,7 +7,7 @@ import Testing
 
     /// A measurement with several batches per sensor, events and varied values.
     static func richMeasurement() -> CyfaceMeasurement {
-        var random = T.Random(state: 2026)
+        var random = SplitMix64(seed: 2026)
         var fixes: [Fix] = []
         for i in 0..<120 {
             fixes.append(
@@ -202,7 +202,7 @@ import Testing
     @Test func corruptInputGivesErrorsNeverCrashes() throws {
         let raw = try TransferFileWriter.serialize(Self.richMeasurement(), compression: .cyface)
         let plain = try TransferFileWriter.serialize(Self.richMeasurement())
-        var random = T.Random(state: 99)
+        var random = SplitMix64(seed: 99)
         var errors = 0
         for round in 0..<600 {
             var input = round.isMultiple(of: 2) ? raw : plain

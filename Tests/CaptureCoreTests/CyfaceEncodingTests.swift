@@ -98,7 +98,7 @@ import Testing
     }
 
     @Test func batchRoundTripWithinPrecision() throws {
-        var random = T.Random(state: 42)
+        var random = SplitMix64(seed: 42)
         for sensor in MotionSensor.allCases {
             let scale = CyfaceBatch.scale(for: sensor)
             var time: Int64 = 1_781_424_000_000
@@ -129,7 +129,7 @@ import Testing
             _ = try? CyfaceBatch.decode(Array(body[0..<length]), sensor: .accelerometer)
         }
         #expect(throws: CyfaceError.self) { try CyfaceBatch.decode(Array(body.dropLast()), sensor: .accelerometer) }
-        var random = T.Random(state: 7)
+        var random = SplitMix64(seed: 7)
         for _ in 0..<2000 {
             var corrupt = body
             for _ in 0..<3 { corrupt[Int.random(in: 0..<corrupt.count, using: &random)] = .random(in: 0...255, using: &random) }

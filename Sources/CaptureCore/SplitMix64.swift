@@ -1,0 +1,19 @@
+/// A small, fast, seedable random number generator (Steele, Lea and Flood's SplitMix64), so that
+/// whatever draws from it (the collector's fault plan, the fault campaign, tests) repeats exactly
+/// for the same seed. Not for anything secret.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    public init(seed: UInt64) { state = seed }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A uniform double in [0, 1).
+    public mutating func unit() -> Double { Double(next() >> 11) / Double(UInt64(1) << 53) }
+}
