@@ -130,6 +130,7 @@ import Testing
             if !up { usleep(100_000) }
         }
         #expect(up, "gpsd did not come up on port \(port): \(fake.stderr)")
+        fake.noteChildren()
         let started = try cli.run(["start", "--source", "gpsd:127.0.0.1:\(port)", "--flush-interval", "0.2"])
         #expect(started.status == 0, "\(started.stderr)")
         #expect(try cli.waitFor(30) {
@@ -153,6 +154,8 @@ import Testing
         try Self.syntheticLog(epochs: 400).write(toFile: longLog, atomically: false, encoding: .utf8)
         let restarted = try Spawned([gpsfake, "-q", "-P", "\(port)", "-c", "0.05", longLog])
         defer { restarted.stopWithChildren() }
+        for _ in 0..<100 where !Self.canConnect(port: port) { usleep(100_000) }
+        restarted.noteChildren()
         var notes: [String] = []
         #expect(try cli.waitFor(40) {
             let status = try cli.json(["status"])
@@ -286,13 +289,31 @@ final class Spawned {
         }
     }
 
+    /// Children seen while the process ran (see ``noteChildren()``).
+    private var known: Set<pid_t> = []
+
+    /// Remembers the process's current children (gpsfake's gpsd), so that they are stopped even
+    /// if the process itself has ended and left them to init by then.
+    func noteChildren() { known.formUnion(Self.children(of: pid)) }
+
+    /// The parent of `pid`, from /proc.
+    static func parent(of pid: pid_t) -> pid_t? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return fields.count > 2 ? pid_t(fields[1]) : nil
+    }
+
     /// Stops the process and its children by pid: SIGTERM to the process first (gpsfake then
     /// stops and reaps its own gpsd, so no zombie is left to init), SIGKILL after 3 s; children
-    /// still alive after that are killed by their pids, taken before.
+    /// still alive after that (taken before, or noted earlier and now orphaned) are killed by
+    /// their pids.
     func stopWithChildren() {
         guard !stopped else { return }
         stopped = true
-        let children = Self.children(of: pid)
+        let children = Set(Self.children(of: pid)).union(
+            known.filter { Self.parent(of: $0) == pid || Self.parent(of: $0) == 1 })
         kill(pid, SIGTERM)
         var status: Int32 = 0
         var reaped = false
