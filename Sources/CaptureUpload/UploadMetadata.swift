@@ -23,7 +23,7 @@ public struct UploadMetadata: Sendable, Equatable {
         var out = "{"
         for (index, field) in fields.enumerated() {
             if index > 0 { out += "," }
-            out += Self.quoted(field.name) + ":" + Self.quoted(field.value)
+            out += JSONString.quoted(field.name) + ":" + JSONString.quoted(field.value)
         }
         return Array((out + "}").utf8)
     }
@@ -116,20 +116,4 @@ public struct UploadMetadata: Sendable, Equatable {
     /// A double the way Kotlin's `toString()` writes it for ordinary magnitudes (`51.0522`,
     /// `0.0`): Swift's shortest round-trip form, which Java's `parseDouble` reads back exactly.
     static func number(_ value: Double) -> String { value.isFinite ? "\(value)" : "0.0" }
-
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
 }

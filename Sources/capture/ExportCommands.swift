@@ -230,7 +230,7 @@ struct Exporter {
             let fixes = kept(all)
             var feature = index == 0 ? "\n" : ",\n"
             feature += "{\"type\":\"Feature\",\"properties\":{"
-            feature += "\"track\":\(track.number),\"modality\":\(Self.jsonString(modality(at: track.startTime, events: events)))"
+            feature += "\"track\":\(track.number),\"modality\":\(JSONString.quoted(modality(at: track.startTime, events: events)))"
             feature += ",\"start\":\"\(Self.isoTime(track.startTime))\""
             feature += ",\"end\":" + (track.endTime.map { "\"\(Self.isoTime($0))\"" } ?? "null")
             feature += ",\"distance\":\(Self.decimal(Geodesy.trackDistance(all), 3)),\"fixes\":\(fixes.count)},\"geometry\":"
@@ -328,19 +328,6 @@ struct Exporter {
     static func xmlEscaped(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-    }
-
-    static func jsonString(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case let c where c.value < 0x20: result += String(format: "\\u%04x", c.value)
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
     }
 }
 
