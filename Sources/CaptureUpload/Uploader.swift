@@ -90,7 +90,10 @@ public final class Uploader: Sendable {
         var persistedAcknowledged = machine.acknowledged
         do {
             while true {
-                if machine.session != persistedSession {
+                // A finished machine has no session, but that does not void the stored one: after
+                // a 401 it is resumed by a later run (every other ending is recorded by the caller).
+                let finished = if case .done = action { true } else { false }
+                if !finished, machine.session != persistedSession {
                     try observer.sessionChanged(machine.session)
                     persistedSession = machine.session
                 }
