@@ -1,6 +1,5 @@
 import ArgumentParser
 import CaptureUpload
-import Dispatch
 import Foundation
 import Synchronization
 
