@@ -10,7 +10,9 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public enum Command: String, Codable, Sendable, Equatable, CaseIterable {
         /// Report ``RecorderStatus``; changes nothing.
         case status
+        /// Pause the measurement (committing what came before).
         case pause
+        /// Resume a paused measurement on a new track.
         case resume
         /// Stop the measurement for good; the recorder exits after answering.
         case stop
@@ -18,6 +20,7 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         case modality
     }
 
+    /// What is asked.
     public var command: Command
     /// The new modality for ``Command/modality``.
     public var modality: Modality?
@@ -66,6 +69,7 @@ public struct ControlFailure: Codable, Sendable, Error, Equatable, CustomStringC
         case badRequest
     }
 
+    /// What went wrong, for the exit code.
     public var kind: Kind
     /// One line for a person.
     public var message: String
@@ -100,6 +104,7 @@ public struct RecorderStatus: Codable, Sendable, Equatable {
     public struct SourceState: Codable, Sendable, Equatable {
         /// Where a source's thread stands; the raw values are the JSON words.
         public enum State: String, Codable, Sendable, Equatable, CaseIterable {
+            /// Delivering samples.
             case running
             /// It returned: a trace or file played to its end.
             case ended

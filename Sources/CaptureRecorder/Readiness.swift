@@ -58,10 +58,12 @@ public struct LaunchFailure: Error, Codable, Sendable, Equatable, CustomStringCo
         case unexpected
     }
 
+    /// What went wrong, for the exit code.
     public var kind: Kind
     /// One line for a person (the underlying error's description).
     public var message: String
 
+    /// A failure of `kind`, described by `message`.
     public init(kind: Kind, message: String) {
         self.kind = kind
         self.message = message
@@ -118,6 +120,7 @@ public struct ReadinessPipe: Sendable {
     /// The file descriptor (3 for `capture _record`, see ``RecorderLauncher``).
     public let descriptor: Int32
 
+    /// The pipe on `descriptor`, which ``report(_:)`` closes.
     public init(descriptor: Int32) {
         self.descriptor = descriptor
     }

@@ -21,6 +21,7 @@ public struct RecorderConfiguration: Sendable, Equatable {
     /// A ceiling for the database (`--max-store-size`).
     public var maximumSize: ByteSize?
 
+    /// A configuration; only the directory and the sources have no default.
     public init(
         directory: String, modality: Modality = .unknown, sources: [String], sourceOptions: SourceOptions = SourceOptions(),
         recordTrace: String? = nil, flushInterval: Int64 = 1000, maximumSize: ByteSize? = nil

@@ -6,9 +6,13 @@ import Glibc
 /// What a lifecycle command reports: the measurement as its recorder (or the store) has it.
 /// Field names and values are the `--json` output's.
 public struct LifecycleReport: Codable, Sendable, Equatable {
+    /// The measurement id.
     public var measurement: Int64
+    /// Where it stands now.
     public var state: Lifecycle.Phase
+    /// The current (or last) track.
     public var track: Int
+    /// The modality in force.
     public var modality: Modality?
     /// The recorder's process id, when one runs.
     public var pid: Int32?
@@ -73,6 +77,7 @@ public struct RecorderControl: Sendable {
     /// How a recorder is started (resume of an interrupted measurement).
     public var launcher: RecorderLauncher
 
+    /// The commands for `directory`, starting recorders with `launcher`.
     public init(directory: String, launcher: RecorderLauncher = RecorderLauncher()) {
         self.directory = directory
         self.launcher = launcher
@@ -226,13 +231,17 @@ public struct StatusReport: Codable, Sendable, Equatable {
         }
     }
 
+    /// The data directory (absolute).
     public var dataDirectory: String
     /// The store's device identity.
     public var device: String?
+    /// Where the directory stands.
     public var state: State
     /// The open measurement.
     public var measurement: Int64?
+    /// Its current (or last) track.
     public var track: Int?
+    /// The modality in force.
     public var modality: Modality?
     /// What is committed to the store for the open measurement.
     public var committed: SampleCounts?
@@ -241,6 +250,7 @@ public struct StatusReport: Codable, Sendable, Equatable {
     /// Finished measurements per upload state (pending, uploading, uploaded, skipped, failed).
     public var uploads: [String: Int]?
 
+    /// A report with nothing known yet but the directory and `state`.
     public init(dataDirectory: String, state: State) {
         self.dataDirectory = dataDirectory
         self.state = state

@@ -11,7 +11,9 @@ import Glibc
 public struct RecorderLauncher: Sendable {
     /// A recorder that has begun capturing.
     public struct Started: Sendable, Equatable {
+        /// The recorder's process id.
         public var pid: Int32
+        /// The measurement it captures.
         public var measurement: Int64
     }
 
@@ -23,6 +25,7 @@ public struct RecorderLauncher: Sendable {
     /// The readiness pipe's descriptor in the child.
     public static let readyDescriptor: Int32 = 3
 
+    /// A launcher of `executable` (this process's own by default) with `command` first.
     public init(executable: String = "/proc/self/exe", command: [String] = ["_record"]) {
         self.executable = executable
         self.command = command

@@ -3,8 +3,11 @@ public import CaptureCore
 /// Where a stored measurement stands. The raw values are the words in the database's `status`
 /// column and in `--json` output.
 public enum MeasurementStatus: String, Sendable, Equatable, Hashable, Codable, CaseIterable {
+    /// Open, recording samples.
     case capturing
+    /// Open, not recording until resumed.
     case paused
+    /// Stopped for good.
     case finished
 
     /// The status a lifecycle state is stored as; `nil` for ``Lifecycle/State/idle``, which is

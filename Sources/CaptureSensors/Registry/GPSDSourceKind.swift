@@ -3,6 +3,7 @@ public struct GPSDSourceKind: SourceKind {
     public let name = "gpsd"
     public let syntax = "gpsd[:HOST:PORT]"
 
+    /// The kind, for ``SourceRegistry/standard``.
     public init() {}
 
     public func makeSource(argument: String?, options: SourceOptions) throws(SourceError) -> any SampleSource {

@@ -6,6 +6,7 @@ public struct IIOSourceKind: SourceKind {
     public let name = "iio"
     public let syntax = "iio:iio:deviceN[@HZ]"
 
+    /// The kind, for ``SourceRegistry/standard``.
     public init() {}
 
     public func makeSource(argument: String?, options: SourceOptions) throws(SourceError) -> any SampleSource {

@@ -5,6 +5,7 @@ public struct NMEASourceKind: SourceKind {
     public let name = "nmea"
     public let syntax = "nmea:PATH"
 
+    /// The kind, for ``SourceRegistry/standard``.
     public init() {}
 
     public func makeSource(argument: String?, options: SourceOptions) throws(SourceError) -> any SampleSource {

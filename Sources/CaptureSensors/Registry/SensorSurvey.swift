@@ -12,10 +12,13 @@ public struct SensorSurvey: Sendable, Equatable, Codable {
         public var path: String
         /// The character device.
         public var node: String
+        /// The `name` attribute.
         public var name: String
+        /// The `label` attribute, if any.
         public var label: String?
         /// Short names of what it measures that capture records: `acc`, `gyr`, `mag`, `prs`.
         public var sensors: [String]
+        /// Channels with a value file.
         public var channels: [String]
         /// `sampling_frequency_available` as the device says it.
         public var availableRates: String?
@@ -25,6 +28,7 @@ public struct SensorSurvey: Sendable, Equatable, Codable {
         public var buffer: Bool
         /// How buffered capture would be triggered (``IIODevice/triggerSummary``).
         public var trigger: String
+        /// `current_timestamp_clock`, if present.
         public var timestampClock: String?
         /// The spec that captures from it, for useful devices.
         public var source: String?
@@ -65,12 +69,15 @@ public struct SensorSurvey: Sendable, Equatable, Codable {
 
         /// The spec: `gpsd:127.0.0.1:2947`, `nmea:/dev/ttyACM0`.
         public var source: String
+        /// What is known of it.
         public var state: State
     }
 
     /// The absolute sysfs root looked at.
     public var sysfsRoot: String
+    /// Every `iio:deviceN`, useful or not, in device-number order.
     public var iio: [Device]
+    /// gpsd first, then the device nodes.
     public var gnss: [GNSS]
 
     /// Looks at the machine: IIO devices under `sysfsRoot` (made absolute), whether `gpsd`

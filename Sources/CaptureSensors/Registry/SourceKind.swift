@@ -71,6 +71,7 @@ public struct DiscoveredSource: Sendable, Equatable, Codable {
     /// Whether it delivers fixes (gpsd, a GNSS receiver).
     public var deliversFixes: Bool
 
+    /// A found source.
     public init(spec: String, summary: String, deliversFixes: Bool = false) {
         self.spec = spec
         self.summary = summary

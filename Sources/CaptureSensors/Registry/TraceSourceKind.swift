@@ -3,6 +3,7 @@ public struct TraceSourceKind: SourceKind {
     public let name = "trace"
     public let syntax = "trace:FILE"
 
+    /// The kind, for ``SourceRegistry/standard``.
     public init() {}
 
     public func makeSource(argument: String?, options: SourceOptions) throws(SourceError) -> any SampleSource {
