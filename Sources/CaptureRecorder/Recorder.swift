@@ -310,26 +310,3 @@ public final class Recorder: @unchecked Sendable {
         }
     }
 }
-
-/// Talks to the recorder of a data directory.
-public enum RecorderClient {
-    /// Sends a request and returns the reply. Throws when no recorder answers.
-    public static func send(_ request: ControlRequest, directory: String) throws -> ControlReply {
-        let data = try JSONEncoder().encode(request)
-        let reply = try ControlSocket.exchange(data, at: Recorder.socketPath(directory: directory))
-        return try JSONDecoder().decode(ControlReply.self, from: reply)
-    }
-}
-
-/// Finishing a measurement whose recorder died.
-public enum Recovery {
-    /// Stops the interrupted open measurement where its committed data ends. Returns its id.
-    public static func stopInterrupted(store: Store) throws -> Int64 {
-        guard let open = try store.openMeasurement() else { throw LifecycleError.notOpen(state: .idle) }
-        var engine = Recording(
-            lifecycle: Lifecycle(restoring: open.lifecycleState, modality: try store.currentModality(of: open.id)))
-        let end = try store.lastTimestamp(of: open.id) ?? open.startTime
-        try store.commit(try engine.apply(.stop, at: end), to: open.id)
-        return open.id
-    }
-}
