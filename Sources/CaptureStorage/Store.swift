@@ -262,14 +262,14 @@ public final class Store: Sendable {
     /// The open (capturing or paused) measurement, if any.
     public func openMeasurement() throws(StoreError) -> MeasurementRecord? {
         try read { db in
-            try Row.fetchOne(db, sql: "\(Self.measurementColumns) WHERE status != 'finished'").map(Self.measurement)
+            try Row.fetchOne(db, sql: "\(Self.measurementColumns) WHERE status != 'finished'").map(measurement)
         }
     }
 
     /// One measurement, or ``StoreError/measurementNotFound(_:)``.
     public func measurement(_ id: Int64) throws(StoreError) -> MeasurementRecord {
         let record = try read { db in
-            try Row.fetchOne(db, sql: "\(Self.measurementColumns) WHERE id = ?", arguments: [id]).map(Self.measurement)
+            try Row.fetchOne(db, sql: "\(Self.measurementColumns) WHERE id = ?", arguments: [id]).map(measurement)
         }
         guard let record else { throw .measurementNotFound(id) }
         return record
@@ -277,15 +277,22 @@ public final class Store: Sendable {
 
     /// All measurements, oldest first.
     public func measurements() throws(StoreError) -> [MeasurementRecord] {
-        try read { db in try Row.fetchAll(db, sql: "\(Self.measurementColumns) ORDER BY id").map(Self.measurement) }
+        try read { db in try Row.fetchAll(db, sql: "\(Self.measurementColumns) ORDER BY id").map(measurement) }
     }
 
     private static let measurementColumns =
         "SELECT id, status, modality, start_ts, end_ts, track_count, sources FROM measurement"
 
-    private static func measurement(_ row: Row) -> MeasurementRecord {
-        MeasurementRecord(
-            id: row[0], status: row[1], modality: row[2], startTime: row[3], endTime: row[4], trackCount: row[5],
+    /// A measurement row as a record; a status this version does not know means a damaged (or
+    /// newer) database, not a finished measurement.
+    private func measurement(_ row: Row) throws(StoreError) -> MeasurementRecord {
+        let id: Int64 = row[0]
+        let text: String = row[1]
+        guard let status = MeasurementStatus(rawValue: text) else {
+            throw .corrupt(path: path, reason: "measurement \(id) has the unknown status '\(text)'")
+        }
+        return MeasurementRecord(
+            id: id, status: status, modality: row[2], startTime: row[3], endTime: row[4], trackCount: row[5],
             sources: row[6])
     }
 

@@ -4,113 +4,6 @@ import CaptureRecorder
 import CaptureStorage
 import Foundation
 
-struct Status: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "status",
-        abstract: "Show what is being captured right now.",
-        discussion: """
-            State is idle, capturing, paused or interrupted (the measurement is open but its \
-            recorder is gone: `capture resume` or `capture stop`). Counts are what is committed \
-            to the store; rates are over the last ten seconds.
-            """)
-    @OptionGroup var data: DataDirectoryOptions
-    @OptionGroup var output: OutputOptions
-
-    struct Report: Codable {
-        var dataDirectory: String
-        var device: String?
-        var state: String
-        var measurement: Int64?
-        var track: Int?
-        var modality: String?
-        var committed: CountsReport?
-        var recorder: RecorderStatus?
-        /// Finished measurements per upload state (pending, uploading, uploaded, skipped, failed).
-        var uploads: [String: Int]?
-    }
-
-    func run() throws {
-        try execute {
-            let directory = data.path
-            var report = Report(dataDirectory: directory, state: "idle")
-            if let store = try data.existingStore() {
-                report.device = try store.deviceID()
-                let uploads = try store.uploads()
-                var tally: [String: Int] = [:]
-                for record in try store.measurements() where !record.isOpen {
-                    tally[(uploads[record.id]?.status ?? .pending).rawValue, default: 0] += 1
-                }
-                report.uploads = tally
-                if let open = try store.openMeasurement() {
-                    report.measurement = open.id
-                    report.track = open.trackCount
-                    report.modality = try store.currentModality(of: open.id)?.rawValue
-                    report.state = open.status
-                    if RecorderLock.isHeld(directory: directory) {
-                        report.recorder = try? RecorderClient.send(ControlRequest(command: "status"), directory: directory).status
-                        if let live = report.recorder {
-                            report.state = live.state
-                            report.track = live.track
-                            report.modality = live.modality
-                        }
-                    } else {
-                        report.state = "interrupted"
-                    }
-                    report.committed = CountsReport(try store.counts(of: open.id))
-                }
-            }
-            if output.json {
-                try printJSON(report)
-            } else {
-                print(text(report))
-            }
-        }
-    }
-
-    private func text(_ report: Report) -> String {
-        var uploadLine = ""
-        if let uploads = report.uploads, !uploads.isEmpty {
-            uploadLine = "\n  uploads    " + UploadRecord.Status.allCases.compactMap { status in
-                uploads[status.rawValue].map { "\($0) \(status.rawValue)" }
-            }.joined(separator: ", ")
-        }
-        guard let id = report.measurement else {
-            return "idle: no measurement is open (data in \(report.dataDirectory))" + uploadLine
-        }
-        var lines = ["measurement \(id): \(report.state), track \(report.track ?? 0), \(report.modality ?? "UNKNOWN")"]
-        if report.state == "interrupted" {
-            lines.append("  the recorder is not running: `capture resume` continues on a new track, `capture stop` finishes")
-        }
-        if let counts = report.committed { lines.append("  committed  " + Format.counts(counts)) }
-        if let recorder = report.recorder {
-            lines.append("  recorder   pid \(recorder.pid), since \(Format.time(recorder.startedAt)), flush every \(Double(recorder.flushIntervalMs) / 1000) s")
-            let rates = recorder.sensors.map { "\($0.sensor) \(String(format: "%.1f", $0.rate)) Hz" }
-            lines.append("  rates      " + rates.joined(separator: ", "))
-            if let fix = recorder.lastFix {
-                lines.append(
-                    "  last fix   \(fix.latitude), \(fix.longitude)"
-                        + (fix.horizontalAccuracy.map { String(format: " ±%.1f m", $0) } ?? "") + " at \(Format.time(fix.timestamp))")
-            }
-            for source in recorder.sources {
-                var line = "  source     \(source.name): \(source.state), \(source.samples) samples"
-                if let lost = source.lost, lost > 0 { line += ", \(lost) lost" }
-                if let skipped = source.skipped, skipped > 0 { line += ", \(skipped) unused skipped" }
-                if let gnss = source.gnss { line += ", fix \(gnss)" }
-                lines.append(line + (source.error.map { " (\($0))" } ?? "") + (source.note.map { "; \($0)" } ?? ""))
-            }
-            if let failed = recorder.failedSources, failed > 0 {
-                lines.append("  sources failed: \(failed) of \(recorder.sources.count) (the others go on)")
-            }
-            if let trace = recorder.recordingTrace { lines.append("  trace      \(trace)") }
-            if recorder.droppedWhilePaused > 0 { lines.append("  dropped while paused: \(recorder.droppedWhilePaused)") }
-            if recorder.rejectedUnstorable > 0 {
-                lines.append("  rejected (NaN or out of range): \(recorder.rejectedUnstorable)")
-            }
-        }
-        return lines.joined(separator: "\n") + uploadLine
-    }
-}
-
 struct List: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list", abstract: "List the measurements in the store, oldest first.")
@@ -226,17 +119,14 @@ struct Replay: ParsableCommand {
     @OptionGroup var data: DataDirectoryOptions
     @OptionGroup var output: OutputOptions
     @Argument(help: "The trace file: native trace, NMEA log, gpsd JSON log or GPX.") var trace: String
-    @Option(help: "Overrides the trace's initial modality.") var modality: String?
+    @Option(help: "Overrides the trace's initial modality.") var modality: Modality?
     @Option(help: "Play at X times the trace's pace instead of as fast as possible.") var speed: Double?
     @Flag(help: "As fast as possible (the default).") var max = false
-    @Option(help: "Seconds of trace time per commit.") var flushInterval: Double = 1
+    @Option(help: "Seconds of trace time per commit (0.05 to 3600).") var flushInterval: FlushInterval = .default
 
     func validate() throws {
         if let speed, !(speed > 0 && speed.isFinite) { throw ValidationError("--speed must be a positive number") }
         if speed != nil, max { throw ValidationError("--speed and --max exclude each other") }
-        guard (0.05...3600).contains(flushInterval) else {
-            throw ValidationError("--flush-interval must be between 0.05 and 3600 seconds")
-        }
     }
 
     struct Summary: Codable {
@@ -248,11 +138,10 @@ struct Replay: ParsableCommand {
 
     func run() throws {
         try execute {
-            let chosen = try modality.map(parseModality)
             let store = try data.openStore(durability: .relaxed)
             let began = Date()
             let id = try CaptureRecorder.Replay(
-                path: trace, modality: chosen, flushInterval: Int64((flushInterval * 1000).rounded()), speed: speed
+                path: trace, modality: modality, flushInterval: flushInterval.milliseconds, speed: speed
             ).run(into: store)
             let seconds = Date().timeIntervalSince(began)
             if output.json {

@@ -125,7 +125,7 @@ struct MeasurementReport: Codable {
         let record = try store.measurement(id)
         let events = try store.events(of: id)
         self.id = id
-        status = record.status
+        status = record.status.rawValue
         modality = record.modality
         start = record.startTime
         end = record.endTime
@@ -207,7 +207,7 @@ struct ListEntry: Codable {
 
     init(store: Store, record: MeasurementRecord, interrupted: Bool, upload: UploadRecord) throws {
         id = record.id
-        status = interrupted ? "interrupted" : record.status
+        status = interrupted ? "interrupted" : record.status.rawValue
         modality = record.modality
         start = record.startTime
         end = record.endTime

@@ -65,7 +65,7 @@ import Testing
         #expect(try store.counts(of: 2).total == 0)
         #expect(try cli.json(["status"])["state"] as? String == "interrupted")
         #expect(try cli.run(["stop"]).status == 0)
-        #expect(try store.measurement(2).status == "finished")
+        #expect(try store.measurement(2).status == .finished)
     }
 
     @Test func maxStoreSizeRejectsSizesThatAreNotSizes() throws {

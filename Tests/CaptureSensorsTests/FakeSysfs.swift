@@ -64,7 +64,7 @@ final class Collector: @unchecked Sendable {
     var pressures: [PressureSample] { samples.compactMap { if case .pressure(let p) = $0 { p } else { nil } } }
     var lost: Int { notes.reduce(0) { if case .lost(let n, _) = $1 { $0 + n } else { $0 } } }
     var skipped: Int { notes.reduce(0) { if case .skipped(let n) = $1 { $0 + n } else { $0 } } }
-    var gnssStates: [String] { notes.compactMap { if case .gnss(let state) = $0 { state } else { nil } } }
+    var gnssStates: [GNSSFixState] { notes.compactMap { if case .gnss(let state) = $0 { state } else { nil } } }
 }
 
 /// A stop flag shared with a source's thread.

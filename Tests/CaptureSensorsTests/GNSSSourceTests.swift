@@ -49,7 +49,7 @@ struct GNSSSourceTests {
         }
         // Wait until the 2 s without a fix pass.
         let deadline = Date().addingTimeInterval(8)
-        while Date() < deadline, !collector.gnssStates.contains("lost") { usleep(50_000) }
+        while Date() < deadline, !collector.gnssStates.contains(.lost) { usleep(50_000) }
         stop.set()
         #expect(worker.join())
         #expect(collector.fixes.count >= 2)
@@ -60,7 +60,7 @@ struct GNSSSourceTests {
         }
         #expect(collector.lost >= 3)
         #expect(collector.skipped == 1)
-        #expect(collector.gnssStates.prefix(3) == ["searching", "fixed", "lost"])
+        #expect(collector.gnssStates.prefix(3) == [.searching, .fixed, .lost])
     }
 
     @Test("a file or FIFO: read to its end, the last epoch closed, then the source ends")

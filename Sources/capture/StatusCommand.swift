@@ -1,0 +1,74 @@
+import ArgumentParser
+import CaptureCore
+import CaptureRecorder
+import CaptureStorage
+import Foundation
+
+struct Status: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show what is being captured right now.",
+        discussion: """
+            State is idle, capturing, paused or interrupted (the measurement is open but its \
+            recorder is gone: `capture resume` or `capture stop`). Counts are what is committed \
+            to the store; rates are over the last ten seconds.
+            """)
+    @OptionGroup var data: DataDirectoryOptions
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        try execute {
+            let report = try RecorderControl(directory: data.path).status()
+            if output.json {
+                try printJSON(report)
+            } else {
+                print(text(report))
+            }
+        }
+    }
+
+    private func text(_ report: StatusReport) -> String {
+        var uploadLine = ""
+        if let uploads = report.uploads, !uploads.isEmpty {
+            uploadLine = "\n  uploads    " + UploadRecord.Status.allCases.compactMap { status in
+                uploads[status.rawValue].map { "\($0) \(status.rawValue)" }
+            }.joined(separator: ", ")
+        }
+        guard let id = report.measurement else {
+            return "idle: no measurement is open (data in \(report.dataDirectory))" + uploadLine
+        }
+        var lines = [
+            "measurement \(id): \(report.state.rawValue), track \(report.track ?? 0), \((report.modality ?? .unknown).rawValue)"
+        ]
+        if report.state == .interrupted {
+            lines.append("  the recorder is not running: `capture resume` continues on a new track, `capture stop` finishes")
+        }
+        if let counts = report.committed { lines.append("  committed  " + Format.counts(CountsReport(counts))) }
+        if let recorder = report.recorder {
+            lines.append("  recorder   pid \(recorder.pid), since \(Format.time(recorder.startedAt)), flush every \(Double(recorder.flushIntervalMs) / 1000) s")
+            let rates = recorder.sensors.map { "\($0.sensor) \(String(format: "%.1f", $0.rate)) Hz" }
+            lines.append("  rates      " + rates.joined(separator: ", "))
+            if let fix = recorder.lastFix {
+                lines.append(
+                    "  last fix   \(fix.latitude), \(fix.longitude)"
+                        + (fix.horizontalAccuracy.map { String(format: " ±%.1f m", $0) } ?? "") + " at \(Format.time(fix.timestamp))")
+            }
+            for source in recorder.sources {
+                var line = "  source     \(source.name): \(source.state.rawValue), \(source.samples) samples"
+                if let lost = source.lost, lost > 0 { line += ", \(lost) lost" }
+                if let skipped = source.skipped, skipped > 0 { line += ", \(skipped) unused skipped" }
+                if let gnss = source.gnss { line += ", fix \(gnss.rawValue)" }
+                lines.append(line + (source.error.map { " (\($0))" } ?? "") + (source.note.map { "; \($0)" } ?? ""))
+            }
+            if let failed = recorder.failedSources, failed > 0 {
+                lines.append("  sources failed: \(failed) of \(recorder.sources.count) (the others go on)")
+            }
+            if let trace = recorder.recordingTrace { lines.append("  trace      \(trace)") }
+            if recorder.droppedWhilePaused > 0 { lines.append("  dropped while paused: \(recorder.droppedWhilePaused)") }
+            if recorder.rejectedUnstorable > 0 {
+                lines.append("  rejected (NaN or out of range): \(recorder.rejectedUnstorable)")
+            }
+        }
+        return lines.joined(separator: "\n") + uploadLine
+    }
+}
