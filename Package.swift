@@ -120,8 +120,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
+        // Test-only helpers shared by the test targets: one process runner, one fake sysfs, one
+        // locator of the real receiver logs in ../shared/data.
+        .target(name: "CaptureTestSupport", path: "Tests/CaptureTestSupport", swiftSettings: strict),
         .testTarget(
-            name: "CaptureCoreTests", dependencies: ["CaptureCore", "CaptureFuzzHarness"], swiftSettings: strict),
+            name: "CaptureCoreTests", dependencies: ["CaptureCore", "CaptureFuzzHarness", "CaptureTestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "CaptureStorageTests",
             dependencies: ["CaptureCore", "CaptureStorage", .product(name: "Crypto", package: "swift-crypto")],
@@ -130,13 +134,14 @@ let package = Package(
             name: "CaptureRecorderTests", dependencies: ["CaptureCore", "CaptureStorage", "CaptureRecorder"],
             swiftSettings: strict),
         .testTarget(
-            name: "CaptureSensorsTests", dependencies: ["CaptureCore", "CaptureSensors"], swiftSettings: strict),
+            name: "CaptureSensorsTests", dependencies: ["CaptureCore", "CaptureSensors", "CaptureTestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "CaptureUploadTests",
             dependencies: ["CaptureCore", "CaptureStorage", "CaptureUpload", "CaptureCollector"], swiftSettings: strict),
         .testTarget(
             name: "CaptureEndToEndTests",
-            dependencies: ["CaptureCore", "CaptureStorage"],
+            dependencies: ["CaptureCore", "CaptureStorage", "CaptureTestSupport"],
             swiftSettings: strict),
     ]
 )
