@@ -38,11 +38,8 @@ let package = Package(
     ],
     targets: [
         // Pure core: model, lifecycle, recording engine, trace format, units. No I/O of its own.
-        // The Cyface transfer format uses generated SwiftProtobuf types and the system zlib.
-        .target(
-            name: "CaptureCore",
-            dependencies: ["CZlib", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
-            swiftSettings: strict),
+        // The Cyface transfer format is written and read by hand over the system zlib.
+        .target(name: "CaptureCore", dependencies: ["CZlib"], swiftSettings: strict),
         // The fuzz targets' bodies: drive the parsers and check their invariants. Fuzz/ wraps them
         // in libFuzzer executables; FuzzRegressionTests replays the corpora through them.
         .target(name: "CaptureFuzzHarness", dependencies: ["CaptureCore"], swiftSettings: strict),
@@ -123,8 +120,14 @@ let package = Package(
         // Test-only helpers shared by the test targets: one process runner, one fake sysfs, one
         // locator of the real receiver logs in ../shared/data.
         .target(name: "CaptureTestSupport", path: "Tests/CaptureTestSupport", swiftSettings: strict),
+        // The SwiftProtobuf types generated from protos/ (scripts/gen-protos), test-only: the
+        // production code writes and reads the format by hand; a test checks both agree.
+        .target(
+            name: "CyfaceSchema", dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            path: "Tests/CyfaceSchema", swiftSettings: strict),
         .testTarget(
-            name: "CaptureCoreTests", dependencies: ["CaptureCore", "CaptureFuzzHarness", "CaptureTestSupport"],
+            name: "CaptureCoreTests",
+            dependencies: ["CaptureCore", "CaptureFuzzHarness", "CaptureTestSupport", "CyfaceSchema"],
             swiftSettings: strict),
         .testTarget(
             name: "CaptureStorageTests",

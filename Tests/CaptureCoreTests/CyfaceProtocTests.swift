@@ -1,4 +1,5 @@
 import CaptureTestSupport
+import CyfaceSchema
 import Foundation
 import Testing
 @testable import CaptureCore
