@@ -152,12 +152,7 @@ public final class Store: Sendable {
     private static func apply(_ encoded: EncodedFlush, to id: Int64, in db: Database) throws {
         let flush = encoded.flush
         if !encoded.batches.isEmpty {
-            var insert = DirectStatement(
-                try db.cachedStatement(
-                    sql: """
-                        INSERT INTO sensor_batch (measurement_id, track, sensor, first_ts, last_ts, count, data)
-                        VALUES (?, ?, ?, ?, ?, ?, ?)
-                        """))
+            var insert = DirectStatement(try db.cachedStatement(sql: insertSensorBatch))
             for batch in encoded.batches {
                 insert.bind(id)
                 insert.bind(flush.track)
@@ -235,6 +230,12 @@ public final class Store: Sendable {
 
     /// The largest batch stored in one row; the Android SDK's limit per message.
     public static let maximumBatch = EncodedFlush.maximumBatch
+
+    /// One `sensor_batch` row, for the commit path and import alike; arguments in column order.
+    static let insertSensorBatch = """
+        INSERT INTO sensor_batch (measurement_id, track, sensor, first_ts, last_ts, count, data)
+        VALUES (?, ?, ?, ?, ?, ?, ?)
+        """
 
     static let insertLocation = """
         INSERT INTO location (measurement_id, id, track, ts, lat, lon, altitude, horizontal_accuracy,
