@@ -35,6 +35,8 @@ let package = Package(
         // channel handler, which sees HTTP parts as HTTPTypes values.
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // FileDescriptor: read/write with EINTR and short writes handled once, for Storage and Sensors.
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         // Pure core: model, lifecycle, recording engine, trace format, units. No I/O of its own.
@@ -54,10 +56,14 @@ let package = Package(
                 // SQLite's C API, for the commit path's inserts (DirectStatement).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict),
         // Sources of samples: recorded traces, Linux IIO devices, gpsd and NMEA receivers.
-        .target(name: "CaptureSensors", dependencies: ["CaptureCore"], swiftSettings: strict),
+        .target(
+            name: "CaptureSensors",
+            dependencies: ["CaptureCore", .product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: strict),
         // The recorder process: sources → recording engine → store, driven over a local socket.
         .target(
             name: "CaptureRecorder",

@@ -88,6 +88,8 @@ public final class Store: Sendable {
             let fd = Glibc.open(path + ".migrate-lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
             guard fd >= 0 else { throw StoreError.cannotOpen(path: path, reason: String(cString: strerror(errno))) }
             defer { close(fd) }
+            // swift-system has no flock(2) on Linux (only O_EXLOCK on Darwin/FreeBSD), so the
+            // retry after a signal stays written out here.
             while flock(fd, LOCK_EX) != 0, errno == EINTR {}
             if try !queue.read({ try migrator.hasCompletedMigrations($0) }) {
                 try migrator.migrate(queue)
