@@ -323,7 +323,7 @@ func nmea(_ body: String) -> String {
             "in_accel_scale": "0.01",
         ]
         for (name, text) in files { all[name] = text }
-        try sysfs.write("iio:device0", all.compactMapValues { $0 }, terminator: "")
+        sysfs.write("iio:device0", all.compactMapValues { $0 }, terminator: "")
         return sysfs
     }
 

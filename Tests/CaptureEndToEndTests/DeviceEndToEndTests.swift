@@ -10,7 +10,7 @@ import Testing
     /// node cannot be opened (`iio:device1`, a directory where the node should be).
     static func fakeRoot() throws -> FakeSysfs {
         let sysfs = FakeSysfs(prefix: "capture-e2e-sysfs")
-        try sysfs.write("iio:device0", [
+        sysfs.write("iio:device0", [
             "name": "fakeaccel", "in_accel_x_raw": "0", "in_accel_y_raw": "0", "in_accel_z_raw": "0",
             "in_accel_scale": "0.01", "sampling_frequency_available": "25 50 100 200", "sampling_frequency": "25",
             "current_timestamp_clock": "realtime",
@@ -22,7 +22,7 @@ import Testing
             "buffer0/in_timestamp_en": "0", "buffer0/in_timestamp_index": "3",
             "buffer0/in_timestamp_type": "le:s64/64>>0",
         ])
-        try sysfs.write("iio:device1", [
+        sysfs.write("iio:device1", [
             "name": "fakegyro", "in_anglvel_x_raw": "0", "in_anglvel_y_raw": "0", "in_anglvel_z_raw": "0",
             "buffer0/enable": "0",
             "buffer0/in_anglvel_x_en": "0", "buffer0/in_anglvel_x_index": "0",

@@ -29,13 +29,13 @@ struct IIOSourceTests {
     @Test("discovery: by channel files, several devices of one chip, _input over _raw, rates")
     func discovery() throws {
         let root = FakeSysfs()
-        try root.write("iio:device0", ["name": "lsm6dsx", "label": "accel-base", "in_accel_x_raw": "1", "in_accel_y_raw": "2",
+        root.write("iio:device0", ["name": "lsm6dsx", "label": "accel-base", "in_accel_x_raw": "1", "in_accel_y_raw": "2",
             "in_accel_z_raw": "3", "in_accel_scale": "0.5", "sampling_frequency_available": "13 26 52 104 208",
             "sampling_frequency": "104.000000"])
-        try root.write("iio:device1", ["name": "lsm6dsx", "in_anglvel_x_raw": "1", "in_anglvel_y_raw": "1", "in_anglvel_z_raw": "1"])
-        try root.write("iio:device2", ["name": "bmp280", "in_pressure_input": "101.325", "in_pressure_raw": "7", "in_temp_input": "21000"])
-        try root.write("iio:device3", ["name": "lsm6dsx", "in_temp_raw": "12"])
-        try root.write("trigger0", ["name": "lsm6dsx-dev0"])
+        root.write("iio:device1", ["name": "lsm6dsx", "in_anglvel_x_raw": "1", "in_anglvel_y_raw": "1", "in_anglvel_z_raw": "1"])
+        root.write("iio:device2", ["name": "bmp280", "in_pressure_input": "101.325", "in_pressure_raw": "7", "in_temp_input": "21000"])
+        root.write("iio:device3", ["name": "lsm6dsx", "in_temp_raw": "12"])
+        root.write("trigger0", ["name": "lsm6dsx-dev0"])
         let devices = IIODiscovery.devices(root: root.path)
         #expect(devices.map(\.id) == ["iio:device0", "iio:device1", "iio:device2", "iio:device3"])
         #expect(devices.filter(\.isUseful).map(\.id) == ["iio:device0", "iio:device1", "iio:device2"])
@@ -69,7 +69,7 @@ struct IIOSourceTests {
     func bufferedLittleEndian() throws {
         let root = FakeSysfs()
         let id = "iio:device0"
-        try root.write(id, [
+        root.write(id, [
             "name": "fakeaccel", "in_accel_x_raw": "0", "in_accel_y_raw": "0", "in_accel_z_raw": "0",
             "in_accel_scale": "0.5", "in_accel_x_scale": "2", "in_accel_offset": "1",
             "current_timestamp_clock": "realtime",
@@ -82,7 +82,7 @@ struct IIOSourceTests {
             "buffer0/in_timestamp_en": "0", "buffer0/in_timestamp_index": "5", "buffer0/in_timestamp_type": "le:s64/64>>0",
             "trigger/current_trigger": "",
         ])
-        try root.write("trigger3", ["name": "fakeaccel-dev0"])
+        root.write("trigger3", ["name": "fakeaccel-dev0"])
         root.makeNode(id)
         // x: s16 ×2 at 0 (first value used), y: s12>>4 at 4, z: u8 at 6, timestamp at 8; 16 bytes.
         var scans: [UInt8] = []
@@ -128,7 +128,7 @@ struct IIOSourceTests {
     func bufferedLegacyBigEndian() throws {
         let root = FakeSysfs()
         let id = "iio:device4"
-        try root.write(id, [
+        root.write(id, [
             "name": "fakeimu", "in_anglvel_x_raw": "0", "in_anglvel_y_raw": "0", "in_anglvel_z_raw": "0",
             "in_anglvel_scale": "0.001", "in_anglvel_mount_matrix": "0, 1, 0; 1, 0, 0; 0, 0, -1",
             "in_pressure_raw": "0", "in_pressure_scale": "0.0001",
@@ -177,7 +177,7 @@ struct IIOSourceTests {
     func monotonicTimestamps() throws {
         let root = FakeSysfs()
         let id = "iio:device2"
-        try root.write(id, [
+        root.write(id, [
             "name": "fakebaro", "in_pressure_raw": "0", "in_pressure_scale": "0.001",
             "current_timestamp_clock": "monotonic",
             "buffer0/enable": "0",
@@ -218,7 +218,7 @@ struct IIOSourceTests {
     func needsATrigger() throws {
         let root = FakeSysfs()
         let id = "iio:device0"
-        try root.write(id, [
+        root.write(id, [
             "name": "fakeaccel", "in_accel_x_raw": "0", "in_accel_y_raw": "0", "in_accel_z_raw": "0",
             "buffer0/in_accel_x_en": "0", "buffer0/in_accel_x_index": "0", "buffer0/in_accel_x_type": "le:s16/16>>0",
             "buffer0/in_accel_y_en": "0", "buffer0/in_accel_y_index": "1", "buffer0/in_accel_y_type": "le:s16/16>>0",
@@ -234,7 +234,7 @@ struct IIOSourceTests {
         #expect("\(failure.map { "\($0)" } ?? "")".contains("the device needs a trigger and none was found"))
 
         // With a matching data-ready trigger it is set before enabling and cleared after the failure.
-        try root.write("trigger0", ["name": "fakeaccel-dev0"])
+        root.write("trigger0", ["name": "fakeaccel-dev0"])
         let triggered = try #require(IIODiscovery.device(id: id, root: root.path))
         #expect(triggered.triggerSummary == "available: fakeaccel-dev0")
         let (_, second) = try capture(try IIOSource(device: triggered))
@@ -246,7 +246,7 @@ struct IIOSourceTests {
     @Test("a device that vanishes while polled fails with a clear message")
     func vanishingDevice() throws {
         let root = FakeSysfs()
-        try root.write("iio:device0", ["name": "fakemag", "in_magn_x_raw": "1", "in_magn_y_raw": "2", "in_magn_z_raw": "3",
+        root.write("iio:device0", ["name": "fakemag", "in_magn_x_raw": "1", "in_magn_y_raw": "2", "in_magn_z_raw": "3",
             "in_magn_scale": "0.01"])
         let device = try #require(IIODiscovery.device(id: "iio:device0", root: root.path))
         let source = try IIOSource(device: device, rate: 100)
@@ -270,7 +270,7 @@ struct IIOSourceTests {
     func permission() throws {
         let root = FakeSysfs()
         let id = "iio:device0"
-        try root.write(id, [
+        root.write(id, [
             "name": "fakeaccel", "in_accel_x_raw": "0", "in_accel_y_raw": "0", "in_accel_z_raw": "0",
             "buffer0/enable": "0",
             "buffer0/in_accel_x_en": "0", "buffer0/in_accel_x_index": "0", "buffer0/in_accel_x_type": "le:s16/16>>0",

@@ -1,8 +1,13 @@
 import CaptureCore
 import CaptureSensors
+import CaptureTestSupport
 import Foundation
 import Glibc
 import Testing
+
+/// The fake sysfs under the name these tests used before it moved to CaptureTestSupport, so that
+/// tests written against that name on other branches keep compiling; use `FakeSysfs`.
+typealias FakeRoot = FakeSysfs
 
 /// Collects what a source delivers, from its thread.
 final class Collector: @unchecked Sendable {

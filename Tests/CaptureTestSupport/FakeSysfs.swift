@@ -8,7 +8,7 @@ public import Testing
 ///
 /// ```swift
 /// let sysfs = FakeSysfs()
-/// try sysfs.write("iio:device0", ["name": "fakeaccel", "in_accel_x_raw": "0"])
+/// sysfs.write("iio:device0", ["name": "fakeaccel", "in_accel_x_raw": "0"])
 /// sysfs.makeNode("iio:device0")
 /// let devices = IIODiscovery.devices(root: sysfs.path)
 /// ```
@@ -35,13 +35,21 @@ public final class FakeSysfs {
     public func deviceDirectory(_ id: String) -> String { devicesDirectory + "/" + id }
 
     /// Writes attribute files of a device (relative paths such as `buffer0/in_accel_x_en`), each
-    /// ending with `terminator` (sysfs gives a newline; pass `""` to write the text exactly).
-    public func write(_ id: String, _ files: [String: String], terminator: String = "\n") throws {
+    /// ending with `terminator` (sysfs gives a newline; pass `""` to write the text exactly). A
+    /// file that cannot be written is recorded as an issue of the calling test.
+    public func write(
+        _ id: String, _ files: [String: String], terminator: String = "\n",
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         for (name, text) in files {
             let file = deviceDirectory(id) + "/" + name
-            try FileManager.default.createDirectory(
-                atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            try (text + terminator).write(toFile: file, atomically: false, encoding: .utf8)
+            do {
+                try FileManager.default.createDirectory(
+                    atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                try (text + terminator).write(toFile: file, atomically: false, encoding: .utf8)
+            } catch {
+                Issue.record("cannot write \(file): \(error)", sourceLocation: sourceLocation)
+            }
         }
     }
 
