@@ -88,6 +88,8 @@ public final class Store: Sendable {
             let fd = Glibc.open(path + ".migrate-lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
             guard fd >= 0 else { throw StoreError.cannotOpen(path: path, reason: String(cString: strerror(errno))) }
             defer { close(fd) }
+            // swift-system has no flock(2) on Linux (only O_EXLOCK on Darwin/FreeBSD), so the
+            // retry after a signal stays written out here.
             while flock(fd, LOCK_EX) != 0, errno == EINTR {}
             if try !queue.read({ try migrator.hasCompletedMigrations($0) }) {
                 try migrator.migrate(queue)
@@ -152,12 +154,7 @@ public final class Store: Sendable {
     private static func apply(_ encoded: EncodedFlush, to id: Int64, in db: Database) throws {
         let flush = encoded.flush
         if !encoded.batches.isEmpty {
-            var insert = DirectStatement(
-                try db.cachedStatement(
-                    sql: """
-                        INSERT INTO sensor_batch (measurement_id, track, sensor, first_ts, last_ts, count, data)
-                        VALUES (?, ?, ?, ?, ?, ?, ?)
-                        """))
+            var insert = DirectStatement(try db.cachedStatement(sql: insertSensorBatch))
             for batch in encoded.batches {
                 insert.bind(id)
                 insert.bind(flush.track)
@@ -235,6 +232,12 @@ public final class Store: Sendable {
 
     /// The largest batch stored in one row; the Android SDK's limit per message.
     public static let maximumBatch = EncodedFlush.maximumBatch
+
+    /// One `sensor_batch` row, for the commit path and import alike; arguments in column order.
+    static let insertSensorBatch = """
+        INSERT INTO sensor_batch (measurement_id, track, sensor, first_ts, last_ts, count, data)
+        VALUES (?, ?, ?, ?, ?, ?, ?)
+        """
 
     static let insertLocation = """
         INSERT INTO location (measurement_id, id, track, ts, lat, lon, altitude, horizontal_accuracy,
