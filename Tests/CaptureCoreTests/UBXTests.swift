@@ -343,3 +343,60 @@ struct MixedReceiverStreamTests {
         #expect(fixes(events) == all)
     }
 }
+
+@Suite("GNSSReceiverStream on the shared receiver logs")
+struct ReceiverStreamRealLogTests {
+    static let logs = [
+        "garmin15x.log", "nmea-fuzzy-cases.log", "quectel-eg25-g.log", "ublox-8.log", "ublox-neo-m8n.log",
+        "ublox-neo-m8t.log", "ublox-neo-m8u.log", "ublox-neo-m9n-nmea.log",
+    ]
+
+    @Test(
+        "the same events and counters whether the bytes come whole or in pieces",
+        .enabled(if: SharedTestData.isAvailable, SharedTestData.absentReason), arguments: logs)
+    func chunkingInvariance(log: String) throws {
+        let bytes = try SharedTestData.bytes(log)
+        var whole = GNSSReceiverStream()
+        let expected = whole.push(bytes) + whole.finish()
+        var pieces = GNSSReceiverStream()
+        var events: [ReceiverEvent] = []
+        var start = 0
+        while start < bytes.count {
+            let end = min(bytes.count, start + Int(bytes[start] % 97) + 1)
+            events += pieces.push(bytes[start..<end])
+            start = end
+        }
+        events += pieces.finish()
+        #expect(events == expected, "\(log)")
+        #expect(pieces.stats == whole.stats, "\(log)")
+        #expect(!expected.isEmpty, "\(log)")
+        // No UBX frame in these logs is damaged, but the NEO-M8N and NEO-M8T logs end in the
+        // middle of one (a NAV-TIMEGPS, an RXM-RAWX).
+        #expect(whole.stats.framing.badChecksum == 0, "\(log)")
+        let cutOff = ["ublox-neo-m8n.log", "ublox-neo-m8t.log"].contains(log) ? 1 : 0
+        #expect(whole.stats.framing.truncatedAtEnd == cutOff, "\(log)")
+    }
+
+    @Test("random bytes and damaged copies of a real log never trap", .enabled(if: SharedTestData.isAvailable, SharedTestData.absentReason))
+    func damagedInput() throws {
+        var random = SplitMix64(seed: 13)
+        let original = try SharedTestData.bytes("ublox-neo-m8u.log")
+        for round in 0..<20 {
+            var bytes = original
+            for _ in 0..<(round * 10) {
+                let index = Int(random.next() % UInt64(bytes.count))
+                bytes[index] = UInt8(truncatingIfNeeded: random.next())
+            }
+            if round % 2 == 1 { bytes = Array(bytes.prefix(Int(random.next() % UInt64(bytes.count)))) }
+            var stream = GNSSReceiverStream()
+            let events = stream.push(bytes) + stream.finish()
+            for case .gnss(.fix(let fix)) in events {
+                #expect((-90...90).contains(fix.latitude) && (-180...180).contains(fix.longitude))
+            }
+        }
+        var noise = GNSSReceiverStream()
+        let garbage = (0..<100_000).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+        _ = noise.push(garbage) + noise.finish()
+        #expect(noise.stats.framing.frames == 0)
+    }
+}
