@@ -31,11 +31,8 @@ public struct TraceInput: Sendable {
     /// The detected format.
     public let format: TraceInputFormat
 
-    /// Bytes read to detect the format: enough for a comment header, some line noise and a few
-    /// UBX frames.
-    static let detectionLength = 16_384
-
-    /// Opens `path` and detects its format from its first bytes. A native trace's header is
+    /// Opens `path` and detects its format from its first bytes (4 KiB: enough for a comment
+    /// header, gpsd's preamble or some line noise, and a first UBX frame or NMEA sentence). A native trace's header is
     /// validated as ``TraceFile/validateHeader()`` does.
     public init(path: String) throws(TraceFileError) {
         self.path = path
@@ -46,15 +43,9 @@ public struct TraceInput: Sendable {
         if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
             throw .cannotOpen(path: path, reason: "it is a directory")
         }
-        var head = [UInt8](repeating: 0, count: Self.detectionLength)
-        var count = 0
-        while count < head.count {
-            let got = head.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
-            if got < 0 && errno == EINTR { continue }
-            guard got >= 0 else { throw .readFailed(path: path, reason: String(cString: strerror(errno))) }
-            if got == 0 { break }
-            count += got
-        }
+        var head = [UInt8](repeating: 0, count: 4096)
+        let count = head.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard count >= 0 else { throw .readFailed(path: path, reason: String(cString: strerror(errno))) }
         format = Self.detect(Data(head[0..<count]))
         if format == .native { try TraceFile(path: path).validateHeader() }
     }
