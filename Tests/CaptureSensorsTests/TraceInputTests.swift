@@ -62,7 +62,7 @@ struct TraceInputTests {
         #expect(throws: TraceFileError.self) { try fixes(path) }
     }
 
-    @Test("receiver logs (gpsd test-log style: NMEA, UBX, mixed) match gpsd's positions in their .chk", .enabled(if: SharedData.isAvailable, SharedData.absentReason))
+    @Test("NMEA logs (gpsd test-log style) match gpsd's positions in their .chk", .enabled(if: SharedData.isAvailable, SharedData.absentReason))
     func nmeaLogs() throws {
         #expect(!SharedData.logs.isEmpty)
         for log in SharedData.logs {
