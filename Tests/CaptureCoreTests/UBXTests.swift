@@ -169,6 +169,29 @@ struct UBXNavigationTests {
         #expect(fixes(stream.finish()).count == 1)
     }
 
+    @Test("without NAV-EOE, the kind that ended the last epoch closes the next one at once")
+    func epochEnderLearned() {
+        func timeGPS(_ iTOW: UInt32) -> [UInt8] {
+            nav(0x20, count: 16, iTOW: iTOW) { p in
+                p.u16(8, 2159)
+                p.u8(10, 18)
+                p.u8(11, 0x07)
+            }
+        }
+        var stream = GNSSReceiverStream()
+        // Epoch 1 closes only when epoch 2 starts; from then on NAV-TIMEGPS ends an epoch.
+        #expect(fixes(stream.push(navPVT() + timeGPS(319_983_000))).isEmpty)
+        #expect(fixes(stream.push(navPVT(iTOW: 319_984_000, second: 46))).count == 1)
+        #expect(fixes(stream.push(timeGPS(319_984_000))).count == 1)
+        #expect(fixes(stream.push(navPVT(iTOW: 319_985_000, second: 47))).isEmpty)
+        #expect(fixes(stream.push(timeGPS(319_985_000))).count == 1)
+        // A late message of a closed epoch is ignored, not a new epoch.
+        #expect(fixes(stream.push(nav(0x04, count: 18, iTOW: 319_985_000)) + stream.finish()).isEmpty)
+        #expect(stream.stats.assembly.late == 1)
+        #expect(stream.stats.assembly.epochs == 3)
+        #expect(stream.stats.assembly.closedOnLastKind == 2)
+    }
+
     @Test("NAV-PVT without gnssFixOK, or with a dead-reckoning-only or time-only fix, is no fix")
     func noFix() {
         for (fixType, ok) in [(UInt8(3), false), (1, true), (5, true), (0, true)] {

@@ -112,8 +112,8 @@ public struct UBXEpoch: Sendable, Equatable {
             course = degrees
         }
         if let value = course {
-            course = value.truncatingRemainder(dividingBy: 360)
-            if course! < 0 { course! += 360 }
+            let wrapped = value.truncatingRemainder(dividingBy: 360)
+            course = wrapped < 0 ? wrapped + 360 : wrapped
         }
         return Fix(
             timestamp: time, latitude: latitude, longitude: longitude, altitude: altitude,
@@ -220,6 +220,11 @@ public struct UBXAssemblyStats: Sendable, Equatable {
     public var epochsWithoutFix = 0
     /// Epochs with a fix but no way to tell their date (no NAV-PVT date, no GPS week yet).
     public var epochsWithoutTime = 0
+    /// Epochs closed early, on the message kind that ended the previous epoch (receivers
+    /// without NAV-EOE).
+    public var closedOnLastKind = 0
+    /// Messages of an epoch already closed early, arriving after it (ignored).
+    public var late = 0
 
     /// All zero.
     public init() {}
@@ -228,7 +233,11 @@ public struct UBXAssemblyStats: Sendable, Equatable {
 /// Groups UBX navigation messages into epochs by iTOW and turns each epoch into a ``Fix``.
 ///
 /// An epoch closes when NAV-EOE names it, when a message with another iTOW arrives, or at
-/// ``finish()``. The GPS week and leap seconds are carried over from earlier epochs (NAV-SOL,
+/// ``finish()``. Receivers without NAV-EOE (protocol before 18) send their epoch's messages in a
+/// fixed order, so once an epoch has been closed by the next iTOW, the kind of its last message
+/// is remembered and closes later epochs as soon as it arrives: the fix is not held back for
+/// one navigation interval. A message for an epoch already closed that way is ignored (`late`).
+/// The GPS week and leap seconds are carried over from earlier epochs (NAV-SOL,
 /// NAV-TIMEGPS), the week advanced when iTOW wraps at the end of a week.
 public struct UBXEpochAssembler: Sendable {
     /// Counters since creation.
@@ -243,6 +252,14 @@ public struct UBXEpochAssembler: Sendable {
     private var week: Int?
     private var leapSeconds: Int?
     private var lastITOW: UInt32?
+    /// Whether NAV-EOE has been seen (then it alone ends epochs early).
+    private var sawEndOfEpoch = false
+    /// The kind of the last message of the last epoch closed by a new iTOW.
+    private var lastKindOfEpoch: UInt16?
+    /// The kind of the latest message added to the open epoch.
+    private var latestKind: UInt16?
+    /// The iTOW of an epoch closed early.
+    private var closedEarly: UInt32?
 
     /// - Parameter fixLossTimeout: ms of epochs without a fix before the fix counts as lost.
     public init(fixLossTimeout: Int64 = 2_000) {
@@ -264,12 +281,20 @@ public struct UBXEpochAssembler: Sendable {
         case .navPosECEF(let m): iTOW = m.iTOW
         case .navVelECEF(let m): iTOW = m.iTOW
         case .navEOE(let eoe):
+            sawEndOfEpoch = true
             return eoe == openEpoch?.iTOW ? closeEpoch() : []
         case .esfRaw, .esfMeas:
             return []
         }
+        if openEpoch == nil, iTOW == closedEarly {
+            stats.late += 1
+            return []
+        }
         var events: [GNSSEvent] = []
-        if let open = openEpoch, open.iTOW != iTOW { events = closeEpoch() }
+        if let open = openEpoch, open.iTOW != iTOW {
+            lastKindOfEpoch = latestKind
+            events = closeEpoch()
+        }
         var epoch = openEpoch ?? UBXEpoch(iTOW: iTOW)
         switch message {
         case .navPVT(let m): epoch.pvt = m
@@ -284,7 +309,31 @@ public struct UBXEpochAssembler: Sendable {
         case .navEOE, .esfRaw, .esfMeas: break
         }
         openEpoch = epoch
+        let kind = Self.kind(of: message)
+        latestKind = kind
+        if !sawEndOfEpoch, kind == lastKindOfEpoch {
+            stats.closedOnLastKind += 1
+            closedEarly = iTOW
+            events += closeEpoch()
+        }
         return events
+    }
+
+    private static func kind(of message: UBXMessage) -> UInt16 {
+        switch message {
+        case .navPVT: UBXMessage.Kind.navPVT
+        case .navPosLLH: UBXMessage.Kind.navPosLLH
+        case .navSol: UBXMessage.Kind.navSol
+        case .navVelNED: UBXMessage.Kind.navVelNED
+        case .navDOP: UBXMessage.Kind.navDOP
+        case .navStatus: UBXMessage.Kind.navStatus
+        case .navTimeGPS: UBXMessage.Kind.navTimeGPS
+        case .navPosECEF: UBXMessage.Kind.navPosECEF
+        case .navVelECEF: UBXMessage.Kind.navVelECEF
+        case .navEOE: UBXMessage.Kind.navEOE
+        case .esfRaw: UBXMessage.Kind.esfRaw
+        case .esfMeas: UBXMessage.Kind.esfMeas
+        }
     }
 
     /// Closes the open epoch (end of input).
