@@ -2,12 +2,15 @@ public import CaptureCore
 import Glibc
 import SystemPackage
 
-/// Reads NMEA 0183 straight from a receiver: a tty (`/dev/ttyACM0`, put in raw mode), a pty,
-/// `/dev/gnss0` (where termios may not apply; that is fine), a FIFO or a plain file (read to its
-/// end; the source then ends).
+/// Reads a GNSS receiver straight from its device: a tty (`/dev/ttyACM0`, put in raw mode), a
+/// pty, `/dev/gnss0` (where termios may not apply; that is fine), a FIFO or a plain file (read to
+/// its end; the source then ends).
 ///
-/// Bad, truncated and unknown sentences are skipped and reported as losses; fix acquired and
-/// lost are reported as ``SourceNote/gnss(state:)``.
+/// The receiver may speak NMEA 0183, u-blox UBX, or both on one port (``GNSSReceiverStream``):
+/// NMEA epochs and UBX NAV epochs become fixes, and a u-blox dead-reckoning module's UBX-ESF-RAW
+/// / ESF-MEAS become accelerometer and gyroscope samples (on GNSS time, see
+/// ``UBXSensorSamples``). Bad, truncated and unknown sentences and frames are skipped and
+/// reported as losses; fix acquired and lost are reported as ``SourceNote/gnss(state:)``.
 public struct NMEASource: ReportingSampleSource {
     /// The device or file.
     public let path: String
@@ -46,23 +49,33 @@ public struct NMEASource: ReportingSampleSource {
         }
         var info = stat()
         let isRegularFile = fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
-        var stream = NMEAStream()
+        var stream = GNSSReceiverStream()
         var watch = GNSSFixWatch()
         var rejected = 0
         var unsupported = 0
         note(.gnss(state: watch.state))
         var buffer = [UInt8](repeating: 0, count: 4096)
 
-        func handle(_ events: [GNSSEvent]) {
+        func handle(_ received: [ReceiverEvent]) {
             let now = WallClock.now()
-            for case .fix(let fix) in events { deliver(.fix(fix)) }
+            var events: [GNSSEvent] = []
+            for event in received {
+                switch event {
+                case .gnss(let gnss):
+                    events.append(gnss)
+                    if case .fix(let fix) = gnss { deliver(.fix(fix)) }
+                case .motion(let sensor, let sample):
+                    deliver(.motion(sensor, sample))
+                }
+            }
             if let state = watch.take(events, now: now) { note(.gnss(state: state)) }
-            let total = stream.stats.rejected
+            let stats = stream.stats
+            let total = stats.rejected
             if total > rejected {
-                note(.lost(total - rejected, reason: "bad or unknown NMEA sentences"))
+                note(.lost(total - rejected, reason: "bad or unknown NMEA sentences or UBX frames"))
                 rejected = total
             }
-            let unused = stream.stats.unsupported.values.reduce(0, +)
+            let unused = stats.unused
             if unused > unsupported {
                 note(.skipped(unused - unsupported))
                 unsupported = unused

@@ -10,7 +10,9 @@ import FoundationXML
 public enum TraceInputFormat: String, Sendable, Equatable {
     /// The native trace (`#capture-trace v1`, docs/trace-format.md).
     case native
-    /// NMEA 0183 sentences, one per line, `#` comment lines allowed (gpsd test-log style).
+    /// A GNSS receiver's own output: NMEA 0183 sentences and/or u-blox UBX binary frames,
+    /// interleaved or not, LF or CRLF, `#` comment lines and line noise allowed (gpsd test-log
+    /// style). Read with ``GNSSReceiverStream``, as the `nmea:` live source does.
     case nmea
     /// gpsd JSON reports, one per line (`gpspipe -w`).
     case gpsdJSON = "gpsd-json"
@@ -20,16 +22,18 @@ public enum TraceInputFormat: String, Sendable, Equatable {
 
 /// A trace file in any of the ``TraceInputFormat``s, read as native trace records.
 ///
-/// Imported formats give only fixes, in file order: NMEA epochs assembled by UTC time, gpsd TPVs
-/// merged per epoch, GPX points with a `<time>`. Points without a time cannot be placed and are
-/// skipped.
+/// Imported formats give fixes in file order: NMEA epochs assembled by UTC time, UBX epochs
+/// merged by iTOW, gpsd TPVs merged per epoch, GPX points with a `<time>`. Points without a time
+/// cannot be placed and are skipped. A u-blox dead-reckoning module's UBX-ESF-RAW / ESF-MEAS
+/// messages also give accelerometer and gyroscope samples (see ``UBXSensorSamples``).
 public struct TraceInput: Sendable {
     /// The file.
     public let path: String
     /// The detected format.
     public let format: TraceInputFormat
 
-    /// Opens `path` and detects its format from its first bytes. A native trace's header is
+    /// Opens `path` and detects its format from its first bytes (4 KiB: enough for a comment
+    /// header, gpsd's preamble or some line noise, and a first UBX frame or NMEA sentence). A native trace's header is
     /// validated as ``TraceFile/validateHeader()`` does.
     public init(path: String) throws(TraceFileError) {
         self.path = path
@@ -53,20 +57,61 @@ public struct TraceInput: Sendable {
 
     /// The format of a file starting with `head`. Anything unrecognised is taken as native, so
     /// that its error names the expected header.
+    ///
+    /// Looks past a byte-order mark, blank lines and `#` comment lines (LF, CRLF or CR). The
+    /// first line after them decides for gpsd JSON (`{`, unless a UBX frame follows: a
+    /// `gpspipe -R` log) and NMEA (`$`, `!`); a line of anything else (binary) is a receiver
+    /// stream (``TraceInputFormat/nmea``) if the head holds a UBX frame or an NMEA sentence with
+    /// a good checksum further on.
     public static func detect(_ head: Data) -> TraceInputFormat {
-        var text = String(decoding: head, as: UTF8.self)
-        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
-        let trimmed = text.drop { $0.isWhitespace }
-        if trimmed.hasPrefix(TraceFormat.magic) { return .native }
-        if trimmed.hasPrefix("<?xml") || trimmed.hasPrefix("<gpx") { return .gpx }
-        for line in trimmed.split(whereSeparator: { $0 == "\n" || $0 == "\r" }) {
-            let content = line.drop { $0 == " " || $0 == "\t" }
-            if content.isEmpty || content.hasPrefix("#") { continue }
-            if content.hasPrefix("{") { return .gpsdJSON }
-            if content.hasPrefix("$") || content.hasPrefix("!") { return .nmea }
-            return .native
+        var bytes = [UInt8](head)
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+        let text = String(decoding: bytes.prefix(64), as: UTF8.self).drop { $0.isWhitespace }
+        if text.hasPrefix(TraceFormat.magic) { return .native }
+        if text.hasPrefix("<?xml") || text.hasPrefix("<gpx") { return .gpx }
+        var start = 0
+        while start < bytes.count {
+            var end = start
+            while end < bytes.count, bytes[end] != 0x0A, bytes[end] != 0x0D { end += 1 }
+            var first = start
+            while first < end, bytes[first] == 0x20 || bytes[first] == 0x09 { first += 1 }
+            if first < end, bytes[first] != UInt8(ascii: "#") {
+                switch bytes[first] {
+                case UInt8(ascii: "{"):
+                    // gpsd's JSON, unless raw UBX follows it (`gpspipe -R` logs begin with
+                    // gpsd's VERSION, DEVICES and WATCH reports).
+                    return containsUBXFrame(bytes[first...]) ? .nmea : .gpsdJSON
+                case UInt8(ascii: "$"), UInt8(ascii: "!"): return .nmea
+                default: return containsReceiverOutput(bytes[first...]) ? .nmea : .native
+                }
+            }
+            start = end + 1
         }
         return .native
+    }
+
+    /// Whether `bytes` hold a whole UBX frame with a matching checksum.
+    static func containsUBXFrame(_ bytes: ArraySlice<UInt8>) -> Bool {
+        var splitter = UBXFrameSplitter()
+        return splitter.push(bytes).contains { if case .frame = $0 { true } else { false } }
+    }
+
+    /// Whether `bytes` hold a whole UBX frame or NMEA sentence with a matching checksum.
+    static func containsReceiverOutput(_ bytes: ArraySlice<UInt8>) -> Bool {
+        var splitter = UBXFrameSplitter()
+        var text: [UInt8] = []
+        for piece in splitter.push(bytes) {
+            switch piece {
+            case .frame: return true
+            case .text(let chunk): text += chunk
+            }
+        }
+        for line in text.split(whereSeparator: { $0 == 0x0A || $0 == 0x0D }) {
+            guard let dollar = line.lastIndex(where: { $0 == UInt8(ascii: "$") || $0 == UInt8(ascii: "!") }) else { continue }
+            let candidate = String(decoding: line[dollar...], as: UTF8.self)
+            if (try? NMEASentence(validating: candidate[...], options: .init())) != nil { return true }
+        }
+        return false
     }
 
     /// Calls `body` with each record and a 1-based position (line for native, record number
@@ -88,13 +133,24 @@ public struct TraceInput: Sendable {
         var fixes: [Fix] = []
         switch format {
         case .nmea:
-            var stream = NMEAStream()
-            let events = stream.push(data) + stream.finish()
-            for case .fix(let fix) in events { fixes.append(fix) }
+            // Fixes and, from UBX-ESF, motion samples, in stream order.
+            var stream = GNSSReceiverStream()
+            var number = 0
+            for event in stream.push(data) + stream.finish() {
+                let sample: Sample
+                switch event {
+                case .gnss(.fix(let fix)): sample = .fix(fix)
+                case .motion(let sensor, let value): sample = .motion(sensor, value)
+                case .gnss(.transition): continue
+                }
+                number += 1
+                try body(.sample(sample), number)
+            }
+            return
         case .gpsdJSON:
             var stream = GPSDStream()
             var events: [GNSSEvent] = []
-            for line in data.split(separator: 0x0A) {
+            for line in data.split(whereSeparator: { $0 == 0x0A || $0 == 0x0D }) {
                 events += stream.line(String(decoding: line, as: UTF8.self))
             }
             events += stream.finish()

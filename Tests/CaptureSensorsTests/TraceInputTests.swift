@@ -27,6 +27,14 @@ struct TraceInputTests {
         #expect(TraceInput.detect(Data("<?xml version=\"1.0\"?>\n<gpx version=\"1.1\">".utf8)) == .gpx)
         #expect(TraceInput.detect(Data("\u{FEFF}<gpx>".utf8)) == .gpx)
         #expect(TraceInput.detect(Data("hello\n".utf8)) == .native)
+        // Comments with CRLF, then line noise before the first sentence (ublox-8.log).
+        let noisy = "# Name: x\r\n#\r\n\u{7F}&\t\u{1}" + GNSSSourceTests.withChecksum("$GNVTG,,T,,M,0.029,N,0.053,K,A*") + "\r\n"
+        #expect(TraceInput.detect(Data(noisy.utf8)) == .nmea)
+        // Comments, then UBX binary (a NAV-EOE frame).
+        let ubx = Data("# Name: y\n\n".utf8) + Data([0xB5, 0x62, 0x01, 0x61, 0x04, 0x00, 1, 2, 3, 4, 0x70, 0xDB])
+        #expect(TraceInput.detect(ubx) == .nmea)
+        // Binary without a valid frame or sentence is not taken for a receiver log.
+        #expect(TraceInput.detect(Data([0x23, 0x0A, 0xB5, 0x62, 0x01, 0x61, 0x04, 0x00, 1, 2, 3, 4, 0, 0])) == .native)
     }
 
     @Test("GPX 1.1: points with times become fixes, untimed points are skipped")
@@ -69,7 +77,11 @@ struct TraceInputTests {
                 matched += 1
                 #expect(abs(fix.latitude - expected.lat) < 1e-6 && abs(fix.longitude - expected.lon) < 1e-6, "\(log) at \(fix.timestamp)")
             }
-            #expect(matched > 0 && matched * 10 >= result.count * 8, "\(log): \(matched) of \(result.count) fixes at gpsd's times")
+            // At least 80 % at gpsd's times, or all but 2 (the tolerance; the NEO-M8U log
+            // has 3 epochs, and gpsd reports no fix for the first).
+            #expect(
+                matched > 0 && (matched * 10 >= result.count * 8 || result.count - matched <= 2),
+                "\(log): \(matched) of \(result.count) fixes at gpsd's times")
         }
     }
 
