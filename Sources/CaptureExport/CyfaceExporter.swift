@@ -19,7 +19,14 @@ public struct CyfaceExporter: MeasurementExporter {
         try OutputSink.writing(to: destination) { sink in
             guard let handle = FileHandle(forReadingAtPath: file.path) else { throw ExportError.cannotRead(path: file.path) }
             defer { try? handle.close() }
-            while let chunk = try handle.read(upToCount: OutputSink.pieceSize), !chunk.isEmpty {
+            while true {
+                let chunk: Data
+                do {
+                    guard let read = try handle.read(upToCount: OutputSink.pieceSize), !read.isEmpty else { break }
+                    chunk = read
+                } catch {
+                    throw ExportError.cannotRead(path: file.path)
+                }
                 try sink.write([UInt8](chunk))
             }
         }
