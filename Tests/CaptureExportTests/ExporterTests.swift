@@ -10,12 +10,14 @@ import Testing
 /// before the exporters moved into this library.
 @Suite struct ExporterTests {
     let store: Store
-    let directory: String
-    let output: String
+    let data: Scratch
+    let out: Scratch
+    var directory: String { data.path }
+    var output: String { out.path }
 
     init() throws {
-        (store, directory) = try ExportFixtures.replayed("export/ride.trace")
-        output = try ExportFixtures.temporaryDirectory("out")
+        (store, data) = try ExportFixtures.replayed("export/ride.trace")
+        out = try ExportFixtures.temporaryDirectory("out")
     }
 
     func export(_ name: String, clean: Bool = false, to path: String) throws {
@@ -116,17 +118,19 @@ import Testing
 /// The exporters on the car fixture agree with `capture show`'s figures.
 @Suite struct CarExportTests {
     @Test func gpxAndGeoJSONAgreeWithTheSummary() throws {
-        let (store, directory) = try ExportFixtures.replayed("car.trace")
-        let output = try ExportFixtures.temporaryDirectory("out")
+        let (store, data) = try ExportFixtures.replayed("car.trace")
+        let out = try ExportFixtures.temporaryDirectory("out")
+        let output = out.path
+        defer { withExtendedLifetime((data, out)) {} }
         let summary = try store.summary(of: 1)
-        let options = ExportOptions(dataDirectory: directory)
+        let options = ExportOptions(dataDirectory: data.path)
         try GPXExporter().export(1, from: store, options: options, to: .file(output + "/car.gpx"))
         let gpx = String(decoding: try #require(ExportFixtures.contents(output + "/car.gpx")), as: UTF8.self)
         #expect(gpx.components(separatedBy: "<trkseg>").count - 1 == summary.tracks.count)
         #expect(gpx.components(separatedBy: "<trkpt ").count - 1 == summary.counts.locations)
         try GeoJSONExporter().export(1, from: store, options: options, to: .file(output + "/car.geojson"))
-        let data = Data(try #require(ExportFixtures.contents(output + "/car.geojson")))
-        let collection = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let geoJSON = Data(try #require(ExportFixtures.contents(output + "/car.geojson")))
+        let collection = try #require(try JSONSerialization.jsonObject(with: geoJSON) as? [String: Any])
         let features = try #require(collection["features"] as? [[String: Any]])
         #expect(features.count == summary.tracks.count)
         for (feature, track) in zip(features, summary.tracks) {

@@ -6,9 +6,10 @@ import Testing
 
 /// A file destination appears whole on commit or not at all.
 @Suite struct OutputSinkTests {
-    let directory: String
+    let scratch: Scratch
+    var directory: String { scratch.path }
 
-    init() throws { directory = try ExportFixtures.temporaryDirectory("sink") }
+    init() throws { scratch = try ExportFixtures.temporaryDirectory("sink") }
 
     var entries: [String] { (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] }
 

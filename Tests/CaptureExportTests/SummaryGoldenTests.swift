@@ -20,14 +20,16 @@ import Testing
 
     @Test(arguments: goldens)
     func summaryMatchesTheGolden(_ trace: String, _ golden: String, _ qnh: Double?) throws {
-        let (store, _) = try ExportFixtures.replayed(trace)
+        let (store, data) = try ExportFixtures.replayed(trace)
+        defer { withExtendedLifetime(data) {} }
         let encoded = try Self.json(try store.summary(of: 1, qnh: qnh))
         let expected = try ExportFixtures.golden(golden)
         #expect(encoded == expected, "\(String(decoding: encoded, as: UTF8.self))")
     }
 
     @Test func listEntryKeepsItsJSONKeys() throws {
-        let (store, _) = try ExportFixtures.replayed("export/ride.trace")
+        let (store, data) = try ExportFixtures.replayed("export/ride.trace")
+        defer { withExtendedLifetime(data) {} }
         let entries = try store.listEntries(recorderRunning: false)
         #expect(entries.count == 1)
         let object = try #require(

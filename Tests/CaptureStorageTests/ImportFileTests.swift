@@ -7,11 +7,12 @@ import Testing
 /// `Store.importTransferFile(at:)`: the checks on the path, then decode and import, each fault
 /// typed and naming the file. (The CLI's wording and exit codes: BadTransferFileTests.)
 @Suite struct ImportFileTests {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("capture-importfile-\(UUID().uuidString)").path
+    let temporary = TemporaryDirectory()
+    var directory: String { temporary.path }
     let store: Store
 
     init() throws {
-        store = try Store(directory: directory + "/data")
+        store = try Store(directory: temporary.path + "/data")
     }
 
     /// A finished two-fix measurement serialised by the store: a valid transfer file.

@@ -6,11 +6,12 @@ import Testing
 
 /// The read models of `show` and `list`, and deleting a measurement with its transfer file.
 @Suite struct SummaryTests {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("capture-summary-\(UUID().uuidString)").path
+    let temporary = TemporaryDirectory()
+    var directory: String { temporary.path }
     let store: Store
 
     init() throws {
-        store = try Store(directory: directory)
+        store = try Store(directory: temporary.path)
     }
 
     /// Two tracks (a pause between), a change to walking at the resume, pressure on track 1.
