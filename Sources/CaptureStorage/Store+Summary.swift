@@ -157,7 +157,7 @@ extension Store {
                 minLongitude: MeasurementSummary.micro($0.minLongitude), maxLongitude: MeasurementSummary.micro($0.maxLongitude))
         }
         return MeasurementSummary(
-            id: id, status: record.status, modality: record.modality, start: record.startTime, end: record.endTime,
+            id: id, status: record.lifecycleState.name, modality: record.modality, start: record.startTime, end: record.endTime,
             durationMs: record.endTime.map { $0 - record.startTime }, counts: try counts(of: id),
             distanceMeters: MeasurementSummary.millimetres(total), boundingBox: box, tracks: tracks,
             events: events.map { MeasurementSummary.EventSummary(timestamp: $0.timestamp, type: $0.type.name, value: $0.value) },
@@ -174,7 +174,7 @@ extension Store {
         let uploads = try uploads()
         return try measurements().map { record throws(StoreError) in
             MeasurementListEntry(
-                id: record.id, status: record.isOpen && !recorderRunning ? "interrupted" : record.status,
+                id: record.id, status: record.isOpen && !recorderRunning ? "interrupted" : record.lifecycleState.name,
                 modality: record.modality, start: record.startTime, end: record.endTime, tracks: record.trackCount,
                 counts: try counts(of: record.id), upload: UploadSummary(uploads[record.id] ?? .pending(record.id)))
         }
