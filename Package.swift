@@ -139,7 +139,20 @@ let package = Package(
             name: "CaptureSensorsTests", dependencies: ["CaptureCore", "CaptureSensors"], swiftSettings: strict),
         .testTarget(
             name: "CaptureUploadTests",
-            dependencies: ["CaptureCore", "CaptureStorage", "CaptureUpload", "CaptureCollector"], swiftSettings: strict),
+            dependencies: [
+                "CaptureCore", "CaptureStorage", "CaptureUpload", "CaptureCollector",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: strict),
+        // The collector's routes, in-process through HummingbirdTesting.
+        .testTarget(
+            name: "CaptureCollectorTests",
+            dependencies: [
+                "CaptureCore", "CaptureCollector",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: strict),
         .testTarget(
             name: "CaptureEndToEndTests",
             dependencies: ["CaptureCore", "CaptureStorage"],

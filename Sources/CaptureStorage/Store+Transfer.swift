@@ -9,25 +9,6 @@ import GRDB
     import Darwin
 #endif
 
-/// A serialised measurement: a Cyface v3 transfer file in the data directory's cache.
-///
-/// The file is `RAW_DEFLATE(00 03 || Measurement)` (level 5), the body an upload sends as it is.
-public struct TransferFile: Sendable, Equatable {
-    /// Absolute path of the cached file, `<data dir>/transfer/<id>.ccyf`.
-    public var path: String
-    /// Its size in bytes.
-    public var size: Int64
-    /// The SHA-256 of its bytes, 64 lowercase hex digits.
-    public var sha256: String
-
-    /// Creates a description of a transfer file.
-    public init(path: String, size: Int64, sha256: String) {
-        self.path = path
-        self.size = size
-        self.sha256 = sha256
-    }
-}
-
 /// Why a measurement could not be serialised to a transfer file.
 public enum TransferError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The measurement is still capturing or paused; only finished measurements are serialised.
@@ -37,6 +18,8 @@ public enum TransferError: Error, Sendable, Equatable, CustomStringConvertible {
     case unrepresentable(Int64, String)
     /// The cache file could not be written or read.
     case io(path: String, reason: String)
+    /// A transfer file given as it is (``TransferFile/init(hashing:)``) cannot be read.
+    case cannotRead(path: String, reason: String)
 
     /// One line: what happened and what to do.
     public var description: String {
@@ -46,6 +29,7 @@ public enum TransferError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unrepresentable(let id, let detail):
             "measurement \(id) cannot be written as a Cyface v3 transfer file: \(detail)"
         case .io(let path, let reason): "cannot write \(path): \(reason)"
+        case .cannotRead(let path, let reason): "cannot read \(path): \(reason)"
         }
     }
 }
@@ -104,7 +88,7 @@ extension Store {
                     size += Int64(chunk.count)
                     try file.append(chunk)
                 }
-                let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+                let digest = hasher.finalize().hex
                 try file.commit()
                 let result = TransferFile(path: path, size: size, sha256: digest)
                 TransferCache.store(result, fingerprint: snapshot.fingerprint, metaPath: metaPath)
@@ -233,7 +217,7 @@ struct TransferSnapshot {
             feed("sensor \(sensor.rawValue) " + aggregates.joined(separator: " "))
         }
         self.summaries = summaries
-        fingerprint = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        fingerprint = hasher.finalize().hex
     }
 
     /// Streams the transfer file (raw deflate level 5) to `sink`, reading the batch bodies of each

@@ -1,26 +1,10 @@
 import AsyncHTTPClient
 import CaptureCore
+public import CaptureStorage
 import Foundation
 public import Logging
 import NIOCore
 import NIOHTTP1
-
-/// A transfer file to upload: where it is, how long it is, and its hash.
-public struct UploadFile: Sendable, Equatable {
-    /// Its path.
-    public var path: String
-    /// Its size in bytes.
-    public var size: Int64
-    /// Its SHA-256, lower-case hex.
-    public var sha256: String
-
-    /// Creates the description.
-    public init(path: String, size: Int64, sha256: String) {
-        self.path = path
-        self.size = size
-        self.sha256 = sha256
-    }
-}
 
 /// What the uploader tells its caller while it works. The session and every acknowledgement
 /// are reported before the next byte is sent, so a caller that stores them can resume after a
@@ -45,7 +29,7 @@ public protocol UploadObserver: Sendable {
 public final class Uploader: Sendable {
     /// The collector's base URL, ending in `/` (`https://host/api/v4/`).
     public let base: String
-    private let token: String
+    private let authenticator: any UploadAuthenticator
     private let chunkSize: Int64?
     private let policy: UploadStateMachine.RetryPolicy
     private let client: HTTPClient
@@ -56,15 +40,17 @@ public final class Uploader: Sendable {
     ///
     /// - Parameters:
     ///   - baseURL: the collector base, such as `https://example.com/api/v4`.
-    ///   - token: the bearer token; it is sent in `Authorization` and never logged.
+    ///   - authenticator: gives the bearer token for each request; the token is sent in
+    ///     `Authorization` and never logged.
     ///   - chunkSize: the largest PUT body in bytes; nil sends the whole file at once.
     ///   - userAgent: the `User-Agent` header.
     public init(
-        baseURL: String, token: String, chunkSize: Int64? = nil, policy: UploadStateMachine.RetryPolicy = .standard,
-        userAgent: String = "capture", logger: Logger = Logger(label: "capture.upload")
+        baseURL: String, authenticator: some UploadAuthenticator, chunkSize: Int64? = nil,
+        policy: UploadStateMachine.RetryPolicy = .standard, userAgent: String = "capture",
+        logger: Logger = Logger(label: "capture.upload")
     ) {
         base = baseURL.hasSuffix("/") ? baseURL : baseURL + "/"
-        self.token = token
+        self.authenticator = authenticator
         self.chunkSize = chunkSize
         self.policy = policy
         self.logger = logger
@@ -83,12 +69,14 @@ public final class Uploader: Sendable {
     }
 
     /// Uploads one file; returns how it ended. Never throws: network trouble is retried within
-    /// the policy's budget and then reported as ``UploadStateMachine/Outcome/failed(reason:)``.
+    /// the policy's budget and then reported as ``UploadStateMachine/Outcome/failed(reason:)``;
+    /// an authenticator that has no token to give ends it as
+    /// ``UploadStateMachine/Outcome/unauthorized(reason:)``, like a 401.
     ///
     /// - Parameter session: a session URL stored by an earlier, interrupted run: the collector
     ///   is asked where it stands before anything is sent.
     public func upload(
-        _ file: UploadFile, metadata: UploadMetadata, session: String?, observer: some UploadObserver
+        _ file: TransferFile, metadata: UploadMetadata, session: String?, observer: some UploadObserver
     ) async -> UploadStateMachine.Outcome {
         var machine = UploadStateMachine(totalLength: file.size, chunkSize: chunkSize, policy: policy)
         let clock = ContinuousClock()
@@ -102,7 +90,10 @@ public final class Uploader: Sendable {
         var persistedAcknowledged = machine.acknowledged
         do {
             while true {
-                if machine.session != persistedSession {
+                // A finished machine has no session, but that does not void the stored one: after
+                // a 401 it is resumed by a later run (every other ending is recorded by the caller).
+                let finished = if case .done = action { true } else { false }
+                if !finished, machine.session != persistedSession {
                     try observer.sessionChanged(machine.session)
                     persistedSession = machine.session
                 }
@@ -110,6 +101,7 @@ public final class Uploader: Sendable {
                     try observer.acknowledged(machine.acknowledged)
                     persistedAcknowledged = machine.acknowledged
                 }
+                let token: BearerToken
                 switch action {
                 case .done(let outcome):
                     return outcome
@@ -117,13 +109,26 @@ public final class Uploader: Sendable {
                     observer.retrying(after: milliseconds, problem: machine.lastProblem)
                     try await Task.sleep(for: .milliseconds(milliseconds))
                     action = machine.backOffElapsed(elapsed: elapsed())
+                    continue
+                case .preRequest, .put, .queryStatus:
+                    // Asked before every request, so that a token about to expire can be renewed
+                    // between them.
+                    do {
+                        token = try await authenticator.bearerToken()
+                    } catch {
+                        return .unauthorized(reason: "no usable token: \(error)")
+                    }
+                }
+                switch action {
+                case .done, .backOff:
+                    continue  // handled above
                 case .preRequest:
                     if persistedSession != nil {
                         try observer.sessionChanged(nil)
                         persistedSession = nil
                     }
                     do {
-                        let response = try await preRequest(file, metadata: metadata)
+                        let response = try await preRequest(file, metadata: metadata, token: token)
                         action = machine.preRequestAnswered(response, elapsed: elapsed())
                     } catch let error as LocalFileError {
                         return .failed(reason: error.description)
@@ -132,7 +137,8 @@ public final class Uploader: Sendable {
                     }
                 case .put(let url, let range):
                     do {
-                        let response = try await put(url, file: file, range: range, metadata: metadata, observer: observer)
+                        let response = try await put(
+                            url, file: file, range: range, metadata: metadata, token: token, observer: observer)
                         action = machine.putAnswered(response, elapsed: elapsed())
                     } catch let error as LocalFileError {
                         return .failed(reason: error.description)
@@ -141,7 +147,7 @@ public final class Uploader: Sendable {
                     }
                 case .queryStatus(let url):
                     do {
-                        let response = try await queryStatus(url, file: file, metadata: metadata)
+                        let response = try await queryStatus(url, file: file, metadata: metadata, token: token)
                         action = machine.statusAnswered(response, elapsed: elapsed())
                     } catch {
                         action = machine.transportFailed(describe(error), elapsed: elapsed())
@@ -157,10 +163,12 @@ public final class Uploader: Sendable {
 
     // MARK: - Requests
 
-    private func preRequest(_ file: UploadFile, metadata: UploadMetadata) async throws -> UploadStateMachine.Response {
+    private func preRequest(
+        _ file: TransferFile, metadata: UploadMetadata, token: BearerToken
+    ) async throws -> UploadStateMachine.Response {
         var request = HTTPClientRequest(url: base + "measurements")
         request.method = .POST
-        addCommonHeaders(&request.headers, metadata: metadata)
+        addCommonHeaders(&request.headers, metadata: metadata, token: token)
         request.headers.replaceOrAdd(name: "Content-Type", value: CollectorProtocol.jsonContentType)
         request.headers.replaceOrAdd(name: "x-upload-content-length", value: String(file.size))
         request.headers.replaceOrAdd(name: "x-upload-content-type", value: CollectorProtocol.binaryContentType)
@@ -190,12 +198,12 @@ public final class Uploader: Sendable {
     }
 
     private func put(
-        _ url: String, file: UploadFile, range: ClosedRange<Int64>, metadata: UploadMetadata,
+        _ url: String, file: TransferFile, range: ClosedRange<Int64>, metadata: UploadMetadata, token: BearerToken,
         observer: some UploadObserver
     ) async throws -> UploadStateMachine.Response {
         var request = HTTPClientRequest(url: url)
         request.method = .PUT
-        addCommonHeaders(&request.headers, metadata: metadata)
+        addCommonHeaders(&request.headers, metadata: metadata, token: token)
         request.headers.replaceOrAdd(name: "Content-Type", value: CollectorProtocol.binaryContentType)
         request.headers.replaceOrAdd(
             name: "Content-Range", value: "bytes \(range.lowerBound)-\(range.upperBound)/\(file.size)")
@@ -210,11 +218,11 @@ public final class Uploader: Sendable {
     }
 
     private func queryStatus(
-        _ url: String, file: UploadFile, metadata: UploadMetadata
+        _ url: String, file: TransferFile, metadata: UploadMetadata, token: BearerToken
     ) async throws -> UploadStateMachine.Response {
         var request = HTTPClientRequest(url: url)
         request.method = .PUT
-        addCommonHeaders(&request.headers, metadata: metadata)
+        addCommonHeaders(&request.headers, metadata: metadata, token: token)
         request.headers.replaceOrAdd(name: "Content-Type", value: CollectorProtocol.binaryContentType)
         request.headers.replaceOrAdd(name: "Content-Range", value: "bytes */\(file.size)")
         request.body = .bytes(ByteBuffer())
@@ -223,8 +231,8 @@ public final class Uploader: Sendable {
     }
 
     /// Authorization, User-Agent and every metadata field.
-    private func addCommonHeaders(_ headers: inout HTTPHeaders, metadata: UploadMetadata) {
-        headers.replaceOrAdd(name: "Authorization", value: "Bearer \(token)")
+    private func addCommonHeaders(_ headers: inout HTTPHeaders, metadata: UploadMetadata, token: BearerToken) {
+        headers.replaceOrAdd(name: "Authorization", value: token.authorization)
         headers.replaceOrAdd(name: "User-Agent", value: userAgent)
         for field in metadata.fields { headers.replaceOrAdd(name: field.name, value: field.value) }
     }

@@ -28,16 +28,22 @@ struct Capture: ParsableCommand {
     /// ArgumentParser's `main`, except that a usage error is one line on stderr like every other
     /// error (`capture: …; see `capture start --help``), not the error plus the whole usage.
     static func main() {
+        let names = Set(configuration.subcommands.map { $0._commandName })
+        let arguments = CommandLineRepair.hoistingGlobalOptions(Array(CommandLine.arguments.dropFirst()), subcommands: names)
+        if let word = CommandLineRepair.unknownSubcommand(arguments, subcommands: names) {
+            let hint = CommandLineRepair.suggestion(for: word, among: names).map { ". Did you mean '\($0)'? See" } ?? "; see"
+            FileHandle.standardError.write(Data("capture: unknown command '\(word)'\(hint) `capture --help`\n".utf8))
+            Foundation.exit(ExitStatus.usage.rawValue)
+        }
         let command: any ParsableCommand
         do {
-            command = try parseAsRoot()
+            command = try parseAsRoot(arguments)
         } catch {
             let status = exitCode(for: error)
             // --help, --version and the like print as usual.
             guard status != .success else { exit(withError: error) }
             let message = Self.message(for: error).split(whereSeparator: \.isNewline).joined(separator: " ")
-            let names = configuration.subcommands.map { $0._commandName }
-            let sub = CommandLine.arguments.dropFirst().first { names.contains($0) }
+            let sub = arguments.first { names.contains($0) }
             let help = sub.map { "capture \($0) --help" } ?? "capture --help"
             // "Unknown option '--frob'. Did you mean '--json'?" ends a sentence already.
             let joint = message.last.map { ".?!".contains($0) } == true ? " See" : "; see"

@@ -17,7 +17,7 @@ extension TransferError: CLIReportable {
         switch self {
         case .notFinished: .alreadyOpen
         case .unrepresentable: .dataError
-        case .io: .ioError
+        case .io, .cannotRead: .ioError
         }
     }
     var cliMessage: String { description }

@@ -1,8 +1,5 @@
 import ArgumentParser
-import CaptureCore
-import CaptureStorage
 import CaptureUpload
-import Dispatch
 import Foundation
 import Synchronization
 
@@ -61,16 +58,6 @@ struct Upload: ParsableCommand {
         if !ids.isEmpty, all { throw ValidationError("IDs exclude --all") }
     }
 
-    /// One measurement's result, for `--json` and the exit code.
-    struct Result: Codable {
-        var measurement: Int64
-        /// uploaded, skipped, failed, unauthorized, notFinished, notFound.
-        var result: String
-        var reason: String?
-        var bytes: Int64?
-        var seconds: Double?
-    }
-
     func run() throws {
         // Buffers of 128 KiB and more come from mmap and go back to the system when freed:
         // glibc's adaptive threshold would otherwise keep them in per-thread arenas, and the
@@ -79,116 +66,45 @@ struct Upload: ParsableCommand {
         try execute {
             let settings = try UploadSettings.resolve(url: url, tokenFile: tokenFile, dataDirectory: data.path)
             guard let store = try data.existingStore() else {
-                if output.json { try printJSON([Result]()) } else { print("nothing to upload: no measurements yet") }
+                if output.json { try printJSON([UploadResult]()) } else { print("nothing to upload: no measurements yet") }
                 return
             }
-            let chosen = try selection(store)
-            let progress = Progress(enabled: !output.json && isatty(2) == 1)
-            let uploader = Uploader(
-                baseURL: settings.url, token: settings.token, chunkSize: chunkSize,
-                policy: .init(initialDelay: 250, maximumDelay: 30_000, budget: Int64(retryBudget * 1000)),
-                userAgent: "capture/\(Capture.configuration.version)")
-            defer { blocking { try? await uploader.shutdown() } }
-            var results: [Result] = []
-            for id in chosen {
-                let result = try uploadOne(id, store: store, uploader: uploader, progress: progress)
-                results.append(result)
-                if !output.json { print(Self.line(result)) }
-                if result.result == "unauthorized" { break }
-            }
+            let options = UploadRun.Options(
+                appVersion: Capture.configuration.version, chunkSize: chunkSize,
+                retryPolicy: .init(initialDelay: 250, maximumDelay: 30_000, budget: Int64(retryBudget * 1000)),
+                transferFileOverride: transferFile)
+            let run = UploadRun(store: store, dataDirectory: data.path, settings: settings, options: options)
+            let printer = ResultPrinter(
+                progress: Progress(enabled: !output.json && isatty(2) == 1), printsLines: !output.json)
+            let selection = selection
+            let report = try blocking { try await run.run(selection, observer: printer) }
             if output.json {
-                try printJSON(results)
-            } else if results.isEmpty {
+                try printJSON(report.results.map(Self.presented))
+            } else if report.results.isEmpty {
                 print("nothing to upload")
             }
-            if results.contains(where: { $0.result == "unauthorized" }) {
-                throw CLIError(
-                    .tokenRejected,
-                    "the collector rejected the token (401): renew the token in \(settings.tokenSource) and run again")
-            }
-            let missed = results.filter { $0.result == "failed" || $0.result == "notFound" }
-            if !missed.isEmpty {
-                throw CLIError(
-                    .uploadIncomplete,
-                    "\(missed.count) of \(results.count) measurement(s) not uploaded (the reason is printed with each); "
-                        + "fix the cause and run `capture upload` again")
-            }
+            try report.check()
         }
     }
 
-    /// The measurements to try, oldest first.
-    private func selection(_ store: Store) throws -> [Int64] {
-        let uploads = try store.uploads()
-        if !ids.isEmpty { return ids.sorted().filter { !resume || uploads[$0]?.status == .uploading } }
-        return try store.measurements().filter { !$0.isOpen }.map(\.id).filter { id in
-            let status = uploads[id]?.status ?? .pending
-            if resume { return status == .uploading }
-            switch status {
-            case .pending, .uploading, .failed: return true
-            case .skipped: return all
-            case .uploaded: return false
-            }
-        }
+    /// The measurements to try, as the arguments choose them.
+    var selection: UploadSelection {
+        if resume { return .interrupted(among: ids.isEmpty ? nil : ids) }
+        return ids.isEmpty ? .waiting(includingSkipped: all) : .measurements(ids)
     }
 
-    private func uploadOne(_ id: Int64, store: Store, uploader: Uploader, progress: Progress) throws -> Result {
-        guard let record = try store.measurements().first(where: { $0.id == id }) else {
-            return Result(measurement: id, result: "notFound", reason: "no measurement \(id)")
-        }
-        guard !record.isOpen else {
-            return Result(measurement: id, result: "notFinished", reason: "still open; `capture stop` it first")
-        }
-        let previous = try store.upload(of: id)
-        if previous.status == .uploaded {
-            return Result(measurement: id, result: "uploaded", reason: "already uploaded")
-        }
-        guard
-            let metadata = try UploadMetadata(
-                store: store, measurement: id, appVersion: Capture.configuration.version)
-        else {
-            try store.finishUpload(of: id, status: .skipped, reason: CollectorProtocol.tooFewLocations)
-            return Result(measurement: id, result: "skipped", reason: CollectorProtocol.tooFewLocations)
-        }
-        let file = try TransferFiles.file(for: id, store: store, dataDirectory: data.path, override: transferFile)
-        // Resume only a session for exactly these bytes; another hash voids it.
-        let resumable = previous.status == .uploading && previous.sessionURL != nil
-            && previous.fileSHA256 == file.sha256 && previous.totalLength == file.size
-        let session = resumable ? previous.sessionURL : nil
-        try store.beginUpload(
-            of: id, sessionURL: session, totalLength: file.size, sha256: file.sha256,
-            acknowledged: resumable ? previous.acknowledged : 0)
-        let observer = StoreObserver(store: store, measurement: id, file: file, progress: progress)
-        progress.begin(id, total: file.size)
-        let began = Date()
-        let outcome = blocking { await uploader.upload(file, metadata: metadata, session: session, observer: observer) }
-        progress.end()
-        let seconds = Date().timeIntervalSince(began)
-        var result = Result(measurement: id, result: "uploaded", bytes: file.size, seconds: seconds)
-        switch outcome {
-        case .uploaded:
-            try store.finishUpload(of: id, status: .uploaded)
-        case .alreadyStored:
-            try store.finishUpload(of: id, status: .uploaded, reason: "the collector already had it (409)")
-            result.reason = "the collector already had it"
-        case .skipped(let reason):
-            try store.finishUpload(of: id, status: .skipped, reason: reason)
-            result.result = "skipped"
-            result.reason = reason
-        case .failed(let reason):
-            try store.finishUpload(of: id, status: .failed, reason: reason)
-            result.result = "failed"
-            result.reason = reason
-        case .unauthorized(let reason):
-            // Keep the session: with a fresh token, `--resume` continues where it stopped.
-            result.result = "unauthorized"
-            result.reason = reason
-        }
+    /// A result as the user sees it: with the advice for a measurement that is still open.
+    static func presented(_ result: UploadResult) -> UploadResult {
+        var result = result
+        if result.outcome == .notFinished { result.reason = (result.reason ?? "still open") + "; `capture stop` it first" }
         return result
     }
 
-    static func line(_ result: Result) -> String {
-        var text = "measurement \(result.measurement): \(result.result)"
-        if let bytes = result.bytes, let seconds = result.seconds, result.result == "uploaded", result.reason == nil {
+    /// `measurement 7: uploaded, 1.2 MB in 0.4 s` or `measurement 7: failed (reason)`.
+    static func line(_ result: UploadResult) -> String {
+        let result = presented(result)
+        var text = "measurement \(result.measurement): \(result.outcome.rawValue)"
+        if let bytes = result.bytes, let seconds = result.seconds, result.outcome == .uploaded, result.reason == nil {
             text += ", \(Progress.bytes(bytes)) in \(String(format: "%.1f", seconds)) s"
         }
         if let reason = result.reason { text += " (\(reason))" }
@@ -196,90 +112,22 @@ struct Upload: ParsableCommand {
     }
 }
 
-/// Persists the session and acknowledgements as the uploader reports them, before it sends more.
-private struct StoreObserver: UploadObserver {
-    let store: Store
-    let measurement: Int64
-    let file: UploadFile
+/// Draws the progress bar while a measurement is sent and prints its line when it is done.
+private struct ResultPrinter: UploadRunObserver {
     let progress: Progress
+    let printsLines: Bool
 
-    func sessionChanged(_ url: String?) throws {
-        try store.beginUpload(of: measurement, sessionURL: url, totalLength: file.size, sha256: file.sha256)
-    }
+    func transferBegins(measurement: Int64, bytes: Int64) { progress.begin(measurement, total: bytes) }
 
-    func acknowledged(_ bytes: Int64) throws {
-        try store.acknowledgeUpload(of: measurement, bytes: bytes)
-    }
+    func transferSent(_ bytes: Int64) { progress.update(bytes) }
 
-    func sent(_ bytes: Int64) { progress.update(bytes) }
-
-    func retrying(after milliseconds: Int64, problem: String) {
+    func transferRetrying(after milliseconds: Int64, problem: String) {
         progress.note("retrying in \(String(format: "%.1f", Double(milliseconds) / 1000)) s: \(problem)")
     }
-}
 
-/// Where the collector is and how to authenticate: flags, then environment, then
-/// `<data dir>/upload.json`.
-struct UploadSettings {
-    var url: String
-    var token: String
-    /// Where the token came from, for messages (never the token itself).
-    var tokenSource: String
-
-    private struct File: Decodable {
-        var url: String?
-        var tokenFile: String?
-    }
-
-    static func resolve(url: String?, tokenFile: String?, dataDirectory: String) throws -> UploadSettings {
-        let environment = ProcessInfo.processInfo.environment
-        let configPath = dataDirectory + "/upload.json"
-        var config = File(url: nil, tokenFile: nil)
-        if let bytes = FileManager.default.contents(atPath: configPath) {
-            do {
-                config = try JSONDecoder().decode(File.self, from: bytes)
-            } catch {
-                throw CLIError(.configuration, "\(configPath) is not valid JSON with string fields url and tokenFile")
-            }
-        }
-        func nonEmpty(_ text: String?) -> String? { text.flatMap { $0.isEmpty ? nil : $0 } }
-        guard let base = nonEmpty(url) ?? nonEmpty(environment["CAPTURE_UPLOAD_URL"]) ?? nonEmpty(config.url) else {
-            throw CLIError(.configuration, "no collector URL: pass --url, set CAPTURE_UPLOAD_URL or put \"url\" in \(configPath)")
-        }
-        guard let parsed = URL(string: base), let scheme = parsed.scheme?.lowercased(), scheme == "http" || scheme == "https",
-            parsed.host != nil
-        else {
-            throw CLIError(.usage, "the collector URL must be an http or https URL, such as https://example.com/api/v4")
-        }
-        guard
-            let path = nonEmpty(tokenFile) ?? nonEmpty(environment["CAPTURE_TOKEN_FILE"]) ?? nonEmpty(config.tokenFile)
-        else {
-            throw CLIError(
-                .configuration,
-                "no token: pass --token-file, set CAPTURE_TOKEN_FILE or put \"tokenFile\" in \(configPath)")
-        }
-        return UploadSettings(url: base, token: try readToken(path), tokenSource: path)
-    }
-
-    /// Reads a token file that only its owner can read.
-    static func readToken(_ path: String) throws -> String {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            throw CLIError(.notFound, "cannot read the token file \(path): \(String(cString: strerror(errno)))")
-        }
-        guard info.st_mode & 0o077 == 0 else {
-            throw CLIError(
-                .tokenRejected,
-                "the token file \(path) is readable by group or others (mode \(String(info.st_mode & 0o777, radix: 8))); chmod 600 it")
-        }
-        guard let bytes = FileManager.default.contents(atPath: path) else {
-            throw CLIError(.ioError, "cannot read the token file \(path)")
-        }
-        let token = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !token.isEmpty, !token.contains(where: { $0.isNewline || $0 == " " }) else {
-            throw CLIError(.configuration, "the token file \(path) must hold one token on one line")
-        }
-        return token
+    func finished(_ result: UploadResult) {
+        progress.end()
+        if printsLines { print(Upload.line(result)) }
     }
 }
 
@@ -293,6 +141,8 @@ final class Progress: Sendable {
         var began = Date()
         var lastDraw = Date.distantPast
         var note = ""
+        /// Whether a bar is on the screen, to be cleared by `end()`.
+        var drawn = false
     }
 
     let enabled: Bool
@@ -312,6 +162,7 @@ final class Progress: Sendable {
             // At most ten redraws a second.
             guard now.timeIntervalSince(state.lastDraw) >= 0.1 || sent == state.total else { return }
             state.lastDraw = now
+            state.drawn = true
             Self.draw(state, now: now)
         }
     }
@@ -320,12 +171,14 @@ final class Progress: Sendable {
         guard enabled else { return }
         state.withLock { state in
             state.note = text
+            state.drawn = true
             Self.draw(state, now: Date())
         }
     }
 
+    /// Clears the bar, if one was drawn.
     func end() {
-        guard enabled else { return }
+        guard enabled, state.withLock({ state in defer { state.drawn = false }; return state.drawn }) else { return }
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
     }
 
@@ -353,17 +206,22 @@ final class Progress: Sendable {
 }
 
 /// Runs async work from a synchronous command and waits for it: the command line runs on the
-/// main thread, the work on the cooperative pool.
-func blocking<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
-    let result = Mutex<T?>(nil)
+/// main thread, the work on the cooperative pool. What the work throws is thrown here.
+func blocking<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
+    let result = Mutex<Result<T, any Error>?>(nil)
     let done = DispatchSemaphore(value: 0)
     Task {
-        let value = await work()
+        let value: Result<T, any Error>
+        do {
+            value = .success(try await work())
+        } catch {
+            value = .failure(error)
+        }
         result.withLock { $0 = value }
         done.signal()
     }
     done.wait()
-    return result.withLock { $0! }
+    return try result.withLock { $0! }.get()
 }
 
 /// glibc's `mallopt(3)`; `<malloc.h>` is not part of the Glibc module.

@@ -506,7 +506,7 @@ func nmea(_ body: String) -> String {
     static let car = CLI.root + "/fixtures/car.trace"
 
     static let rows: [Row] = [
-        Row(arguments: ["frobnicate"], status: 64, message: "capture: Unexpected argument 'frobnicate'; see `capture --help`"),
+        Row(arguments: ["frobnicate"], status: 64, message: "capture: unknown command 'frobnicate'; see `capture --help`"),
         Row(arguments: ["list", "--frob"], status: 64, message: "capture: Unknown option '--frob'. Did you mean '--json'? See `capture list --help`"),
         Row(arguments: ["show"], status: 64, message: "capture: Missing expected argument '<id>'; see `capture show --help`"),
         Row(arguments: ["show", "abc"], status: 64, message: "capture: The value 'abc' is invalid for '<id>'; see `capture show --help`"),

@@ -1,0 +1,47 @@
+/// A bearer token: sent in `Authorization`, never printed. Its descriptions are redacted, so
+/// that string interpolation, logging or `dump` cannot leak it.
+public struct BearerToken: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// The token itself.
+    public let secret: String
+
+    /// Wraps a token.
+    public init(_ secret: String) { self.secret = secret }
+
+    /// The `Authorization` header value, `Bearer <token>`.
+    public var authorization: String { "Bearer \(secret)" }
+
+    /// `<redacted>`.
+    public var description: String { "<redacted>" }
+    /// `<redacted>`.
+    public var debugDescription: String { "<redacted>" }
+}
+
+/// Gives the ``Uploader`` a bearer token for each request.
+///
+/// The uploader asks before every request rather than once per run, so an implementation that
+/// holds short-lived tokens (an OAuth 2.0 client) can renew one before it expires. Throwing
+/// ends the upload of the measurement as unauthorized, like a 401: the session is kept so a
+/// later run with working credentials resumes it.
+public protocol UploadAuthenticator: Sendable {
+    /// The token to send with the next request.
+    func bearerToken() async throws -> BearerToken
+    /// Where the credentials come from, for messages: a file path or an issuer, never a secret.
+    var origin: String { get }
+}
+
+/// A fixed token, read once (from a token file; see ``TokenFile``).
+public struct StaticToken: UploadAuthenticator {
+    /// The token.
+    public let token: BearerToken
+    /// Where it was read from.
+    public let origin: String
+
+    /// A fixed token from `origin`.
+    public init(_ token: BearerToken, origin: String) {
+        self.token = token
+        self.origin = origin
+    }
+
+    /// Always the same token.
+    public func bearerToken() async throws -> BearerToken { token }
+}

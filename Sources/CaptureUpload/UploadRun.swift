@@ -1,0 +1,243 @@
+public import CaptureStorage
+import CaptureCore
+import Foundation
+public import Logging
+
+/// What an ``UploadRun`` tells its caller as it goes: enough to draw a progress bar and print a
+/// line per measurement. Every method has an empty default. Called from the run's task, one
+/// measurement at a time.
+public protocol UploadRunObserver: Sendable {
+    /// The transfer of `measurement` begins: its file of `bytes` bytes is serialised and hashed,
+    /// its upload state stored, nothing sent yet.
+    func transferBegins(measurement: Int64, bytes: Int64)
+    /// `bytes` of the current file have been handed to the network so far (it may go back
+    /// after a resume).
+    func transferSent(_ bytes: Int64)
+    /// The transfer waits `milliseconds` before retrying, because of `problem`.
+    func transferRetrying(after milliseconds: Int64, problem: String)
+    /// A measurement's result is recorded in the store (also one that was never transferred:
+    /// not found, not finished, skipped for too few locations, already uploaded).
+    func finished(_ result: UploadResult)
+}
+
+extension UploadRunObserver {
+    /// Does nothing.
+    public func transferBegins(measurement: Int64, bytes: Int64) {}
+    /// Does nothing.
+    public func transferSent(_ bytes: Int64) {}
+    /// Does nothing.
+    public func transferRetrying(after milliseconds: Int64, problem: String) {}
+    /// Does nothing.
+    public func finished(_ result: UploadResult) {}
+}
+
+/// One upload run: the measurements of a selection, one after the other, each serialised,
+/// resumed or sent, and its outcome recorded in the store. `capture upload` and any automatic
+/// uploader call the same ``run(_:observer:)``.
+///
+/// For each measurement: an unknown id is `notFound`, an open one `notFinished`, one already
+/// uploaded is reported as such without a request, one with fewer than two locations is
+/// marked skipped without a request. Otherwise its transfer file (the store's cached Cyface v3
+/// file, see ``CaptureStorage/Store/transferFile(for:directory:)``) is uploaded with an
+/// ``Uploader``. A session stored by an interrupted run is resumed only if the file has the same
+/// size and SHA-256; otherwise a new one is opened. The session and each acknowledgement are
+/// stored before more bytes are sent, so a crash at any moment can be resumed. A rejected token
+/// (401) ends the run and keeps the session for a later run; one measurement's failure does not
+/// stop the others.
+///
+/// ```swift
+/// let settings = try UploadSettings.resolve(url: nil, tokenFile: nil, dataDirectory: directory)
+/// let run = UploadRun(store: store, dataDirectory: directory, settings: settings, options: .init(appVersion: "1.0"))
+/// let report = try await run.run(.waiting(includingSkipped: false))
+/// try report.check()
+/// ```
+public struct UploadRun: Sendable {
+    /// How measurements are sent.
+    public struct Options: Sendable {
+        /// This program's version (`appVersion` in the metadata).
+        public var appVersion: String
+        /// The `User-Agent` header.
+        public var userAgent: String
+        /// The largest PUT body in bytes; nil sends the whole file at once.
+        public var chunkSize: Int64?
+        /// Retry timing per measurement.
+        public var retryPolicy: UploadStateMachine.RetryPolicy
+        /// The machine as the collector sees it (`deviceType`, `osVersion`).
+        public var machine: UploadMetadata.Machine
+        /// Send this file, as it is, instead of the measurement's transfer file (transport
+        /// benchmarks; meant for a run of one measurement).
+        public var transferFileOverride: String?
+
+        /// Creates options; the user agent defaults to `capture/<appVersion>`.
+        public init(
+            appVersion: String, userAgent: String? = nil, chunkSize: Int64? = nil,
+            retryPolicy: UploadStateMachine.RetryPolicy = .standard, machine: UploadMetadata.Machine = .current,
+            transferFileOverride: String? = nil
+        ) {
+            self.appVersion = appVersion
+            self.userAgent = userAgent ?? "capture/\(appVersion)"
+            self.chunkSize = chunkSize
+            self.retryPolicy = retryPolicy
+            self.machine = machine
+            self.transferFileOverride = transferFileOverride
+        }
+    }
+
+    /// The store the measurements and their upload states are in.
+    public let store: Store
+    /// The data directory (where the transfer-file cache lives).
+    public let dataDirectory: String
+    /// The collector's base URL.
+    public let collectorURL: String
+    /// Gives the bearer token.
+    public let authenticator: any UploadAuthenticator
+    /// How measurements are sent.
+    public let options: Options
+    private let logger: Logger
+
+    /// Creates a run against the collector at `collectorURL`.
+    public init(
+        store: Store, dataDirectory: String, collectorURL: String, authenticator: some UploadAuthenticator,
+        options: Options, logger: Logger = Logger(label: "capture.upload")
+    ) {
+        self.store = store
+        self.dataDirectory = dataDirectory
+        self.collectorURL = collectorURL
+        self.authenticator = authenticator
+        self.options = options
+        self.logger = logger
+    }
+
+    /// Creates a run against the collector and with the token of `settings`.
+    public init(
+        store: Store, dataDirectory: String, settings: UploadSettings, options: Options,
+        logger: Logger = Logger(label: "capture.upload")
+    ) {
+        self.init(
+            store: store, dataDirectory: dataDirectory, collectorURL: settings.collectorURL.value,
+            authenticator: settings.authenticator, options: options, logger: logger)
+    }
+
+    /// Uploads the measurements of `selection`, oldest first, and reports each result.
+    ///
+    /// Collector answers and network trouble never throw: they are results. What throws is
+    /// local: the store (``CaptureStorage/StoreError``) and serialising a measurement or reading
+    /// an override file (``CaptureStorage/TransferError``); results reported before stay recorded.
+    public func run(_ selection: UploadSelection, observer: (any UploadRunObserver)? = nil) async throws -> UploadReport {
+        let observer = observer ?? Silent()
+        let chosen = try selection.measurements(in: store)
+        let uploader = Uploader(
+            baseURL: collectorURL, authenticator: authenticator, chunkSize: options.chunkSize,
+            policy: options.retryPolicy, userAgent: options.userAgent, logger: logger)
+        var results: [UploadResult] = []
+        do {
+            for id in chosen {
+                let result = try await deliver(id, uploader: uploader, observer: observer)
+                logger.debug(
+                    "measurement done",
+                    metadata: ["measurement": "\(id)", "result": "\(result.outcome.rawValue)"])
+                results.append(result)
+                observer.finished(result)
+                if result.outcome == .unauthorized { break }
+            }
+        } catch {
+            try? await uploader.shutdown()
+            throw error
+        }
+        try? await uploader.shutdown()
+        return UploadReport(results: results, credentialsOrigin: authenticator.origin)
+    }
+
+    /// One measurement, from its record to its recorded outcome.
+    private func deliver(_ id: Int64, uploader: Uploader, observer: any UploadRunObserver) async throws -> UploadResult {
+        let record: MeasurementRecord
+        // A Result rather than `catch StoreError.measurementNotFound`: that `catch` in this async
+        // function crashes Swift 6.3.1's SILGen (ownership verifier).
+        switch Result(catching: { () throws(StoreError) in try store.measurement(id) }) {
+        case .success(let found): record = found
+        case .failure(.measurementNotFound): return UploadResult(measurement: id, outcome: .notFound, reason: "no measurement \(id)")
+        case .failure(let error): throw error
+        }
+        guard !record.isOpen else {
+            return UploadResult(measurement: id, outcome: .notFinished, reason: "still open")
+        }
+        let previous = try store.upload(of: id)
+        if previous.status == .uploaded {
+            return UploadResult(measurement: id, outcome: .uploaded, reason: "already uploaded")
+        }
+        guard
+            let metadata = try UploadMetadata(
+                store: store, measurement: id, appVersion: options.appVersion, machine: options.machine)
+        else {
+            try store.finishUpload(of: id, status: .skipped, reason: CollectorProtocol.tooFewLocations)
+            return UploadResult(measurement: id, outcome: .skipped, reason: CollectorProtocol.tooFewLocations)
+        }
+        let file =
+            if let path = options.transferFileOverride {
+                try TransferFile(hashing: path)
+            } else {
+                try store.transferFile(for: id, directory: dataDirectory)
+            }
+        // Resume only a session for exactly these bytes; another hash voids it.
+        let resumable = previous.status == .uploading && previous.sessionURL != nil
+            && previous.fileSHA256 == file.sha256 && previous.totalLength == file.size
+        let session = resumable ? previous.sessionURL : nil
+        try store.beginUpload(
+            of: id, sessionURL: session, totalLength: file.size, sha256: file.sha256,
+            acknowledged: resumable ? previous.acknowledged : 0)
+        observer.transferBegins(measurement: id, bytes: file.size)
+        let clock = ContinuousClock()
+        let began = clock.now
+        let outcome = await uploader.upload(
+            file, metadata: metadata, session: session,
+            observer: StoreObserver(store: store, measurement: id, file: file, run: observer))
+        let elapsed = clock.now - began
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        var result = UploadResult(measurement: id, outcome: .uploaded, bytes: file.size, seconds: seconds)
+        switch outcome {
+        case .uploaded:
+            try store.finishUpload(of: id, status: .uploaded)
+        case .alreadyStored:
+            try store.finishUpload(of: id, status: .uploaded, reason: "the collector already had it (409)")
+            result.reason = "the collector already had it"
+        case .skipped(let reason):
+            try store.finishUpload(of: id, status: .skipped, reason: reason)
+            result.outcome = .skipped
+            result.reason = reason
+        case .failed(let reason):
+            try store.finishUpload(of: id, status: .failed, reason: reason)
+            result.outcome = .failed
+            result.reason = reason
+        case .unauthorized(let reason):
+            // The session stays: with working credentials a later run continues where this stopped.
+            result.outcome = .unauthorized
+            result.reason = reason
+        }
+        return result
+    }
+
+    private struct Silent: UploadRunObserver {}
+}
+
+/// Persists the session and acknowledgements as the uploader reports them, before it sends
+/// more, and passes progress on.
+private struct StoreObserver: UploadObserver {
+    let store: Store
+    let measurement: Int64
+    let file: TransferFile
+    let run: any UploadRunObserver
+
+    func sessionChanged(_ url: String?) throws {
+        try store.beginUpload(of: measurement, sessionURL: url, totalLength: file.size, sha256: file.sha256)
+    }
+
+    func acknowledged(_ bytes: Int64) throws {
+        try store.acknowledgeUpload(of: measurement, bytes: bytes)
+    }
+
+    func sent(_ bytes: Int64) { run.transferSent(bytes) }
+
+    func retrying(after milliseconds: Int64, problem: String) {
+        run.transferRetrying(after: milliseconds, problem: problem)
+    }
+}

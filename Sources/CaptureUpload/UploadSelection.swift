@@ -1,0 +1,40 @@
+public import CaptureStorage
+
+/// Which measurements an ``UploadRun`` tries, always in ascending id order (oldest first).
+public enum UploadSelection: Sendable, Equatable {
+    /// Every finished measurement that has not reached the collector: pending, interrupted or
+    /// failed, and with `includingSkipped` also those marked skipped (`capture upload [--all]`).
+    case waiting(includingSkipped: Bool)
+    /// Only interrupted uploads (a session was open when the uploader stopped): those among
+    /// `ids`, or all of them if `ids` is nil (`capture upload --resume [ID…]`).
+    case interrupted(among: [Int64]?)
+    /// Exactly these measurements, whatever their state: one already uploaded is reported as
+    /// such, an unknown id as not found (`capture upload ID…`).
+    case measurements([Int64])
+
+    /// The ids this selection stands for in `store` now, in the order they are tried.
+    public func measurements(in store: Store) throws(StoreError) -> [Int64] {
+        let uploads = try store.uploads()
+        func status(_ id: Int64) -> UploadRecord.Status { uploads[id]?.status ?? .pending }
+        switch self {
+        case .measurements(let ids):
+            return ids.sorted()
+        case .interrupted(let ids?):
+            return ids.sorted().filter { status($0) == .uploading }
+        case .interrupted(nil):
+            return try finished(in: store).filter { status($0) == .uploading }
+        case .waiting(let includingSkipped):
+            return try finished(in: store).filter { id in
+                switch status(id) {
+                case .pending, .uploading, .failed: true
+                case .skipped: includingSkipped
+                case .uploaded: false
+                }
+            }
+        }
+    }
+
+    private func finished(in store: Store) throws(StoreError) -> [Int64] {
+        try store.measurements().filter { !$0.isOpen }.map(\.id)
+    }
+}
