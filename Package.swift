@@ -35,14 +35,13 @@ let package = Package(
         // channel handler, which sees HTTP parts as HTTPTypes values.
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // FileDescriptor: read/write with EINTR and short writes handled once, for Storage and Sensors.
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         // Pure core: model, lifecycle, recording engine, trace format, units. No I/O of its own.
-        // The Cyface transfer format uses generated SwiftProtobuf types and the system zlib.
-        .target(
-            name: "CaptureCore",
-            dependencies: ["CZlib", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
-            swiftSettings: strict),
+        // The Cyface transfer format is written and read by hand over the system zlib.
+        .target(name: "CaptureCore", dependencies: ["CZlib"], swiftSettings: strict),
         // The fuzz targets' bodies: drive the parsers and check their invariants. Fuzz/ wraps them
         // in libFuzzer executables; FuzzRegressionTests replays the corpora through them.
         .target(name: "CaptureFuzzHarness", dependencies: ["CaptureCore"], swiftSettings: strict),
@@ -57,10 +56,14 @@ let package = Package(
                 // SQLite's C API, for the commit path's inserts (DirectStatement).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict),
         // Sources of samples: recorded traces, Linux IIO devices, gpsd and NMEA receivers.
-        .target(name: "CaptureSensors", dependencies: ["CaptureCore"], swiftSettings: strict),
+        .target(
+            name: "CaptureSensors",
+            dependencies: ["CaptureCore", .product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: strict),
         // The recorder process: sources → recording engine → store, driven over a local socket.
         .target(
             name: "CaptureRecorder",
@@ -126,8 +129,18 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
+        // Test-only helpers shared by the test targets: one process runner, one fake sysfs, one
+        // locator of the real receiver logs in ../shared/data.
+        .target(name: "CaptureTestSupport", path: "Tests/CaptureTestSupport", swiftSettings: strict),
+        // The SwiftProtobuf types generated from protos/ (scripts/gen-protos), test-only: the
+        // production code writes and reads the format by hand; a test checks both agree.
+        .target(
+            name: "CyfaceSchema", dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            path: "Tests/CyfaceSchema", swiftSettings: strict),
         .testTarget(
-            name: "CaptureCoreTests", dependencies: ["CaptureCore", "CaptureFuzzHarness"], swiftSettings: strict),
+            name: "CaptureCoreTests",
+            dependencies: ["CaptureCore", "CaptureFuzzHarness", "CaptureTestSupport", "CyfaceSchema"],
+            swiftSettings: strict),
         .testTarget(
             name: "CaptureStorageTests",
             dependencies: ["CaptureCore", "CaptureStorage", .product(name: "Crypto", package: "swift-crypto")],
@@ -136,7 +149,8 @@ let package = Package(
             name: "CaptureRecorderTests", dependencies: ["CaptureCore", "CaptureStorage", "CaptureRecorder"],
             swiftSettings: strict),
         .testTarget(
-            name: "CaptureSensorsTests", dependencies: ["CaptureCore", "CaptureSensors"], swiftSettings: strict),
+            name: "CaptureSensorsTests", dependencies: ["CaptureCore", "CaptureSensors", "CaptureTestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "CaptureUploadTests",
             dependencies: [
@@ -155,7 +169,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "CaptureEndToEndTests",
-            dependencies: ["CaptureCore", "CaptureStorage"],
+            dependencies: ["CaptureCore", "CaptureStorage", "CaptureTestSupport"],
             swiftSettings: strict),
     ]
 )

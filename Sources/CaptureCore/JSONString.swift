@@ -1,7 +1,9 @@
 /// A string as a JSON string literal (RFC 8259): quotes, backslashes and control characters
 /// escaped, everything else as it is. For the few places that write JSON by hand (the upload's
-/// pre-request body, GeoJSON export), where field order or streaming matters.
+/// pre-request body, GeoJSON export, gpsd's `?WATCH` command), where field order or streaming
+/// matters.
 public enum JSONString {
+    /// `text` between double quotes, escaped.
     public static func quoted(_ text: String) -> String {
         var out = "\""
         for scalar in text.unicodeScalars {

@@ -21,15 +21,18 @@ public struct Lifecycle: Sendable, Equatable {
         /// Stopped for good; `tracks` is the number of tracks.
         case finished(tracks: Int)
 
-        /// The status word used in the database and in JSON output.
-        public var name: String {
+        /// The state without its track.
+        public var phase: Phase {
             switch self {
-            case .idle: "idle"
-            case .capturing: "capturing"
-            case .paused: "paused"
-            case .finished: "finished"
+            case .idle: .idle
+            case .capturing: .capturing
+            case .paused: .paused
+            case .finished: .finished
             }
         }
+
+        /// The status word used in the database and in JSON output.
+        public var name: String { phase.rawValue }
 
         /// The current (or last) track number, 0 before start.
         public var track: Int {
@@ -47,6 +50,15 @@ public struct Lifecycle: Sendable, Equatable {
             case .idle, .finished: false
             }
         }
+    }
+
+    /// A ``State`` without its track number; the raw values are the words used in the database
+    /// and in JSON output.
+    public enum Phase: String, Sendable, Equatable, Hashable, Codable, CaseIterable {
+        case idle
+        case capturing
+        case paused
+        case finished
     }
 
     public private(set) var state: State

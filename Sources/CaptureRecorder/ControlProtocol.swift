@@ -1,17 +1,38 @@
 public import CaptureCore
+public import CaptureSensors
 import CaptureStorage
 import Foundation
 
-/// A request to the recorder over its control socket: one JSON object on one line.
+/// A request to the recorder over its control socket: one JSON object on one line,
+/// `{"command":"modality","modality":"WALKING"}`.
 public struct ControlRequest: Codable, Sendable, Equatable {
-    /// `status`, `pause`, `resume`, `stop` or `modality`.
-    public var command: String
-    /// The new modality for `modality`.
-    public var modality: String?
+    /// What the recorder is asked to do; the raw values are the protocol's words.
+    public enum Command: String, Codable, Sendable, Equatable, CaseIterable {
+        /// Report ``RecorderStatus``; changes nothing.
+        case status
+        /// Pause the measurement (committing what came before).
+        case pause
+        /// Resume a paused measurement on a new track.
+        case resume
+        /// Stop the measurement for good; the recorder exits after answering.
+        case stop
+        /// Record a change of modality (``ControlRequest/modality``).
+        case modality
+    }
 
-    public init(command: String, modality: String? = nil) {
+    /// What is asked.
+    public var command: Command
+    /// The new modality for ``Command/modality``.
+    public var modality: Modality?
+
+    public init(command: Command, modality: Modality? = nil) {
         self.command = command
         self.modality = modality
+    }
+
+    /// `modality` with its new modality.
+    public static func modality(_ modality: Modality) -> ControlRequest {
+        ControlRequest(command: .modality, modality: modality)
     }
 }
 
@@ -29,23 +50,41 @@ public struct ControlReply: Codable, Sendable {
 }
 
 /// Why the recorder refused or failed a request.
-public struct ControlFailure: Codable, Sendable, Error, Equatable {
-    /// `notCapturing`, `notPaused`, `notOpen`, `alreadyStarted`, `storage`, `diskFull` or `badRequest`.
-    public var kind: String
+public struct ControlFailure: Codable, Sendable, Error, Equatable, CustomStringConvertible {
+    /// The kind of failure; the raw values are the protocol's words.
+    public enum Kind: String, Codable, Sendable, Equatable, CaseIterable {
+        /// `pause` or `modality` while not capturing.
+        case notCapturing
+        /// `resume` while not paused.
+        case notPaused
+        /// No measurement is open.
+        case notOpen
+        /// The measurement was started already.
+        case alreadyStarted
+        /// A commit failed for another reason than a full disk.
+        case storage
+        /// A commit failed because the disk (or `--max-store-size`) is full.
+        case diskFull
+        /// The request was unreadable or named no known command or modality.
+        case badRequest
+    }
+
+    /// What went wrong, for the exit code.
+    public var kind: Kind
     /// One line for a person.
     public var message: String
 
-    public init(kind: String, message: String) {
+    public init(kind: Kind, message: String) {
         self.kind = kind
         self.message = message
     }
 
     init(_ error: LifecycleError) {
         switch error {
-        case .alreadyStarted: kind = "alreadyStarted"
-        case .notOpen: kind = "notOpen"
-        case .notCapturing: kind = "notCapturing"
-        case .notPaused: kind = "notPaused"
+        case .alreadyStarted: kind = .alreadyStarted
+        case .notOpen: kind = .notOpen
+        case .notCapturing: kind = .notCapturing
+        case .notPaused: kind = .notPaused
         }
         message = error.description
     }
@@ -53,17 +92,28 @@ public struct ControlFailure: Codable, Sendable, Error, Equatable {
     /// A failed commit: `diskFull` when the disk (or `--max-store-size`) is full, so that the
     /// command exits with the disk-full code; `storage` otherwise.
     init(_ error: StoreError) {
-        if case .diskFull = error { kind = "diskFull" } else { kind = "storage" }
+        if case .diskFull = error { kind = .diskFull } else { kind = .storage }
         message = error.description
     }
+
+    public var description: String { message }
 }
 
 /// What a running recorder reports about itself.
 public struct RecorderStatus: Codable, Sendable, Equatable {
     public struct SourceState: Codable, Sendable, Equatable {
+        /// Where a source's thread stands; the raw values are the JSON words.
+        public enum State: String, Codable, Sendable, Equatable, CaseIterable {
+            /// Delivering samples.
+            case running
+            /// It returned: a trace or file played to its end.
+            case ended
+            /// It threw (``SourceState/error`` says why); the other sources go on.
+            case failed
+        }
+
         public var name: String
-        /// `running`, `ended` or `failed`.
-        public var state: String
+        public var state: State
         public var error: String?
         /// Samples delivered by the source since the recorder started.
         public var samples: Int
@@ -72,8 +122,8 @@ public struct RecorderStatus: Codable, Sendable, Equatable {
         public var lost: Int?
         /// Inputs of kinds not used (NMEA GSV, proprietary sentences), skipped; not a loss.
         public var skipped: Int?
-        /// GNSS sources: `searching`, `fixed` or `lost` (no fix for 2 s).
-        public var gnss: String?
+        /// GNSS sources: whether they have a fix.
+        public var gnss: GNSSFixState?
         /// The source's last remark (rate chosen, reconnecting, why samples were lost).
         public var note: String?
     }
@@ -89,9 +139,9 @@ public struct RecorderStatus: Codable, Sendable, Equatable {
 
     public var pid: Int32
     public var measurement: Int64
-    public var state: String
+    public var state: Lifecycle.Phase
     public var track: Int
-    public var modality: String?
+    public var modality: Modality?
     public var flushIntervalMs: Int64
     /// Unix ms when this recorder process started.
     public var startedAt: Int64

@@ -45,7 +45,7 @@ public final class Recorder: @unchecked Sendable {
         self.sources = sources
         self.flushInterval = flushInterval
         self.trace = trace
-        sourceStates = sources.map { .init(name: $0.name, state: "running", error: nil, samples: 0) }
+        sourceStates = sources.map { .init(name: $0.name, state: .running, error: nil, samples: 0) }
     }
 
     /// Starts a new measurement now. Returns its id.
@@ -97,26 +97,40 @@ public final class Recorder: @unchecked Sendable {
         unlink(directory + "/recorder.pid")
     }
 
-    /// Runs until the measurement is stopped (by command or SIGTERM/SIGINT) or a commit fails.
-    /// Returns the failure, if any. ``listen()`` must have been called.
-    public func run() -> StoreError? {
+    /// How long ``run(handlingSignals:)`` waits, after the measurement ended, for the sources
+    /// to notice and return (an IIO source disables its buffer on the way out). Sources poll
+    /// `shouldStop` at least every 100 ms; a gpsd connect can take 2 s, which is not waited for.
+    static let sourceGracePeriod: DispatchTimeInterval = .seconds(1)
+
+    /// Runs until the measurement is stopped (by command or, with `handlingSignals`, by
+    /// SIGTERM/SIGINT) or a commit fails. Returns the failure, if any. ``listen()`` must have been
+    /// called.
+    public func run(handlingSignals: Bool = true) -> StoreError? {
         let listener = self.listener
         defer { abandon() }
-        let signals = [SIGTERM, SIGINT].map { number in
+        let signals = (handlingSignals ? [SIGTERM, SIGINT] : []).map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [self] in _ = self.command(ControlRequest(command: "stop")) }
+            source.setEventHandler { [self] in _ = self.command(ControlRequest(command: .stop)) }
             source.resume()
             return source
         }
         defer { signals.forEach { $0.cancel() } }
 
-        for (index, source) in sources.enumerated() { startThread { self.runSource(source, index: index) } }
+        let sourcesDone = DispatchGroup()
+        for (index, source) in sources.enumerated() {
+            sourcesDone.enter()
+            startThread {
+                self.runSource(source, index: index)
+                sourcesDone.leave()
+            }
+        }
         startThread { self.flushLoop() }
         startThread { self.serve(listener) }
         done.wait()
         // The request that stopped the measurement is answered before the process exits.
         serverStopped.wait()
+        _ = sourcesDone.wait(timeout: .now() + Self.sourceGracePeriod)
         return lock.withLock { failure }
     }
 
@@ -138,10 +152,10 @@ public final class Recorder: @unchecked Sendable {
                 try source.run(
                     deliver: { sample in self.deliver(sample, from: index) }, shouldStop: { self.shouldStop })
             }
-            lock.withLock { sourceStates[index].state = "ended" }
+            lock.withLock { sourceStates[index].state = .ended }
         } catch {
             lock.withLock {
-                sourceStates[index].state = "failed"
+                sourceStates[index].state = .failed
                 sourceStates[index].error = "\(error)"
             }
         }
@@ -216,21 +230,16 @@ public final class Recorder: @unchecked Sendable {
     func command(_ request: ControlRequest) -> ControlReply {
         let lifecycleCommand: LifecycleCommand
         switch request.command {
-        case "status": return ControlReply(ok: true, status: status())
-        case "pause": lifecycleCommand = .pause
-        case "resume": lifecycleCommand = .resume
-        case "stop": lifecycleCommand = .stop
-        case "modality":
-            guard let text = request.modality, let modality = Modality(parsing: text) else {
+        case .status: return ControlReply(ok: true, status: status())
+        case .pause: lifecycleCommand = .pause
+        case .resume: lifecycleCommand = .resume
+        case .stop: lifecycleCommand = .stop
+        case .modality:
+            guard let modality = request.modality else {
                 return ControlReply(
-                    ok: false,
-                    failure: ControlFailure(
-                        kind: "badRequest", message: "unknown modality; use one of \(Modality.spellings)"))
+                    ok: false, failure: ControlFailure(kind: .badRequest, message: "a modality change names no modality"))
             }
             lifecycleCommand = .modality(modality)
-        default:
-            return ControlReply(
-                ok: false, failure: ControlFailure(kind: "badRequest", message: "unknown command \(request.command)"))
         }
         return lock.withLock {
             if let failure {
@@ -250,7 +259,7 @@ public final class Recorder: @unchecked Sendable {
             } catch let error as LifecycleError {
                 return ControlReply(ok: false, failure: ControlFailure(error))
             } catch {
-                return ControlReply(ok: false, failure: ControlFailure(kind: "storage", message: "\(error)"))
+                return ControlReply(ok: false, failure: ControlFailure(kind: .storage, message: "\(error)"))
             }
         }
     }
@@ -269,12 +278,12 @@ public final class Recorder: @unchecked Sendable {
             return RecorderStatus.SensorRate(sensor: kind, captured: count, rate: (rate * 10).rounded() / 10)
         }
         return RecorderStatus(
-            pid: getpid(), measurement: measurement, state: engine.lifecycle.state.name,
-            track: engine.lifecycle.state.track, modality: engine.lifecycle.modality?.rawValue,
+            pid: getpid(), measurement: measurement, state: engine.lifecycle.state.phase,
+            track: engine.lifecycle.state.track, modality: engine.lifecycle.modality,
             flushIntervalMs: flushInterval, startedAt: startedAt, sources: sourceStates, sensors: sensors,
             lastFix: lastFix, droppedWhilePaused: engine.droppedWhileNotCapturing, rejectedUnstorable: engine.rejectedUnstorable,
             pendingSamples: engine.pendingSamples,
-            failedSources: sourceStates.filter { $0.state == "failed" }.count,
+            failedSources: sourceStates.filter { $0.state == .failed }.count,
             lostSamples: sourceStates.reduce(0) { $0 + ($1.lost ?? 0) }, recordingTrace: trace.map { tap in tap.failure.map { "\(tap.path) (stopped: \($0))" } ?? tap.path })
     }
 
@@ -294,33 +303,10 @@ public final class Recorder: @unchecked Sendable {
             {
                 reply = command(request)
             } else {
-                reply = ControlReply(ok: false, failure: ControlFailure(kind: "badRequest", message: "unreadable request"))
+                reply = ControlReply(ok: false, failure: ControlFailure(kind: .badRequest, message: "unreadable request"))
             }
             if let data = try? JSONEncoder().encode(reply) { try? ControlSocket.writeAll(client, data + Data([0x0A])) }
             close(client)
         }
-    }
-}
-
-/// Talks to the recorder of a data directory.
-public enum RecorderClient {
-    /// Sends a request and returns the reply. Throws when no recorder answers.
-    public static func send(_ request: ControlRequest, directory: String) throws -> ControlReply {
-        let data = try JSONEncoder().encode(request)
-        let reply = try ControlSocket.exchange(data, at: Recorder.socketPath(directory: directory))
-        return try JSONDecoder().decode(ControlReply.self, from: reply)
-    }
-}
-
-/// Finishing a measurement whose recorder died.
-public enum Recovery {
-    /// Stops the interrupted open measurement where its committed data ends. Returns its id.
-    public static func stopInterrupted(store: Store) throws -> Int64 {
-        guard let open = try store.openMeasurement() else { throw LifecycleError.notOpen(state: .idle) }
-        var engine = Recording(
-            lifecycle: Lifecycle(restoring: open.lifecycleState, modality: try store.currentModality(of: open.id)))
-        let end = try store.lastTimestamp(of: open.id) ?? open.startTime
-        try store.commit(try engine.apply(.stop, at: end), to: open.id)
-        return open.id
     }
 }

@@ -1,25 +1,35 @@
 import CaptureCore
 
+/// Where a live GNSS source stands, for `capture status` (raw values are its JSON strings).
+public enum GNSSFixState: String, Sendable, Equatable, Codable {
+    /// No fix yet.
+    case searching
+    /// Fixes are arriving.
+    case fixed
+    /// A fix was had and has not been seen for the timeout (2 s).
+    case lost
+}
+
 /// Fix state of a live GNSS source on the host clock, on top of the receiver-time tracking of
 /// the parsers: a receiver (or gpsd) that goes quiet, or sends only untimed no-fix reports, still
 /// counts as "lost" after 2 s without a fix.
 struct GNSSFixWatch {
     /// `searching` (no fix yet), `fixed` or `lost`.
-    private(set) var state = "searching"
+    private(set) var state = GNSSFixState.searching
     private var lastFixWall: Int64?
     /// ms without a fix before `lost`.
     let timeout: Int64 = 2_000
 
     /// Applies parser events; returns the new state if it changed.
-    mutating func take(_ events: [GNSSEvent], now: Int64) -> String? {
-        var changed: String?
+    mutating func take(_ events: [GNSSEvent], now: Int64) -> GNSSFixState? {
+        var changed: GNSSFixState?
         for event in events {
             switch event {
             case .fix:
                 lastFixWall = now
-                if state != "fixed" { state = "fixed"; changed = state }
+                if state != .fixed { state = .fixed; changed = state }
             case .transition(.lost):
-                if state == "fixed" { state = "lost"; changed = state }
+                if state == .fixed { state = .lost; changed = state }
             case .transition(.acquired):
                 break
             }
@@ -28,9 +38,9 @@ struct GNSSFixWatch {
     }
 
     /// Checks the host-clock timeout; returns `lost` if it just expired.
-    mutating func tick(now: Int64) -> String? {
-        guard state == "fixed", let lastFixWall, now - lastFixWall >= timeout else { return nil }
-        state = "lost"
+    mutating func tick(now: Int64) -> GNSSFixState? {
+        guard state == .fixed, let lastFixWall, now - lastFixWall >= timeout else { return nil }
+        state = .lost
         return state
     }
 }

@@ -136,6 +136,9 @@ public struct GPSDSource: ReportingSampleSource {
         }
         while !shouldStop() {
             if let state = watch.tick(now: WallClock.now()) { note(.gnss(state: state)) }
+            // Sockets and poll(2) are not in swift-system (1.8), so EINTR is handled here: an
+            // interrupted poll or recv means "nothing yet", like a timeout, and the loop checks
+            // shouldStop before it tries again.
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let ready = poll(&poller, 1, 250)
             if ready < 0 && errno != EINTR { break }

@@ -1,5 +1,6 @@
 public import CaptureCore
 import Glibc
+import SystemPackage
 
 /// Captures from one IIO device: buffered reads from its character device when it has scan
 /// elements, else polling of its sysfs value files.
@@ -261,7 +262,10 @@ public struct IIOSource: ReportingSampleSource {
         let capacity = scanSize * 256
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 8)
         defer { buffer.deallocate() }
+        let node = FileDescriptor(rawValue: fd)
         while !shouldStop() {
+            // swift-system has no poll(2): an interrupted poll counts as a timeout here, and the
+            // loop checks shouldStop before it polls again.
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let ready = poll(&poller, 1, 200)
             if ready < 0 {
@@ -272,10 +276,13 @@ public struct IIOSource: ReportingSampleSource {
             if poller.revents & Int16(POLLERR | POLLNVAL) != 0 && poller.revents & Int16(POLLIN) == 0 {
                 throw DeviceError(path: device.node, action: "read", reason: "the device vanished")
             }
-            let count = read(fd, buffer.baseAddress, capacity)
-            if count < 0 {
-                if errno == EAGAIN || errno == EINTR { continue }
-                throw DeviceError(path: device.node, action: "read", errno: errno)
+            let count: Int
+            do {
+                count = try node.read(into: buffer)
+            } catch let error as Errno where error == .resourceTemporarilyUnavailable {
+                continue
+            } catch {
+                throw DeviceError(path: device.node, action: "read", errno: (error as? Errno)?.rawValue ?? EIO)
             }
             if count == 0 {
                 if reassembler.pendingByteCount > 0 {

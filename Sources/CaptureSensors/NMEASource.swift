@@ -1,5 +1,6 @@
 public import CaptureCore
 import Glibc
+import SystemPackage
 
 /// Reads NMEA 0183 straight from a receiver: a tty (`/dev/ttyACM0`, put in raw mode), a pty,
 /// `/dev/gnss0` (where termios may not apply; that is fine), a FIFO or a plain file (read to its
@@ -71,17 +72,21 @@ public struct NMEASource: ReportingSampleSource {
         while !shouldStop() {
             if let state = watch.tick(now: WallClock.now()) { note(.gnss(state: state)) }
             if !isRegularFile {
+                // swift-system has no poll(2): an interrupted poll counts as a timeout here, and the
+                // loop checks shouldStop before it polls again.
                 var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
                 let ready = poll(&poller, 1, 250)
                 if ready < 0 && errno != EINTR { throw DeviceError(path: path, action: "poll", errno: errno) }
                 if ready <= 0 { continue }
             }
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EAGAIN || errno == EINTR { continue }
-                let code = errno
+            let count: Int
+            do {
+                count = try buffer.withUnsafeMutableBytes { try FileDescriptor(rawValue: fd).read(into: $0) }
+            } catch let error as Errno where error == .resourceTemporarilyUnavailable {
+                continue
+            } catch {
                 handle(stream.finish())
-                throw DeviceError(path: path, action: "read", reason: "\(String(cString: strerror(code))) (the receiver vanished?)")
+                throw DeviceError(path: path, action: "read", reason: "\(error) (the receiver vanished?)")
             }
             if count == 0 {
                 // End of a file, or a FIFO whose writer closed: the source has ended. (Ttys in

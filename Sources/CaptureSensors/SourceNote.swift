@@ -7,8 +7,8 @@ public enum SourceNote: Sendable, Equatable {
     /// `count` inputs of kinds this tool does not use (NMEA GSV, proprietary sentences) were
     /// skipped; not a loss.
     case skipped(Int)
-    /// The GNSS fix state is now `state` (`searching`, `fixed`, `lost`).
-    case gnss(state: String)
+    /// The GNSS fix state is now `state`.
+    case gnss(state: GNSSFixState)
     /// A one-line remark for `capture status` (what was chosen, a reconnect).
     case info(String)
 }

@@ -1,4 +1,5 @@
 import Glibc
+import SystemPackage
 
 /// A directory of small attribute files (sysfs), read and written with plain POSIX calls.
 ///
@@ -43,14 +44,14 @@ public struct SysfsDirectory: Sendable, Hashable {
         let fd = open(path + "/" + name, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
+        // Read to the end in chunks by hand, not with NIO's file system: CaptureSensors does not
+        // import NIO, sources run on plain threads, and an attribute is a few bytes (a polled
+        // device reads several per sample). swift-system retries interrupted reads.
+        let file = FileDescriptor(rawValue: fd)
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return nil
-            }
+            guard let count = try? chunk.withUnsafeMutableBytes({ try file.read(into: $0) }) else { return nil }
             if count == 0 { break }
             bytes.append(contentsOf: chunk[0..<count])
         }

@@ -1,5 +1,6 @@
 public import CaptureCore
 import Glibc
+import SystemPackage
 
 /// Why a trace file could not be read.
 public enum TraceFileError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -33,8 +34,12 @@ public struct TraceFile: Sendable {
         let fd = try openFile()
         defer { close(fd) }
         var buffer = [UInt8](repeating: 0, count: 256)
-        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard count >= 0 else { throw .readFailed(path: path, reason: String(cString: strerror(errno))) }
+        let count: Int
+        do {
+            count = try buffer.withUnsafeMutableBytes { try FileDescriptor(rawValue: fd).read(into: $0) }
+        } catch {
+            throw .readFailed(path: path, reason: "\(error)")
+        }
         let head = buffer[0..<count]
         let end = head.firstIndex(of: UInt8(ascii: "\n")) ?? count
         var parser = TraceParser()
@@ -61,11 +66,17 @@ public struct TraceFile: Sendable {
         var filled = 0
         var lineNumber = 0
         var atEOF = false
+        // Chunks read by hand rather than with NIO's file system: CaptureSensors does not import
+        // NIO (a replay runs on a plain thread, NIO's file system is async), and lines are parsed
+        // in place in this one buffer (memchr, no copy per line), which is what keeps
+        // `capture replay` fast (scripts/bench-replay). swift-system retries interrupted reads.
+        let file = FileDescriptor(rawValue: fd)
         while !atEOF {
-            let count = read(fd, buffer.baseAddress! + filled, capacity - filled)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw TraceFileError.readFailed(path: path, reason: String(cString: strerror(errno)))
+            let count: Int
+            do {
+                count = try file.read(into: UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[filled...])))
+            } catch {
+                throw TraceFileError.readFailed(path: path, reason: "\(error)")
             }
             if count == 0 {
                 atEOF = true

@@ -1,6 +1,7 @@
 public import CaptureCore
 public import Foundation
 import Glibc
+import SystemPackage
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -40,8 +41,12 @@ public struct TraceInput: Sendable {
             throw .cannotOpen(path: path, reason: "it is a directory")
         }
         var head = [UInt8](repeating: 0, count: 4096)
-        let count = head.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard count >= 0 else { throw .readFailed(path: path, reason: String(cString: strerror(errno))) }
+        let count: Int
+        do {
+            count = try head.withUnsafeMutableBytes { try FileDescriptor(rawValue: fd).read(into: $0) }
+        } catch {
+            throw .readFailed(path: path, reason: "\(error)")
+        }
         format = Self.detect(Data(head[0..<count]))
         if format == .native { try TraceFile(path: path).validateHeader() }
     }

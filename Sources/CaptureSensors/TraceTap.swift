@@ -1,5 +1,6 @@
 public import CaptureCore
 import Glibc
+import SystemPackage
 
 /// Writes what live sources delivered, and the lifecycle marks, to a native trace file
 /// (`capture start --record-trace FILE`), so a ride recorded on a device replays in CI.
@@ -36,15 +37,10 @@ public final class TraceTap: @unchecked Sendable {
     /// Writes the buffered lines.
     public func flush() {
         guard failure == nil, !pending.isEmpty else { return }
-        var offset = 0
-        while offset < pending.count {
-            let written = pending.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                failure = DeviceError(path: path, action: "write the trace", errno: errno)
-                break
-            }
-            offset += written
+        do {
+            try FileDescriptor(rawValue: fd).writeAll(pending)
+        } catch {
+            failure = DeviceError(path: path, action: "write the trace", errno: (error as? Errno)?.rawValue ?? EIO)
         }
         pending.removeAll(keepingCapacity: true)
     }

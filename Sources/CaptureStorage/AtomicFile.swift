@@ -1,4 +1,5 @@
 import Foundation
+import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -40,18 +41,12 @@ public final class AtomicFile {
         if descriptor >= 0 { discard() }
     }
 
-    /// Appends `bytes`, retrying short writes and interrupts.
+    /// Appends `bytes`, retrying short writes and interrupts (swift-system's `writeAll`).
     public func append(_ bytes: [UInt8]) throws {
-        try bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw TransferError.io(path: path, reason: String(cString: strerror(errno)))
-                }
-                offset += written
-            }
+        do {
+            try FileDescriptor(rawValue: descriptor).writeAll(bytes)
+        } catch let error as Errno {
+            throw TransferError.io(path: path, reason: String(cString: strerror(error.rawValue)))
         }
     }
 

@@ -177,11 +177,7 @@ extension Store {
                         fix.verticalAccuracy, fix.speed, fix.course,
                     ])
                 }
-                let batchStatement = try db.makeStatement(
-                    sql: """
-                        INSERT INTO sensor_batch (measurement_id, track, sensor, first_ts, last_ts, count, data)
-                        VALUES (?, ?, ?, ?, ?, ?, ?)
-                        """)
+                let batchStatement = try db.makeStatement(sql: Store.insertSensorBatch)
                 for sensor in MotionSensor.allCases {
                     for batch in file.batches[sensor] ?? [] {
                         var runStart = 0

@@ -148,7 +148,7 @@ struct TransferSnapshot {
                 arguments: [id])
         else { throw StoreError.measurementNotFound(id) }
         let status: String = row[0]
-        guard status == "finished" else { throw TransferError.notFinished(id) }
+        guard MeasurementStatus(rawValue: status) == .finished else { throw TransferError.notFinished(id) }
         var hasher = SHA256()
         func feed(_ text: String) { hasher.update(data: Data((text + "\n").utf8)) }
         feed(Self.writerVersion)

@@ -88,6 +88,8 @@ public final class Store: Sendable {
             let fd = Glibc.open(path + ".migrate-lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
             guard fd >= 0 else { throw StoreError.cannotOpen(path: path, reason: String(cString: strerror(errno))) }
             defer { close(fd) }
+            // swift-system has no flock(2) on Linux (only O_EXLOCK on Darwin/FreeBSD), so the
+            // retry after a signal stays written out here.
             while flock(fd, LOCK_EX) != 0, errno == EINTR {}
             if try !queue.read({ try migrator.hasCompletedMigrations($0) }) {
                 try migrator.migrate(queue)
@@ -152,12 +154,7 @@ public final class Store: Sendable {
     private static func apply(_ encoded: EncodedFlush, to id: Int64, in db: Database) throws {
         let flush = encoded.flush
         if !encoded.batches.isEmpty {
-            var insert = DirectStatement(
-                try db.cachedStatement(
-                    sql: """
-                        INSERT INTO sensor_batch (measurement_id, track, sensor, first_ts, last_ts, count, data)
-                        VALUES (?, ?, ?, ?, ?, ?, ?)
-                        """))
+            var insert = DirectStatement(try db.cachedStatement(sql: insertSensorBatch))
             for batch in encoded.batches {
                 insert.bind(id)
                 insert.bind(flush.track)
@@ -236,6 +233,12 @@ public final class Store: Sendable {
     /// The largest batch stored in one row; the Android SDK's limit per message.
     public static let maximumBatch = EncodedFlush.maximumBatch
 
+    /// One `sensor_batch` row, for the commit path and import alike; arguments in column order.
+    static let insertSensorBatch = """
+        INSERT INTO sensor_batch (measurement_id, track, sensor, first_ts, last_ts, count, data)
+        VALUES (?, ?, ?, ?, ?, ?, ?)
+        """
+
     static let insertLocation = """
         INSERT INTO location (measurement_id, id, track, ts, lat, lon, altitude, horizontal_accuracy,
             vertical_accuracy, speed, course) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -262,14 +265,14 @@ public final class Store: Sendable {
     /// The open (capturing or paused) measurement, if any.
     public func openMeasurement() throws(StoreError) -> MeasurementRecord? {
         try read { db in
-            try Row.fetchOne(db, sql: "\(Self.measurementColumns) WHERE status != 'finished'").map(Self.measurement)
+            try Row.fetchOne(db, sql: "\(Self.measurementColumns) WHERE status != 'finished'").map(measurement)
         }
     }
 
     /// One measurement, or ``StoreError/measurementNotFound(_:)``.
     public func measurement(_ id: Int64) throws(StoreError) -> MeasurementRecord {
         let record = try read { db in
-            try Row.fetchOne(db, sql: "\(Self.measurementColumns) WHERE id = ?", arguments: [id]).map(Self.measurement)
+            try Row.fetchOne(db, sql: "\(Self.measurementColumns) WHERE id = ?", arguments: [id]).map(measurement)
         }
         guard let record else { throw .measurementNotFound(id) }
         return record
@@ -277,15 +280,22 @@ public final class Store: Sendable {
 
     /// All measurements, oldest first.
     public func measurements() throws(StoreError) -> [MeasurementRecord] {
-        try read { db in try Row.fetchAll(db, sql: "\(Self.measurementColumns) ORDER BY id").map(Self.measurement) }
+        try read { db in try Row.fetchAll(db, sql: "\(Self.measurementColumns) ORDER BY id").map(measurement) }
     }
 
     private static let measurementColumns =
         "SELECT id, status, modality, start_ts, end_ts, track_count, sources FROM measurement"
 
-    private static func measurement(_ row: Row) -> MeasurementRecord {
-        MeasurementRecord(
-            id: row[0], status: row[1], modality: row[2], startTime: row[3], endTime: row[4], trackCount: row[5],
+    /// A measurement row as a record; a status this version does not know means a damaged (or
+    /// newer) database, not a finished measurement.
+    private func measurement(_ row: Row) throws(StoreError) -> MeasurementRecord {
+        let id: Int64 = row[0]
+        let text: String = row[1]
+        guard let status = MeasurementStatus(rawValue: text) else {
+            throw .corrupt(path: path, reason: "measurement \(id) has the unknown status '\(text)'")
+        }
+        return MeasurementRecord(
+            id: id, status: status, modality: row[2], startTime: row[3], endTime: row[4], trackCount: row[5],
             sources: row[6])
     }
 

@@ -42,7 +42,8 @@ struct Capture: ParsableCommand {
             let status = exitCode(for: error)
             // --help, --version and the like print as usual.
             guard status != .success else { exit(withError: error) }
-            let message = Self.message(for: error).split(whereSeparator: \.isNewline).joined(separator: " ")
+            let message = RejectedArgument.message(replacing: Self.message(for: error))
+                .split(whereSeparator: \.isNewline).joined(separator: " ")
             let sub = arguments.first { names.contains($0) }
             let help = sub.map { "capture \($0) --help" } ?? "capture --help"
             // "Unknown option '--frob'. Did you mean '--json'?" ends a sentence already.

@@ -40,14 +40,6 @@ struct OutputOptions: ParsableArguments {
     var json = false
 }
 
-/// Parses a modality argument or fails with a usage error that lists the choices.
-func parseModality(_ text: String) throws -> Modality {
-    guard let modality = Modality(parsing: text) else {
-        throw CLIError(.usage, "unknown modality '\(text)'; use one of \(Modality.spellings)")
-    }
-    return modality
-}
-
 /// Prints a value as pretty, key-sorted JSON.
 func printJSON(_ value: some Encodable) throws {
     let encoder = JSONEncoder()

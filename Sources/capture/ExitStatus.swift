@@ -32,23 +32,24 @@ enum ExitStatus: Int32, CaseIterable {
     /// `upload`: no collector URL or token is configured, or upload.json is malformed.
     case configuration = 78
 
-    /// One line for `--help` and the README's table (a test checks that the README matches).
+    /// One line for `--help`, and the README's table word for word (`ExitCodeTableTests` checks
+    /// that; the README may add backticks). Short enough for an 80-column terminal.
     var summary: String {
         switch self {
         case .success: "success"
         case .failure: "unexpected failure (the message says what)"
-        case .alreadyOpen: "a measurement is open (start, replay) or not yet finished (export)"
-        case .notOpen: "no measurement is open"
-        case .notCapturing: "not capturing (paused, or its recorder was interrupted)"
-        case .notPaused: "not paused"
-        case .usage: "bad arguments"
-        case .dataError: "malformed input file (trace, transfer file)"
+        case .alreadyOpen: "a measurement is open (start, replay, delete) or unfinished (export)"
+        case .notOpen: "no measurement is open (pause, resume, stop, modality)"
+        case .notCapturing: "not capturing (pause while paused; pause or modality when interrupted)"
+        case .notPaused: "not paused (resume while capturing)"
+        case .usage: "bad arguments (unknown modality or source, bad value); delete declined"
+        case .dataError: "malformed input file (trace, transfer file); the message says where"
         case .notFound: "no such file, measurement or sensor"
         case .unavailable: "recorder or device unavailable"
         case .diskFull: "disk full (nothing committed was lost)"
         case .ioError: "database, file or device I/O error"
         case .uploadIncomplete: "upload: some measurements failed (the others were uploaded)"
-        case .tokenRejected: "upload: token rejected, or token file readable by others"
+        case .tokenRejected: "upload: token rejected (401), or token file readable by others"
         case .configuration: "upload: no URL or token configured"
         }
     }

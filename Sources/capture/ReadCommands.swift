@@ -110,17 +110,14 @@ struct Replay: ParsableCommand {
     @OptionGroup var data: DataDirectoryOptions
     @OptionGroup var output: OutputOptions
     @Argument(help: "The trace file: native trace, NMEA log, gpsd JSON log or GPX.") var trace: String
-    @Option(help: "Overrides the trace's initial modality.") var modality: String?
+    @Option(help: "Overrides the trace's initial modality.") var modality: Modality?
     @Option(help: "Play at X times the trace's pace instead of as fast as possible.") var speed: Double?
     @Flag(help: "As fast as possible (the default).") var max = false
-    @Option(help: "Seconds of trace time per commit.") var flushInterval: Double = 1
+    @Option(help: "Seconds of trace time per commit (0.05 to 3600).") var flushInterval: FlushInterval = .default
 
     func validate() throws {
         if let speed, !(speed > 0 && speed.isFinite) { throw ValidationError("--speed must be a positive number") }
         if speed != nil, max { throw ValidationError("--speed and --max exclude each other") }
-        guard (0.05...3600).contains(flushInterval) else {
-            throw ValidationError("--flush-interval must be between 0.05 and 3600 seconds")
-        }
     }
 
     struct Summary: Codable {
@@ -132,11 +129,10 @@ struct Replay: ParsableCommand {
 
     func run() throws {
         try execute {
-            let chosen = try modality.map(parseModality)
             let store = try data.openStore(durability: .relaxed)
             let began = Date()
             let id = try CaptureRecorder.Replay(
-                path: trace, modality: chosen, flushInterval: Int64((flushInterval * 1000).rounded()), speed: speed
+                path: trace, modality: modality, flushInterval: flushInterval.milliseconds, speed: speed
             ).run(into: store)
             let seconds = Date().timeIntervalSince(began)
             if output.json {

@@ -1,8 +1,6 @@
 import ArgumentParser
-import CaptureCore
 import CaptureSensors
 import Foundation
-import Glibc
 
 /// `capture sensors`: what can be captured from on this machine.
 struct Sensors: ParsableCommand {
@@ -26,60 +24,18 @@ struct Sensors: ParsableCommand {
     @Option(help: "The gpsd to ask (HOST:PORT).")
     var gpsd = GPSDSource.defaultAddress
 
-    struct DeviceReport: Codable {
-        var id: String
-        var path: String
-        var node: String
-        var name: String
-        var label: String?
-        var sensors: [String]
-        var channels: [String]
-        var availableRates: String?
-        var currentRate: Double?
-        var buffer: Bool
-        var trigger: String
-        var timestampClock: String?
-        var source: String?
-    }
-
-    struct GNSSReport: Codable {
-        var source: String
-        var state: String
-    }
-
-    struct Report: Codable {
-        var sysfsRoot: String
-        var iio: [DeviceReport]
-        var gnss: [GNSSReport]
-    }
-
     func run() throws {
         try execute {
-            let root = SourceSpec.absolute(sysfsRoot)
             guard let gpsdSource = GPSDSource(address: gpsd) else {
                 throw CLIError(.usage, "bad --gpsd address '\(gpsd)'; use HOST:PORT")
             }
-            let devices = IIODiscovery.devices(root: root).map { device in
-                var sensors = MotionSensor.allCases.filter { device.capabilities.motionSensors.contains($0) }.map(\.shortName)
-                if !device.capabilities.pressureChannels.isEmpty { sensors.append("prs") }
-                return DeviceReport(
-                    id: device.id, path: device.directory.path, node: device.node, name: device.name, label: device.label,
-                    sensors: sensors, channels: device.channels, availableRates: device.availableRatesText,
-                    currentRate: device.currentRate, buffer: device.canStream, trigger: device.triggerSummary,
-                    timestampClock: device.timestampClock, source: device.isUseful ? device.sourceSpec : nil)
-            }
-            var gnss = [GNSSReport(source: gpsdSource.name, state: gpsdSource.isReachable() ? "answering" : "not answering")]
-            for node in SourceSpec.gnssNodes(root: root) {
-                let state = access(node, R_OK) == 0 ? "present" : "present, no read permission"
-                gnss.append(GNSSReport(source: "nmea:" + node, state: state))
-            }
-            let report = Report(sysfsRoot: root, iio: devices, gnss: gnss)
+            let survey = SensorSurvey(sysfsRoot: sysfsRoot, gpsd: gpsdSource)
             if output.json {
-                try printJSON(report)
+                try printJSON(survey)
                 return
             }
-            if devices.isEmpty { print("no IIO devices under \(IIODiscovery.devicesDirectory(root: root).path)") }
-            for device in devices {
+            if survey.iio.isEmpty { print("no IIO devices under \(survey.devicesDirectory)") }
+            for device in survey.iio {
                 print("\(device.id)  \(device.name)\(device.label.map { " (\($0))" } ?? "")  \(device.path)")
                 print("  sensors: \(device.sensors.isEmpty ? "none this tool records" : device.sensors.joined(separator: ", "))")
                 print("  channels: \(device.channels.joined(separator: " "))")
@@ -88,7 +44,7 @@ struct Sensors: ParsableCommand {
                 if let clock = device.timestampClock { print("  timestamp clock: \(clock)") }
                 if let source = device.source { print("  source: \(source)") }
             }
-            for entry in gnss { print("\(entry.source)  \(entry.state)") }
+            for entry in survey.gnss { print("\(entry.source)  \(entry.state.rawValue)") }
         }
     }
 }

@@ -16,49 +16,9 @@ struct Status: ParsableCommand {
     @OptionGroup var data: DataDirectoryOptions
     @OptionGroup var output: OutputOptions
 
-    struct Report: Codable {
-        var dataDirectory: String
-        var device: String?
-        var state: String
-        var measurement: Int64?
-        var track: Int?
-        var modality: String?
-        var committed: CountsReport?
-        var recorder: RecorderStatus?
-        /// Finished measurements per upload state (pending, uploading, uploaded, skipped, failed).
-        var uploads: [String: Int]?
-    }
-
     func run() throws {
         try execute {
-            let directory = data.path
-            var report = Report(dataDirectory: directory, state: "idle")
-            if let store = try data.existingStore() {
-                report.device = try store.deviceID()
-                let uploads = try store.uploads()
-                var tally: [String: Int] = [:]
-                for record in try store.measurements() where !record.isOpen {
-                    tally[(uploads[record.id]?.status ?? .pending).rawValue, default: 0] += 1
-                }
-                report.uploads = tally
-                if let open = try store.openMeasurement() {
-                    report.measurement = open.id
-                    report.track = open.trackCount
-                    report.modality = try store.currentModality(of: open.id)?.rawValue
-                    report.state = open.status
-                    if RecorderLock.isHeld(directory: directory) {
-                        report.recorder = try? RecorderClient.send(ControlRequest(command: "status"), directory: directory).status
-                        if let live = report.recorder {
-                            report.state = live.state
-                            report.track = live.track
-                            report.modality = live.modality
-                        }
-                    } else {
-                        report.state = "interrupted"
-                    }
-                    report.committed = CountsReport(try store.counts(of: open.id))
-                }
-            }
+            let report = try RecorderControl(directory: data.path).status()
             if output.json {
                 try printJSON(report)
             } else {
@@ -67,7 +27,7 @@ struct Status: ParsableCommand {
         }
     }
 
-    private func text(_ report: Report) -> String {
+    private func text(_ report: StatusReport) -> String {
         var uploadLine = ""
         if let uploads = report.uploads, !uploads.isEmpty {
             uploadLine = "\n  uploads    " + UploadRecord.Status.allCases.compactMap { status in
@@ -77,11 +37,13 @@ struct Status: ParsableCommand {
         guard let id = report.measurement else {
             return "idle: no measurement is open (data in \(report.dataDirectory))" + uploadLine
         }
-        var lines = ["measurement \(id): \(report.state), track \(report.track ?? 0), \(report.modality ?? "UNKNOWN")"]
-        if report.state == "interrupted" {
+        var lines = [
+            "measurement \(id): \(report.state.rawValue), track \(report.track ?? 0), \((report.modality ?? .unknown).rawValue)"
+        ]
+        if report.state == .interrupted {
             lines.append("  the recorder is not running: `capture resume` continues on a new track, `capture stop` finishes")
         }
-        if let counts = report.committed { lines.append("  committed  " + Format.counts(counts)) }
+        if let counts = report.committed { lines.append("  committed  " + Format.counts(CountsReport(counts))) }
         if let recorder = report.recorder {
             lines.append("  recorder   pid \(recorder.pid), since \(Format.time(recorder.startedAt)), flush every \(Double(recorder.flushIntervalMs) / 1000) s")
             let rates = recorder.sensors.map { "\($0.sensor) \(String(format: "%.1f", $0.rate)) Hz" }
@@ -92,10 +54,10 @@ struct Status: ParsableCommand {
                         + (fix.horizontalAccuracy.map { String(format: " ±%.1f m", $0) } ?? "") + " at \(Format.time(fix.timestamp))")
             }
             for source in recorder.sources {
-                var line = "  source     \(source.name): \(source.state), \(source.samples) samples"
+                var line = "  source     \(source.name): \(source.state.rawValue), \(source.samples) samples"
                 if let lost = source.lost, lost > 0 { line += ", \(lost) lost" }
                 if let skipped = source.skipped, skipped > 0 { line += ", \(skipped) unused skipped" }
-                if let gnss = source.gnss { line += ", fix \(gnss)" }
+                if let gnss = source.gnss { line += ", fix \(gnss.rawValue)" }
                 lines.append(line + (source.error.map { " (\($0))" } ?? "") + (source.note.map { "; \($0)" } ?? ""))
             }
             if let failed = recorder.failedSources, failed > 0 {

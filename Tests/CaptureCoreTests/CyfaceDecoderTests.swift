@@ -1,3 +1,4 @@
+import CaptureTestSupport
 import Foundation
 import Testing
 @testable import CaptureCore
@@ -101,8 +102,8 @@ import Testing
     private func gzipped(_ bytes: [UInt8]) throws -> [UInt8] {
         let path = tempPath("gz")
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let (status, _, error) = try T.run("/bin/sh", ["-c", "gzip -c -n > \"$0\"", path], input: bytes)
-        #expect(status == 0, "gzip failed: \(error)")
+        let gzip = try Program.run("/bin/sh", ["-c", "gzip -c -n > \"$0\"", path], input: bytes)
+        #expect(gzip.status == 0, "gzip failed: \(gzip.stderr)")
         return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
     }
 

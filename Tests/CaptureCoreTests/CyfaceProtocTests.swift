@@ -1,3 +1,5 @@
+import CaptureTestSupport
+import CyfaceSchema
 import Foundation
 import Testing
 @testable import CaptureCore
@@ -9,17 +11,16 @@ import Testing
     /// Decodes `bytes` (a bare Measurement) with `protoc --decode`; records an issue if protoc is
     /// missing rather than skipping.
     private func protocDecode(_ bytes: [UInt8], type: String = "Measurement") throws -> String? {
-        guard let protoc = T.which("protoc") else {
-            Issue.record("protoc not found on PATH: run scripts/setup (installs protobuf-compiler)")
-            return nil
-        }
-        let protos = T.repositoryRoot.appendingPathComponent("protos").path
-        let (status, output, error) = try T.run(
+        guard let protoc = Program.require("protoc", package: "protobuf-compiler") else { return nil }
+        let decoded = try Program.run(
             protoc,
-            ["--decode=de.cyface.protos.model.\(type)", "--proto_path=\(protos)", "de/cyface/protos/model/measurement.proto"],
+            [
+                "--decode=de.cyface.protos.model.\(type)", "--proto_path=\(Repository.root)/protos",
+                "de/cyface/protos/model/measurement.proto",
+            ],
             input: bytes)
-        #expect(status == 0, "protoc --decode failed: \(error)")
-        return output
+        #expect(decoded.status == 0, "protoc --decode failed: \(decoded.stderr)")
+        return decoded.stdout
     }
 
     @Test func protocDecodesTheAndroidVector() throws {

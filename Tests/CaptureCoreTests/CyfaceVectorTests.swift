@@ -1,3 +1,4 @@
+import CaptureTestSupport
 import Foundation
 import Testing
 @testable import CaptureCore
@@ -20,9 +21,9 @@ import Testing
 
     @Test func androidVectorHasTheSpecSHA256() throws {
         let bytes = try TransferFileWriter.serialize(T.androidMeasurement)
-        let (status, output, error) = try T.run("/usr/bin/sha256sum", [], input: bytes)
-        #expect(status == 0, "sha256sum failed: \(error)")
-        #expect(output.hasPrefix("7edd017671f3021ff84836642a6e19c119fa5b50a754607334937d85d40867e3"))
+        let sum = try Program.run("/usr/bin/sha256sum", [], input: bytes)
+        #expect(sum.status == 0, "sha256sum failed: \(sum.stderr)")
+        #expect(sum.stdout.hasPrefix("7edd017671f3021ff84836642a6e19c119fa5b50a754607334937d85d40867e3"))
     }
 
     @Test func androidVectorDeflatesTo97Bytes() throws {

@@ -112,6 +112,8 @@ import Testing
         #expect(GPSDCommand.watch() == "?WATCH={\"enable\":true,\"json\":true}\n")
         #expect(GPSDCommand.watch(enable: false) == "?WATCH={\"enable\":false,\"json\":true}\n")
         #expect(GPSDCommand.watch(device: "/dev/tty\"x") == "?WATCH={\"enable\":true,\"json\":true,\"device\":\"/dev/tty\\\"x\"}\n")
+        // A control character cannot end the command early: it is escaped as JSON requires.
+        #expect(GPSDCommand.watch(device: "/dev/a\nb") == "?WATCH={\"enable\":true,\"json\":true,\"device\":\"/dev/a\\nb\"}\n")
     }
 }
 

@@ -1,16 +1,17 @@
+import CaptureTestSupport
 import Testing
 @testable import CaptureCore
 
 /// gpsd's `.chk` files are exactly what a `?WATCH={"json":true,"nmea":true}` client receives: JSON
 /// reports interleaved with the echoed NMEA sentences. They go through the gpsd pipeline here and
 /// are checked against the NMEA pipeline's reading of the matching `.log`.
-@Suite(.enabled(if: SharedTestData.isAvailable, SharedTestData.absentReason))
+@Suite(SharedData.required)
 struct GPSDRealStreamTests {
     static func run(_ name: String) throws -> ([Fix], [FixTransition], GPSDStreamStats, [Int64: Fix]) {
         var stream = GPSDStream()
         var events: [GNSSEvent] = []
         var lastTPVFix: [Int64: Fix] = [:]
-        for line in try SharedTestData.lines(name) {
+        for line in try SharedData.lines(name) {
             events += stream.line(line)
             if case .tpv(let tpv)? = try? GPSDMessage(line: line), let fix = tpv.fix { lastTPVFix[fix.timestamp] = fix }
         }

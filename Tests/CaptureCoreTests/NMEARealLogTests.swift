@@ -1,4 +1,5 @@
 import Foundation
+import CaptureTestSupport
 import Testing
 @testable import CaptureCore
 
@@ -16,7 +17,7 @@ struct GPSDOracleTPV {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         var result: [Int64: GPSDOracleTPV] = [:]
-        for line in try SharedTestData.lines(name) where line.hasPrefix("{") {
+        for line in try SharedData.lines(name) where line.hasPrefix("{") {
             guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
                 object["class"] as? String == "TPV", let timeText = object["time"] as? String,
                 let date = formatter.date(from: timeText)
@@ -30,7 +31,7 @@ struct GPSDOracleTPV {
     }
 }
 
-@Suite(.enabled(if: SharedTestData.isAvailable, SharedTestData.absentReason))
+@Suite(SharedData.required)
 struct NMEARealLogTests {
     struct Outcome {
         var fixes: [Fix] = []
@@ -39,7 +40,7 @@ struct NMEARealLogTests {
     }
 
     static func run(_ name: String, chunk: Int = 61) throws -> Outcome {
-        let bytes = try SharedTestData.bytes(name)
+        let bytes = try SharedData.bytes(name)
         var stream = NMEAStream()
         var outcome = Outcome()
         var events: [GNSSEvent] = []
@@ -138,7 +139,7 @@ struct NMEARealLogTests {
         #expect(outcome.stats.comments == 8)
         // In strict mode all of them are rejected, and nothing else breaks.
         var strict = NMEAStream(framing: .strict)
-        _ = strict.push(try SharedTestData.bytes("nmea-fuzzy-cases.log"))
+        _ = strict.push(try SharedData.bytes("nmea-fuzzy-cases.log"))
         _ = strict.finish()
         #expect(strict.stats.badFraming == 28)
         #expect(strict.stats.assembly.fixes == 0)
@@ -147,7 +148,7 @@ struct NMEARealLogTests {
     @Test func damagedCopyOfARealLogGivesTheSameFixes() throws {
         let clean = try Self.run("garmin15x.log")
         var damaged: [String] = []
-        for (number, line) in try SharedTestData.lines("garmin15x.log").enumerated() {
+        for (number, line) in try SharedData.lines("garmin15x.log").enumerated() {
             damaged.append(line)
             switch number % 5 {
             case 0: damaged.append("$GPGSV,3,1,11,02,60,319,36,05")  // truncated

@@ -1,4 +1,5 @@
 import CaptureCore
+import CaptureTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -313,24 +314,17 @@ func nmea(_ body: String) -> String {
 // MARK: - Odd sysfs values
 
 @Suite struct BadSysfsTests {
-    /// A fake root with one polled accelerometer `iio:device0` with `files` on top of sane ones.
-    static func root(_ files: [String: String?]) throws -> String {
-        let root = scratch("sysfs")
+    /// A fake root with one polled accelerometer `iio:device0` with `files` on top of sane ones
+    /// (written exactly, without sysfs's trailing newline; `nil` leaves a file out).
+    static func root(_ files: [String: String?]) throws -> FakeSysfs {
+        let sysfs = FakeSysfs(prefix: "capture-bad-sysfs")
         var all: [String: String?] = [
             "name": "oddaccel", "in_accel_x_raw": "1", "in_accel_y_raw": "2", "in_accel_z_raw": "981",
             "in_accel_scale": "0.01",
         ]
         for (name, text) in files { all[name] = text }
-        let directory = root + "/sys/bus/iio/devices/iio:device0"
-        try FileManager.default.createDirectory(atPath: root + "/dev", withIntermediateDirectories: true)
-        for (name, text) in all {
-            guard let text else { continue }
-            let path = directory + "/" + name
-            try FileManager.default.createDirectory(
-                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            try text.write(toFile: path, atomically: false, encoding: .utf8)
-        }
-        return root
+        sysfs.write("iio:device0", all.compactMapValues { $0 }, terminator: "")
+        return sysfs
     }
 
     struct Row: Sendable, CustomTestStringConvertible {
@@ -361,9 +355,10 @@ func nmea(_ body: String) -> String {
 
     @Test(arguments: rows)
     func oddDeviceIsRefusedBeforeAnythingStarts(_ row: Row) throws {
-        let root = try Self.root(row.files)
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        if row.name == "unreadable scan type" { #expect(mkfifo(root + "/dev/iio:device0", 0o600) == 0) }
+        let sysfs = try Self.root(row.files)
+        defer { sysfs.remove() }
+        let root = sysfs.path
+        if row.name == "unreadable scan type" { sysfs.makeNode("iio:device0") }
         let cli = CLI()
         let result = try cli.run(["start", "--sysfs-root", root, "--source", "iio:\(row.device)"])
         expectRefusal(result, row.status, row.message, row.name)
@@ -373,8 +368,9 @@ func nmea(_ body: String) -> String {
 
     @Test(arguments: ["-5", "abc", "1e308", ""])
     func absurdSamplingFrequencyIsIgnored(_ value: String) throws {
-        let root = try Self.root(["sampling_frequency": value + "\n", "sampling_frequency_available": "fast slow\n"])
-        defer { try? FileManager.default.removeItem(atPath: root) }
+        let sysfs = try Self.root(["sampling_frequency": value + "\n", "sampling_frequency_available": "fast slow\n"])
+        defer { sysfs.remove() }
+        let root = sysfs.path
         let cli = CLI()
         let result = try cli.run(["sensors", "--json", "--sysfs-root", root, "--gpsd", "127.0.0.1:1"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -385,13 +381,14 @@ func nmea(_ body: String) -> String {
     }
 
     @Test func deviceDisappearingFailsItsSourceAndKeepsWhatWasCaptured() throws {
-        let root = try Self.root([:])
-        defer { try? FileManager.default.removeItem(atPath: root) }
+        let sysfs = try Self.root([:])
+        defer { sysfs.remove() }
+        let root = sysfs.path
         let cli = CLI()
         let started = try cli.run(["start", "--sysfs-root", root, "--source", "iio:iio:device0", "--rate", "50", "--flush-interval", "0.1"])
         #expect(started.status == 0, "\(started.stderr)")
         #expect(try cli.waitForCommitted(5))
-        try FileManager.default.removeItem(atPath: root + "/sys/bus/iio/devices/iio:device0")
+        try FileManager.default.removeItem(atPath: sysfs.deviceDirectory("iio:device0"))
         var source: [String: Any] = [:]
         #expect(
             try cli.waitFor(10) {
@@ -503,7 +500,7 @@ func nmea(_ body: String) -> String {
         var testDescription: String { arguments.joined(separator: " ") }
     }
 
-    static let car = CLI.root + "/fixtures/car.trace"
+    static let car = Repository.root + "/fixtures/car.trace"
 
     static let rows: [Row] = [
         Row(arguments: ["frobnicate"], status: 64, message: "capture: unknown command 'frobnicate'; see `capture --help`"),

@@ -1,4 +1,8 @@
 import CaptureStorage
+// Re-exported to every file of this target: the end-to-end tests all use its process runner
+// (`Program`, `Subprocess`) and locations, and tests written on other branches before it existed
+// (when `Program` lived in this target) keep compiling.
+@_exported import CaptureTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -15,14 +19,10 @@ final class CLI {
     }
 
     /// The `capture` executable next to the test bundle.
-    static let executable: String = {
-        let bundle = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        return bundle.appendingPathComponent("capture").path
-    }()
+    static let executable = BuiltProducts.path("capture")
 
-    /// The repository root (for fixtures).
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
+    /// The repository root (for fixtures): `Repository.root`, under the name older tests use.
+    static let root = Repository.root
 
     let dataDirectory: String
     private var started: [pid_t] = []
@@ -93,62 +93,12 @@ final class CLI {
         return text
     }
 
-    func fixture(_ name: String) -> String { Self.root + "/fixtures/" + name }
+    func fixture(_ name: String) -> String { Repository.fixture(name) }
 }
 
-/// A child process started with posix_spawn, its output going to temporary files.
-///
-/// Foundation's `Process` is avoided on purpose: with tests running in parallel its
-/// `waitUntilExit` was seen to miss a child's exit and hang. Here the test reaps its own child
-/// by pid.
-final class Subprocess {
-    let pid: pid_t
-    private let files: [String]
-    private var exitStatus: Int32?
-
-    convenience init(_ arguments: [String], input: String? = nil, executable: String = CLI.executable) throws {
-        try self.init(arguments, bytes: Array((input ?? "").utf8), executable: executable)
+extension Subprocess {
+    /// Starts the built `capture` with `arguments`.
+    convenience init(_ arguments: [String], input: String? = nil) throws {
+        try self.init(arguments, input: input, executable: CLI.executable)
     }
-
-    init(_ arguments: [String], bytes input: [UInt8], executable: String) throws {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("capture-io-\(UUID().uuidString)").path
-        files = [base + ".in", base + ".out", base + ".err"]
-        try Data(input).write(to: URL(fileURLWithPath: files[0]))
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, files[0], O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, files[1], O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, files[2], O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, nil, argv, environ)
-        guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EIO) }
-        self.pid = pid
-    }
-
-    deinit {
-        if exitStatus == nil {
-            kill(pid, SIGKILL)
-            _ = wait()
-        }
-        files.forEach { unlink($0) }
-    }
-
-    /// Waits for the child and returns its exit status (128 + signal if it was killed).
-    @discardableResult
-    func wait() -> Int32 {
-        if let exitStatus { return exitStatus }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-        let code = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-        exitStatus = code
-        return code
-    }
-
-    var stdout: String { (try? String(contentsOfFile: files[1], encoding: .utf8)) ?? "" }
-    /// Standard output as bytes (binary output is not valid UTF-8).
-    var stdoutBytes: [UInt8] { FileManager.default.contents(atPath: files[1]).map { [UInt8]($0) } ?? [] }
-    var stderr: String { (try? String(contentsOfFile: files[2], encoding: .utf8)) ?? "" }
 }

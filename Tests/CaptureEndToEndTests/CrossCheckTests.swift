@@ -1,5 +1,6 @@
 import CaptureCore
 import CaptureStorage
+import CaptureTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -30,12 +31,12 @@ import Testing
         try FileManager.default.createDirectory(atPath: build, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: build) }
         let generate = try Program.run(
-            protocC, ["--c_out=\(build)", "--proto_path=\(CLI.root)/protos", "de/cyface/protos/model/measurement.proto"])
+            protocC, ["--c_out=\(build)", "--proto_path=\(Repository.root)/protos", "de/cyface/protos/model/measurement.proto"])
         #expect(generate.status == 0, "protoc-c: \(generate.stderr)")
         let compile = try Program.run(
             cc,
             [
-                "-O1", "-I\(build)", "\(CLI.root)/Tests/CrossCheck/decode.c",
+                "-O1", "-I\(build)", "\(Repository.root)/Tests/CrossCheck/decode.c",
                 "\(build)/de/cyface/protos/model/measurement.pb-c.c", "-lprotobuf-c", "-lz", "-o", "\(build)/decode",
             ])
         #expect(compile.status == 0, "cc: \(compile.stderr)")
@@ -78,7 +79,7 @@ import Testing
         let (_, swift, plain) = try exported(cli)
         let result = try Program.run(
             protoc,
-            ["--decode=de.cyface.protos.model.Measurement", "--proto_path=\(CLI.root)/protos", "de/cyface/protos/model/measurement.proto"],
+            ["--decode=de.cyface.protos.model.Measurement", "--proto_path=\(Repository.root)/protos", "de/cyface/protos/model/measurement.proto"],
             input: Array(plain.dropFirst(2)))
         #expect(result.status == 0, "protoc --decode: \(result.stderr)")
         let text = result.stdout

@@ -1,3 +1,4 @@
+import CaptureTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -7,43 +8,38 @@ import Testing
 @Suite struct DeviceEndToEndTests {
     /// A fake `/` with one buffered accelerometer (`iio:device0`, FIFO node) and one device whose
     /// node cannot be opened (`iio:device1`, a directory where the node should be).
-    static func fakeRoot() throws -> String {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("capture-e2e-sysfs-\(UUID().uuidString)").path
-        let files: [String: String] = [
-            "iio:device0/name": "fakeaccel", "iio:device0/in_accel_x_raw": "0", "iio:device0/in_accel_y_raw": "0",
-            "iio:device0/in_accel_z_raw": "0", "iio:device0/in_accel_scale": "0.01",
-            "iio:device0/sampling_frequency_available": "25 50 100 200", "iio:device0/sampling_frequency": "25",
-            "iio:device0/current_timestamp_clock": "realtime",
-            "iio:device0/buffer0/enable": "0", "iio:device0/buffer0/length": "0",
-            "iio:device0/buffer0/in_accel_x_en": "0", "iio:device0/buffer0/in_accel_x_index": "0",
-            "iio:device0/buffer0/in_accel_y_en": "0", "iio:device0/buffer0/in_accel_y_index": "1",
-            "iio:device0/buffer0/in_accel_z_en": "0", "iio:device0/buffer0/in_accel_z_index": "2",
-            "iio:device0/buffer0/in_accel_type": "le:s16/16>>0",
-            "iio:device0/buffer0/in_timestamp_en": "0", "iio:device0/buffer0/in_timestamp_index": "3",
-            "iio:device0/buffer0/in_timestamp_type": "le:s64/64>>0",
-            "iio:device1/name": "fakegyro", "iio:device1/in_anglvel_x_raw": "0", "iio:device1/in_anglvel_y_raw": "0",
-            "iio:device1/in_anglvel_z_raw": "0",
-            "iio:device1/buffer0/enable": "0",
-            "iio:device1/buffer0/in_anglvel_x_en": "0", "iio:device1/buffer0/in_anglvel_x_index": "0",
-            "iio:device1/buffer0/in_anglvel_y_en": "0", "iio:device1/buffer0/in_anglvel_y_index": "1",
-            "iio:device1/buffer0/in_anglvel_z_en": "0", "iio:device1/buffer0/in_anglvel_z_index": "2",
-            "iio:device1/buffer0/in_anglvel_type": "le:s16/16>>0",
-        ]
-        for (name, text) in files {
-            let path = root + "/sys/bus/iio/devices/" + name
-            try FileManager.default.createDirectory(
-                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            try (text + "\n").write(toFile: path, atomically: false, encoding: .utf8)
-        }
-        try FileManager.default.createDirectory(atPath: root + "/dev/iio:device1", withIntermediateDirectories: true)
-        #expect(mkfifo(root + "/dev/iio:device0", 0o600) == 0)
-        return root
+    static func fakeRoot() throws -> FakeSysfs {
+        let sysfs = FakeSysfs(prefix: "capture-e2e-sysfs")
+        sysfs.write("iio:device0", [
+            "name": "fakeaccel", "in_accel_x_raw": "0", "in_accel_y_raw": "0", "in_accel_z_raw": "0",
+            "in_accel_scale": "0.01", "sampling_frequency_available": "25 50 100 200", "sampling_frequency": "25",
+            "current_timestamp_clock": "realtime",
+            "buffer0/enable": "0", "buffer0/length": "0",
+            "buffer0/in_accel_x_en": "0", "buffer0/in_accel_x_index": "0",
+            "buffer0/in_accel_y_en": "0", "buffer0/in_accel_y_index": "1",
+            "buffer0/in_accel_z_en": "0", "buffer0/in_accel_z_index": "2",
+            "buffer0/in_accel_type": "le:s16/16>>0",
+            "buffer0/in_timestamp_en": "0", "buffer0/in_timestamp_index": "3",
+            "buffer0/in_timestamp_type": "le:s64/64>>0",
+        ])
+        sysfs.write("iio:device1", [
+            "name": "fakegyro", "in_anglvel_x_raw": "0", "in_anglvel_y_raw": "0", "in_anglvel_z_raw": "0",
+            "buffer0/enable": "0",
+            "buffer0/in_anglvel_x_en": "0", "buffer0/in_anglvel_x_index": "0",
+            "buffer0/in_anglvel_y_en": "0", "buffer0/in_anglvel_y_index": "1",
+            "buffer0/in_anglvel_z_en": "0", "buffer0/in_anglvel_z_index": "2",
+            "buffer0/in_anglvel_type": "le:s16/16>>0",
+        ])
+        try sysfs.makeUnopenableNode("iio:device1")
+        sysfs.makeNode("iio:device0")
+        return sysfs
     }
 
     @Test("sensors lists the fake devices; start without --source uses them, reports the rate, counts the failed one, records a trace that replays to the same data")
     func fakeIIO() throws {
-        let root = try Self.fakeRoot()
-        defer { try? FileManager.default.removeItem(atPath: root) }
+        let sysfs = try Self.fakeRoot()
+        defer { sysfs.remove() }
+        let root = sysfs.path
         let cli = CLI()
         let sensors = try cli.json(["sensors", "--sysfs-root", root, "--gpsd", "127.0.0.1:1"])
         let devices = sensors["iio"] as? [[String: Any]] ?? []
@@ -119,24 +115,25 @@ import Testing
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("capture-gpsfake-\(UUID().uuidString).log").path
         defer { unlink(log) }
         try Self.syntheticLog(epochs: 30).write(toFile: log, atomically: false, encoding: .utf8)
-        let port = try Self.freePort()
-        let fake = try Spawned([gpsfake, "-q", "-P", "\(port)", "-c", "0.05", log])
-        defer { fake.stopWithChildren() }
+        let port = try Loopback.freePort()
+        let fake = try Subprocess(
+            ["-q", "-P", "\(port)", "-c", "0.05", log], bytes: [], executable: gpsfake, mergingStandardError: true)
+        defer { fake.stop(includingChildren: true) }
         let cli = CLI()
         // gpsfake starts its gpsd before replaying; wait until the port answers.
         var up = false
         for _ in 0..<100 where !up {
-            up = Self.canConnect(port: port)
+            up = Loopback.canConnect(port: port)
             if !up { usleep(100_000) }
         }
-        #expect(up, "gpsd did not come up on port \(port): \(fake.stderr)")
+        #expect(up, "gpsd did not come up on port \(port): \(fake.output)")
         fake.noteChildren()
         let started = try cli.run(["start", "--source", "gpsd:127.0.0.1:\(port)", "--flush-interval", "0.2"])
         #expect(started.status == 0, "\(started.stderr)")
         #expect(try cli.waitFor(30) {
             let status = try cli.json(["status"])
             return ((status["committed"] as? [String: Any])?["locations"] as? Int ?? 0) >= 3
-        }, "no fixes from gpsd: \(fake.stderr)")
+        }, "no fixes from gpsd: \(fake.output)")
         let status = try cli.json(["status"])
         let source = ((status["recorder"] as? [String: Any])?["sources"] as? [[String: Any]])?.first ?? [:]
         #expect(source["gnss"] as? String == "fixed")
@@ -145,16 +142,17 @@ import Testing
         #expect(abs((fix["longitude"] as? Double ?? 0) - 13.73) < 0.01)
 
         // gpsd restarts: the client reconnects (with backoff) and fixes keep coming.
-        fake.stopWithChildren()
+        fake.stop(includingChildren: true)
         let before = ((try cli.json(["status"])["committed"] as? [String: Any])?["locations"] as? Int) ?? 0
         // A longer log this time, so that gpsd is still serving while the status is read; the
         // note is checked on every poll (it changes again when gpsfake's log ends).
         let longLog = log + ".long"
         defer { unlink(longLog) }
         try Self.syntheticLog(epochs: 400).write(toFile: longLog, atomically: false, encoding: .utf8)
-        let restarted = try Spawned([gpsfake, "-q", "-P", "\(port)", "-c", "0.05", longLog])
-        defer { restarted.stopWithChildren() }
-        for _ in 0..<100 where !Self.canConnect(port: port) { usleep(100_000) }
+        let restarted = try Subprocess(
+            ["-q", "-P", "\(port)", "-c", "0.05", longLog], bytes: [], executable: gpsfake, mergingStandardError: true)
+        defer { restarted.stop(includingChildren: true) }
+        for _ in 0..<100 where !Loopback.canConnect(port: port) { usleep(100_000) }
         restarted.noteChildren()
         var notes: [String] = []
         #expect(try cli.waitFor(40) {
@@ -162,23 +160,16 @@ import Testing
             let source = ((status["recorder"] as? [String: Any])?["sources"] as? [[String: Any]])?.first
             notes.append(source?["note"] as? String ?? "")
             return ((status["committed"] as? [String: Any])?["locations"] as? Int ?? 0) >= before + 3
-        }, "no fixes after gpsd restarted: \(restarted.stderr)")
+        }, "no fixes after gpsd restarted: \(restarted.output)")
         #expect(notes.contains { $0.contains("reconnected to gpsd") }, "\(Set(notes))")
         #expect(try cli.run(["stop"]).status == 0)
     }
 
-    static let gpsdLogs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/data/gpsd").path
-
-    @Test(
-        "capture replay takes gpsd's real NMEA logs in place, by content",
-        .enabled(
-            if: FileManager.default.fileExists(atPath: gpsdLogs + "/garmin15x.log"),
-            "shared/data/gpsd absent: real receiver logs are not available"))
+    @Test("capture replay takes gpsd's real NMEA logs in place, by content", SharedData.required)
     func replayRealNMEALogs() throws {
         for name in ["garmin15x.log", "quectel-eg25-g.log", "ublox-neo-m9n-nmea.log"] {
             let cli = CLI()
-            let result = try cli.run(["replay", Self.gpsdLogs + "/" + name])
+            let result = try cli.run(["replay", SharedData.path(name)])
             #expect(result.status == 0, "\(name): \(result.stderr)")
             let shown = try cli.json(["show", "1"])
             #expect(((shown["counts"] as? [String: Any])?["locations"] as? Int ?? 0) > 0, "\(name)")
@@ -222,118 +213,5 @@ import Testing
             text += checksum("GPGGA,\(time),\(lat),N,01344.2380,E,1,08,0.9,112.0,M,46.0,M,,")
         }
         return text
-    }
-
-    static func freePort() throws -> UInt16 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard ok else { throw POSIXError(.EADDRINUSE) }
-        return UInt16(bigEndian: address.sin_port)
-    }
-
-    static func canConnect(port: UInt16) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = port.bigEndian
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-    }
-}
-
-/// Any program started with posix_spawn (stdout and stderr to a temporary file), stopped by pid
-/// together with its direct children (gpsfake's gpsd).
-final class Spawned {
-    let pid: pid_t
-    private let output: String
-    /// Set once stopped and reaped: the pid must not be signalled again (it may be reused).
-    private var stopped = false
-
-    init(_ arguments: [String]) throws {
-        output = FileManager.default.temporaryDirectory.appendingPathComponent("capture-spawn-\(UUID().uuidString)").path
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
-        guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EIO) }
-        self.pid = pid
-    }
-
-    var stderr: String { (try? String(contentsOfFile: output, encoding: .utf8)) ?? "" }
-
-    /// The pids whose parent is `parent`, from /proc.
-    static func children(of parent: pid_t) -> [pid_t] {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.compactMap { pid_t($0) }.filter { pid in
-            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                let close = stat.lastIndex(of: ")")
-            else { return false }
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            return fields.count > 2 && pid_t(fields[1]) == parent
-        }
-    }
-
-    /// Children seen while the process ran (see ``noteChildren()``).
-    private var known: Set<pid_t> = []
-
-    /// Remembers the process's current children (gpsfake's gpsd), so that they are stopped even
-    /// if the process itself has ended and left them to init by then.
-    func noteChildren() { known.formUnion(Self.children(of: pid)) }
-
-    /// The parent of `pid`, from /proc.
-    static func parent(of pid: pid_t) -> pid_t? {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
-        else { return nil }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        return fields.count > 2 ? pid_t(fields[1]) : nil
-    }
-
-    /// Stops the process and its children by pid: SIGTERM to the process first (gpsfake then
-    /// stops and reaps its own gpsd, so no zombie is left to init), SIGKILL after 3 s; children
-    /// still alive after that (taken before, or noted earlier and now orphaned) are killed by
-    /// their pids.
-    func stopWithChildren() {
-        guard !stopped else { return }
-        stopped = true
-        let children = Set(Self.children(of: pid)).union(
-            known.filter { Self.parent(of: $0) == pid || Self.parent(of: $0) == 1 })
-        kill(pid, SIGTERM)
-        var status: Int32 = 0
-        var reaped = false
-        for _ in 0..<60 where !reaped {
-            reaped = waitpid(pid, &status, WNOHANG) == pid
-            if !reaped { usleep(50_000) }
-        }
-        if !reaped {
-            kill(pid, SIGKILL)
-            _ = waitpid(pid, &status, 0)
-        }
-        for child in children where Self.isAlive(child) { kill(child, SIGKILL) }
-        unlink(output)
-    }
-
-    /// Whether `pid` exists and is not a zombie.
-    static func isAlive(_ pid: pid_t) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
-        else { return false }
-        return stat[stat.index(after: close)...].split(separator: " ").first != "Z"
     }
 }

@@ -1,5 +1,6 @@
 import CaptureCore
 import CaptureStorage
+import CaptureTestSupport
 import Foundation
 import Testing
 
@@ -37,7 +38,7 @@ import Testing
         let store = try Store(directory: cli.dataDirectory)
         let original = try store.measurement(1)
         let copy = try store.measurement(2)
-        #expect(copy.status == "finished")
+        #expect(copy.status == .finished)
         #expect(copy.modality == original.modality)
         #expect(copy.startTime == original.startTime && copy.endTime == original.endTime)
         #expect(try store.tracks(of: 2) == (try store.tracks(of: 1)))

@@ -1,4 +1,5 @@
 import CaptureStorage
+import CaptureTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -6,15 +7,14 @@ import Testing
 /// The short part of the fault campaign (docs/faults.md): the same `capture-faults` executable
 /// that scripts/faults runs, with small counts; and the full store on its own.
 @Suite(.serialized) struct FaultCampaignTests {
-    static let executable = URL(fileURLWithPath: CLI.executable).deletingLastPathComponent()
-        .appendingPathComponent("capture-faults").path
+    static let executable = BuiltProducts.path("capture-faults")
 
     @Test func shortFaultCampaignPasses() throws {
         let run = try Program.run(
             Self.executable,
             [
                 "--recorder-kills", "4", "--upload-kills", "2", "--measurements", "5", "--fault-rate", "0.3",
-                "--seed", "7", "--trace", CLI.root + "/fixtures/bicycle.trace", "--ride-copies", "1",
+                "--seed", "7", "--trace", Repository.root + "/fixtures/bicycle.trace", "--ride-copies", "1",
                 "--upload-seconds", "2", "--kill-within", "2.5",
             ])
         #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
@@ -65,7 +65,7 @@ import Testing
         #expect(try store.counts(of: 2).total == 0)
         #expect(try cli.json(["status"])["state"] as? String == "interrupted")
         #expect(try cli.run(["stop"]).status == 0)
-        #expect(try store.measurement(2).status == "finished")
+        #expect(try store.measurement(2).status == .finished)
     }
 
     @Test func maxStoreSizeRejectsSizesThatAreNotSizes() throws {

@@ -1,3 +1,4 @@
+import CaptureTestSupport
 import Foundation
 import Glibc
 
@@ -33,24 +34,9 @@ final class HostileCollector: @unchecked Sendable {
 
     init(_ replies: [Reply]) throws {
         self.replies = replies
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw POSIXError(.EIO) }
+        let (fd, port) = try Loopback.listen(backlog: 16)
         listener = fd
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(fd, pointer, length) == 0 && listen(fd, 16) == 0 && getsockname(fd, pointer, &length) == 0
-            }
-        }
-        guard bound else {
-            close(fd)
-            throw POSIXError(.EADDRINUSE)
-        }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = Int(port)
         // The thread holds the server until `stop()`; a test calls it by `defer`.
         let thread = Thread { self.serve() }
         thread.start()

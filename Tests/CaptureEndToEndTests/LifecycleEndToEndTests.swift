@@ -1,4 +1,5 @@
 import CaptureStorage
+import CaptureTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -64,7 +65,7 @@ import Testing
         let last = try store.lastTimestamp(of: 1)
         #expect(try cli.json(["stop"])["state"] as? String == "finished")
         let record = try store.measurement(1)
-        #expect(record.status == "finished")
+        #expect(record.status == .finished)
         #expect(record.endTime == last)
         #expect(try store.integrityCheck() == "ok")
         #expect(try cli.json(["status"])["state"] as? String == "idle")
@@ -97,7 +98,7 @@ import Testing
         kill(pid, SIGTERM)
         #expect(cli.waitFor { kill(pid, 0) != 0 })
         let store = try Store(directory: cli.dataDirectory)
-        #expect(try store.measurement(1).status == "finished")
+        #expect(try store.measurement(1).status == .finished)
         #expect(try store.events(of: 1).last?.type == .lifecycleStop)
     }
 
@@ -109,7 +110,7 @@ import Testing
         kill(process.pid, SIGINT)
         #expect(process.wait() == 0, "\(process.stderr)")
         #expect(process.stdout == "1\n")
-        #expect(try Store(directory: cli.dataDirectory).measurement(1).status == "finished")
+        #expect(try Store(directory: cli.dataDirectory).measurement(1).status == .finished)
     }
 
     /// A Unix socket path holds at most 107 bytes; deeper data directories still work.

@@ -1,4 +1,5 @@
 import CaptureStorage
+import CaptureTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -6,8 +7,7 @@ import Testing
 /// A `capture-collector` on 127.0.0.1 with an ephemeral port and its own data directory,
 /// stopped (SIGTERM, then SIGKILL) by pid when the value goes away.
 final class CollectorProcess {
-    static let executable = URL(fileURLWithPath: CLI.executable).deletingLastPathComponent()
-        .appendingPathComponent("capture-collector").path
+    static let executable = BuiltProducts.path("capture-collector")
 
     let directory: String
     let tokenFile: String
@@ -35,20 +35,9 @@ final class CollectorProcess {
     }
 
     deinit {
-        // A graceful stop first; SIGKILL if it takes more than 3 s. The child is reaped by
-        // `wait()` either way, so its pid is never signalled after it could be reused.
-        kill(process.pid, SIGTERM)
-        var exited = false
-        for _ in 0..<300 {
-            let stat = (try? String(contentsOfFile: "/proc/\(process.pid)/stat", encoding: .utf8)) ?? ""
-            if let close = stat.lastIndex(of: ")"), stat[stat.index(after: close)...].hasPrefix(" Z") {
-                exited = true
-                break
-            }
-            usleep(10_000)
-        }
-        if !exited { kill(process.pid, SIGKILL) }
-        process.wait()
+        // A graceful stop first; SIGKILL if it takes more than 3 s. The child is reaped either
+        // way, so its pid is never signalled after it could be reused.
+        process.stop(graceSeconds: 3)
         try? FileManager.default.removeItem(atPath: directory)
         try? FileManager.default.removeItem(atPath: tokenFile)
     }

@@ -39,7 +39,7 @@ import Testing
         let store = try Store(directory: root + "/data")
         let id = try Replay(path: try write(ride)).run(into: store)
         let record = try store.measurement(id)
-        #expect(record.status == "finished")
+        #expect(record.status == .finished)
         #expect(record.modality == "CAR")
         #expect(record.startTime == 1000 && record.endTime == 4000)
         #expect(

@@ -1,5 +1,6 @@
 import CaptureCore
 import CaptureSensors
+import CaptureTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -49,7 +50,7 @@ struct GNSSSourceTests {
         }
         // Wait until the 2 s without a fix pass.
         let deadline = Date().addingTimeInterval(8)
-        while Date() < deadline, !collector.gnssStates.contains("lost") { usleep(50_000) }
+        while Date() < deadline, !collector.gnssStates.contains(.lost) { usleep(50_000) }
         stop.set()
         #expect(worker.join())
         #expect(collector.fixes.count >= 2)
@@ -60,7 +61,7 @@ struct GNSSSourceTests {
         }
         #expect(collector.lost >= 3)
         #expect(collector.skipped == 1)
-        #expect(collector.gnssStates.prefix(3) == ["searching", "fixed", "lost"])
+        #expect(collector.gnssStates.prefix(3) == [.searching, .fixed, .lost])
     }
 
     @Test("a file or FIFO: read to its end, the last epoch closed, then the source ends")
@@ -133,18 +134,7 @@ final class FakeGPSD: @unchecked Sendable {
     var watchRequests: [String] { lock.withLock { requests } }
 
     init() throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        self.listener = listener
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0 }
-        }
-        guard bound, listen(listener, 4) == 0 else { throw POSIXError(.EADDRINUSE) }
-        port = UInt16(bigEndian: address.sin_port)
+        (listener, port) = try Loopback.listen(backlog: 4)
     }
 
     deinit { close(listener) }

@@ -1,5 +1,6 @@
 import CaptureCore
 import CaptureSensors
+import CaptureTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -27,7 +28,7 @@ struct IIOSourceTests {
 
     @Test("discovery: by channel files, several devices of one chip, _input over _raw, rates")
     func discovery() throws {
-        let root = FakeRoot()
+        let root = FakeSysfs()
         root.write("iio:device0", ["name": "lsm6dsx", "label": "accel-base", "in_accel_x_raw": "1", "in_accel_y_raw": "2",
             "in_accel_z_raw": "3", "in_accel_scale": "0.5", "sampling_frequency_available": "13 26 52 104 208",
             "sampling_frequency": "104.000000"])
@@ -66,7 +67,7 @@ struct IIOSourceTests {
 
     @Test("bufferY, little endian: shifts, a repeat count, per-axis before shared scale, offset, kernel timestamps; scans split across writes; enable 1 then 0")
     func bufferedLittleEndian() throws {
-        let root = FakeRoot()
+        let root = FakeSysfs()
         let id = "iio:device0"
         root.write(id, [
             "name": "fakeaccel", "in_accel_x_raw": "0", "in_accel_y_raw": "0", "in_accel_z_raw": "0",
@@ -125,7 +126,7 @@ struct IIOSourceTests {
 
     @Test("legacy scan_elements + buffer/, big endian, mixed element sizes, mount matrix, no timestamp channel")
     func bufferedLegacyBigEndian() throws {
-        let root = FakeRoot()
+        let root = FakeSysfs()
         let id = "iio:device4"
         root.write(id, [
             "name": "fakeimu", "in_anglvel_x_raw": "0", "in_anglvel_y_raw": "0", "in_anglvel_z_raw": "0",
@@ -174,7 +175,7 @@ struct IIOSourceTests {
 
     @Test("kernel timestamps on the monotonic clock are moved to Unix time; a read ending mid-scan counts one loss")
     func monotonicTimestamps() throws {
-        let root = FakeRoot()
+        let root = FakeSysfs()
         let id = "iio:device2"
         root.write(id, [
             "name": "fakebaro", "in_pressure_raw": "0", "in_pressure_scale": "0.001",
@@ -215,7 +216,7 @@ struct IIOSourceTests {
 
     @Test("enable refused without a trigger: the message says a trigger is needed, the trigger set is cleared")
     func needsATrigger() throws {
-        let root = FakeRoot()
+        let root = FakeSysfs()
         let id = "iio:device0"
         root.write(id, [
             "name": "fakeaccel", "in_accel_x_raw": "0", "in_accel_y_raw": "0", "in_accel_z_raw": "0",
@@ -244,7 +245,7 @@ struct IIOSourceTests {
 
     @Test("a device that vanishes while polled fails with a clear message")
     func vanishingDevice() throws {
-        let root = FakeRoot()
+        let root = FakeSysfs()
         root.write("iio:device0", ["name": "fakemag", "in_magn_x_raw": "1", "in_magn_y_raw": "2", "in_magn_z_raw": "3",
             "in_magn_scale": "0.01"])
         let device = try #require(IIODiscovery.device(id: "iio:device0", root: root.path))
@@ -267,7 +268,7 @@ struct IIOSourceTests {
 
     @Test("no permission on the device node: a clear message naming the node")
     func permission() throws {
-        let root = FakeRoot()
+        let root = FakeSysfs()
         let id = "iio:device0"
         root.write(id, [
             "name": "fakeaccel", "in_accel_x_raw": "0", "in_accel_y_raw": "0", "in_accel_z_raw": "0",
@@ -278,7 +279,7 @@ struct IIOSourceTests {
         ])
         // A directory where the node should be: open() for reading fails (EISDIR) as a stand-in
         // for EACCES, which root (the CI user) never gets.
-        try FileManager.default.createDirectory(atPath: root.node(id), withIntermediateDirectories: true)
+        try root.makeUnopenableNode(id)
         let device = try #require(IIODiscovery.device(id: id, root: root.path))
         let source = try IIOSource(device: device)
         let (_, failure) = try capture(source)

@@ -1,5 +1,6 @@
 import CaptureCore
 import CaptureSensors
+import CaptureTestSupport
 import Foundation
 import Testing
 
@@ -54,7 +55,7 @@ struct TraceInputTests {
         #expect(throws: TraceFileError.self) { try fixes(path) }
     }
 
-    @Test("NMEA logs (gpsd test-log style) match gpsd's positions in their .chk", .enabled(if: SharedData.isAvailable, SharedData.absentReason))
+    @Test("NMEA logs (gpsd test-log style) match gpsd's positions in their .chk", SharedData.required)
     func nmeaLogs() throws {
         #expect(!SharedData.logs.isEmpty)
         for log in SharedData.logs {
@@ -72,7 +73,7 @@ struct TraceInputTests {
         }
     }
 
-    @Test("gpsd JSON logs (gpspipe -w style: the JSON lines of the .chk files, in a temporary file) give gpsd's own positions", .enabled(if: SharedData.isAvailable, SharedData.absentReason))
+    @Test("gpsd JSON logs (gpspipe -w style: the JSON lines of the .chk files, in a temporary file) give gpsd's own positions", SharedData.required)
     func gpsdJSONLogs() throws {
         for log in SharedData.logs {
             let chk = try String(contentsOfFile: SharedData.path(log + ".chk"), encoding: .utf8)
@@ -88,5 +89,25 @@ struct TraceInputTests {
                 #expect(fix.latitude == expected.lat && fix.longitude == expected.lon, "\(log).chk at \(fix.timestamp)")
             }
         }
+    }
+}
+
+extension SharedData {
+    /// gpsd's positions from a `.chk` file (mode ≥ 2 TPVs), by Unix ms, read with
+    /// JSONSerialization independently of the code under test.
+    static func oracle(_ log: String) throws -> [Int64: (lat: Double, lon: Double)] {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        var result: [Int64: (Double, Double)] = [:]
+        let text = try String(contentsOfFile: path(log + ".chk"), encoding: .utf8)
+        for line in text.split(whereSeparator: \.isNewline) where line.hasPrefix("{") {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                object["class"] as? String == "TPV", (object["mode"] as? Int ?? 0) >= 2,
+                let timeText = object["time"] as? String, let date = formatter.date(from: timeText),
+                let lat = object["lat"] as? Double, let lon = object["lon"] as? Double
+            else { continue }
+            result[Int64((date.timeIntervalSince1970 * 1000).rounded())] = (lat, lon)
+        }
+        return result
     }
 }

@@ -55,7 +55,7 @@ import Testing
         let copy = summary.measurement
         #expect(copy != id)
         #expect(summary.inPauseGaps == 0)
-        #expect(try store.measurement(copy).status == "finished")
+        #expect(try store.measurement(copy).status == .finished)
         #expect(try store.measurement(copy).modality == "BICYCLE")
         #expect(try store.measurement(copy).startTime == (try store.measurement(id)).startTime)
         #expect(try store.measurement(copy).endTime == (try store.measurement(id)).endTime)

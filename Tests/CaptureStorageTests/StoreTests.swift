@@ -97,12 +97,37 @@ final class TemporaryDirectory {
         #expect(try store.pressures(of: 2).last?.hectopascals == 990)
     }
 
+    @Test func anUnknownStoredStatusIsAnErrorNotFinished() throws {
+        let store = try Store(directory: directory.path)
+        let (id, _) = try started(store)
+        try store.queue.writeWithoutTransaction { db in
+            // The schema's CHECK keeps such a row out; a damaged or newer database may still have one.
+            try db.execute(sql: "PRAGMA ignore_check_constraints = ON")
+            try db.execute(sql: "UPDATE measurement SET status = 'archived' WHERE id = ?", arguments: [id])
+            try db.execute(sql: "PRAGMA ignore_check_constraints = OFF")
+        }
+        #expect(throws: StoreError.corrupt(path: store.path, reason: "measurement \(id) has the unknown status 'archived'")) {
+            try store.measurement(id)
+        }
+        #expect(throws: StoreError.self) { try store.measurements() }
+    }
+
+    @Test func measurementStatusMatchesTheLifecycle() {
+        #expect(MeasurementStatus(.capturing(track: 2)) == .capturing)
+        #expect(MeasurementStatus(.paused(track: 1)) == .paused)
+        #expect(MeasurementStatus(.finished(tracks: 3)) == .finished)
+        #expect(MeasurementStatus(.idle) == nil)
+        #expect(MeasurementStatus.allCases.map(\.rawValue) == ["capturing", "paused", "finished"])
+        #expect(MeasurementStatus.paused.lifecycleState(tracks: 4) == .paused(track: 4))
+        #expect(MeasurementStatus.allCases.filter(\.isOpen) == [.capturing, .paused])
+    }
+
     @Test func beginRecordsStartAndModalityAndTrackOne() throws {
         let store = try Store(directory: directory.path)
         let (id, _) = try started(store)
         #expect(id == 1)
         let record = try store.measurement(id)
-        #expect(record.status == "capturing")
+        #expect(record.status == .capturing)
         #expect(record.modality == "BICYCLE")
         #expect(record.startTime == 1_000)
         #expect(try store.events(of: id).map(\.type) == [.lifecycleStart, .modalityTypeChange])
@@ -165,7 +190,7 @@ final class TemporaryDirectory {
         // …and none of it is stored: not the fix, not the pressure, not the pause.
         #expect(try store.counts(of: id) == SampleCounts())
         #expect(try store.events(of: id).count == 2)
-        #expect(try store.measurement(id).status == "capturing")
+        #expect(try store.measurement(id).status == .capturing)
     }
 
     @Test func eventsMaintainTracksAndStatus() throws {
@@ -173,13 +198,13 @@ final class TemporaryDirectory {
         var (id, engine) = try started(store)
         engine.ingest(.fix(Fix(timestamp: 1_500, latitude: 51, longitude: 13)))
         try store.commit(try engine.apply(.pause, at: 2_000), to: id)
-        #expect(try store.measurement(id).status == "paused")
+        #expect(try store.measurement(id).status == .paused)
         try store.commit(try engine.apply(.resume, at: 3_000), to: id)
         engine.ingest(.fix(Fix(timestamp: 3_500, latitude: 51.1, longitude: 13)))
         try store.commit(try engine.apply(.modality(.walking), at: 3_600), to: id)
         try store.commit(try engine.apply(.stop, at: 4_000), to: id)
         let record = try store.measurement(id)
-        #expect(record.status == "finished")
+        #expect(record.status == .finished)
         #expect(record.endTime == 4_000)
         #expect(record.trackCount == 2)
         #expect(

@@ -139,9 +139,12 @@ public enum CyfaceBatch {
                 throw CyfaceError(.valueOutOfRange, offset: body.startIndex, "\(name): timestamp \(i) overflows 64 bits")
             }
             time = t
-            sums.0 = try accumulate(sums.0, columns[1][i], name: name, axis: "x", index: i, offset: body.startIndex)
-            sums.1 = try accumulate(sums.1, columns[2][i], name: name, axis: "y", index: i, offset: body.startIndex)
-            sums.2 = try accumulate(sums.2, columns[3][i], name: name, axis: "z", index: i, offset: body.startIndex)
+            sums.0 = try ProtobufReader.accumulateSInt32(
+                sums.0, columns[1][i], context: name, what: "x value \(i)", offset: body.startIndex)
+            sums.1 = try ProtobufReader.accumulateSInt32(
+                sums.1, columns[2][i], context: name, what: "y value \(i)", offset: body.startIndex)
+            sums.2 = try ProtobufReader.accumulateSInt32(
+                sums.2, columns[3][i], context: name, what: "z value \(i)", offset: body.startIndex)
             samples.append(
                 MotionSample(
                     timestamp: time, x: Double(sums.0) / factor, y: Double(sums.1) / factor,
@@ -216,18 +219,5 @@ public enum CyfaceBatch {
             size += ProtobufWriter.varintSize(encoded)
         }
         return size
-    }
-
-    private static func accumulate(
-        _ sum: Int64, _ raw: UInt64, name: String, axis: String, index: Int, offset: Int
-    ) throws(CyfaceError) -> Int64 {
-        guard raw <= UInt64(UInt32.max) else {
-            throw CyfaceError(.malformed, offset: offset, "\(name): \(axis) value \(index) is wider than sint32")
-        }
-        let next = sum + ProtobufWriter.unZigZag(raw)
-        guard next >= Int64(Int32.min), next <= Int64(Int32.max) else {
-            throw CyfaceError(.valueOutOfRange, offset: offset, "\(name): \(axis) value \(index) leaves the 32-bit range")
-        }
-        return next
     }
 }

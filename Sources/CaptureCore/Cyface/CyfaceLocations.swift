@@ -118,11 +118,15 @@ public enum CyfaceLocations {
             }
             time = t
             for column in [1, 2, 4, 5] where !columns[column].isEmpty {
-                sums[column] = try accumulate(sums[column], columns[column][i], what: "\(names[column]) \(i)", offset: body.startIndex)
+                sums[column] = try ProtobufReader.accumulateSInt32(
+                    sums[column], columns[column][i], context: "LocationRecords", what: "\(names[column]) \(i)",
+                    offset: body.startIndex)
             }
             var altitude: Double?
             if !elevations.isEmpty, !elevations[i].isNull {
-                sums[3] = try accumulate(sums[3], elevations[i].value, what: "elevation \(i)", offset: body.startIndex)
+                sums[3] = try ProtobufReader.accumulateSInt32(
+                    sums[3], elevations[i].value, context: "LocationRecords", what: "elevation \(i)",
+                    offset: body.startIndex)
                 altitude = Double(sums[3]) / 100
             }
             fixes.append(
@@ -150,16 +154,5 @@ public enum CyfaceLocations {
             }
         }
         return (value, isNull)
-    }
-
-    private static func accumulate(_ sum: Int64, _ raw: UInt64, what: String, offset: Int) throws(CyfaceError) -> Int64 {
-        guard raw <= UInt64(UInt32.max) else {
-            throw CyfaceError(.malformed, offset: offset, "LocationRecords: \(what) is wider than sint32")
-        }
-        let next = sum + ProtobufWriter.unZigZag(raw)
-        guard next >= Int64(Int32.min), next <= Int64(Int32.max) else {
-            throw CyfaceError(.valueOutOfRange, offset: offset, "LocationRecords: \(what) leaves the 32-bit range")
-        }
-        return next
     }
 }

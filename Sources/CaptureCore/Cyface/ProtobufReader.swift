@@ -113,6 +113,31 @@ struct ProtobufReader {
     }
 }
 
+extension ProtobufReader {
+    /// The next absolute value of a delta-encoded `sint32` column (Cyface's sensor and location
+    /// columns): `sum` plus the zigzag-encoded delta `raw`.
+    ///
+    /// - Parameters:
+    ///   - context: the message, first in an error ("Accelerations", "LocationRecords").
+    ///   - what: the value, in an error ("x value 3", "latitude 3"); only built when one is thrown.
+    ///   - offset: the byte offset errors report.
+    /// - Throws: ``CyfaceError`` `.malformed` when `raw` is wider than a `sint32`,
+    ///   `.valueOutOfRange` when the sum leaves the 32-bit range.
+    @inline(__always)
+    static func accumulateSInt32(
+        _ sum: Int64, _ raw: UInt64, context: String, what: @autoclosure () -> String, offset: Int
+    ) throws(CyfaceError) -> Int64 {
+        guard raw <= UInt64(UInt32.max) else {
+            throw CyfaceError(.malformed, offset: offset, "\(context): \(what()) is wider than sint32")
+        }
+        let next = sum + ProtobufWriter.unZigZag(raw)
+        guard next >= Int64(Int32.min), next <= Int64(Int32.max) else {
+            throw CyfaceError(.valueOutOfRange, offset: offset, "\(context): \(what()) leaves the 32-bit range")
+        }
+        return next
+    }
+}
+
 extension ProtobufWriter {
     /// Reverses ZigZag for a `sint64`.
     @inlinable

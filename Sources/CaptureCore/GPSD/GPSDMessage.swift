@@ -330,21 +330,10 @@ public enum GPSDMessage: Sendable, Equatable {
 /// Requests a client sends to gpsd.
 public enum GPSDCommand {
     /// `?WATCH={"enable":true,"json":true}` plus a newline: start streaming JSON reports (for one
-    /// device when `device` is given). Device paths are escaped for JSON.
+    /// device when `device` is given). Device paths are quoted as JSON strings (``JSONString``).
     public static func watch(enable: Bool = true, json: Bool = true, device: String? = nil) -> String {
         var text = "?WATCH={\"enable\":\(enable),\"json\":\(json)"
-        if let device {
-            let escaped = device.replacingOccurrences("\\", with: "\\\\").replacingOccurrences("\"", with: "\\\"")
-            text += ",\"device\":\"\(escaped)\""
-        }
+        if let device { text += ",\"device\":" + JSONString.quoted(device) }
         return text + "}\n"
-    }
-}
-
-extension String {
-    fileprivate func replacingOccurrences(_ target: Character, with replacement: String) -> String {
-        var result = ""
-        for character in self { if character == target { result += replacement } else { result.append(character) } }
-        return result
     }
 }

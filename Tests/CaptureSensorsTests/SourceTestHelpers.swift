@@ -1,49 +1,13 @@
 import CaptureCore
 import CaptureSensors
+import CaptureTestSupport
 import Foundation
 import Glibc
 import Testing
 
-/// A fake `/` for IIO tests: `sys/bus/iio/devices/…` attribute files and `dev/iio:deviceN` FIFOs
-/// in a temporary directory, removed when the value goes away.
-final class FakeRoot {
-    let path: String
-
-    init() {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("capture-sysfs-\(UUID().uuidString)").path
-        try? FileManager.default.createDirectory(atPath: path + "/dev", withIntermediateDirectories: true)
-        try? FileManager.default.createDirectory(atPath: path + "/sys/bus/iio/devices", withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-
-    func deviceDirectory(_ id: String) -> String { path + "/sys/bus/iio/devices/" + id }
-
-    /// Writes attribute files of a device (relative paths such as `buffer0/in_accel_x_en`), with
-    /// the trailing newline sysfs gives.
-    func write(_ id: String, _ files: [String: String]) {
-        for (name, text) in files {
-            let file = deviceDirectory(id) + "/" + name
-            try? FileManager.default.createDirectory(
-                atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            try? (text + "\n").write(toFile: file, atomically: false, encoding: .utf8)
-        }
-    }
-
-    func read(_ id: String, _ name: String) -> String? {
-        (try? String(contentsOfFile: deviceDirectory(id) + "/" + name, encoding: .utf8))?
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
-    /// Makes `dev/<id>` a FIFO.
-    func makeNode(_ id: String) {
-        #expect(mkfifo(path + "/dev/" + id, 0o600) == 0)
-    }
-
-    func node(_ id: String) -> String { path + "/dev/" + id }
-}
+/// The fake sysfs under the name these tests used before it moved to CaptureTestSupport, so that
+/// tests written against that name on other branches keep compiling; use `FakeSysfs`.
+typealias FakeRoot = FakeSysfs
 
 /// Collects what a source delivers, from its thread.
 final class Collector: @unchecked Sendable {
@@ -64,7 +28,7 @@ final class Collector: @unchecked Sendable {
     var pressures: [PressureSample] { samples.compactMap { if case .pressure(let p) = $0 { p } else { nil } } }
     var lost: Int { notes.reduce(0) { if case .lost(let n, _) = $1 { $0 + n } else { $0 } } }
     var skipped: Int { notes.reduce(0) { if case .skipped(let n) = $1 { $0 + n } else { $0 } } }
-    var gnssStates: [String] { notes.compactMap { if case .gnss(let state) = $0 { state } else { nil } } }
+    var gnssStates: [GNSSFixState] { notes.compactMap { if case .gnss(let state) = $0 { state } else { nil } } }
 }
 
 /// A stop flag shared with a source's thread.

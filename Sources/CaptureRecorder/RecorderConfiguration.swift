@@ -1,0 +1,56 @@
+public import CaptureCore
+public import CaptureSensors
+
+/// Everything a recorder process needs to know: where, what from, how often it commits.
+///
+/// ``arguments`` is the command line of `capture _record` that carries it to a background
+/// recorder; the `_record` command parses the same options back.
+public struct RecorderConfiguration: Sendable, Equatable {
+    /// The data directory (absolute).
+    public var directory: String
+    /// The initial modality of a new measurement (ignored when recovering).
+    public var modality: Modality
+    /// Source specs, normalised (``SourceRegistry/normalized(_:)``).
+    public var sources: [String]
+    /// The sysfs root and the IIO rate.
+    public var sourceOptions: SourceOptions
+    /// Where to also write what the sources deliver (`--record-trace`), absolute.
+    public var recordTrace: String?
+    /// Milliseconds between commits.
+    public var flushInterval: Int64
+    /// A ceiling for the database (`--max-store-size`).
+    public var maximumSize: ByteSize?
+
+    /// A configuration; only the directory and the sources have no default.
+    public init(
+        directory: String, modality: Modality = .unknown, sources: [String], sourceOptions: SourceOptions = SourceOptions(),
+        recordTrace: String? = nil, flushInterval: Int64 = 1000, maximumSize: ByteSize? = nil
+    ) {
+        self.directory = directory
+        self.modality = modality
+        self.sources = sources
+        self.sourceOptions = sourceOptions
+        self.recordTrace = recordTrace
+        self.flushInterval = flushInterval
+        self.maximumSize = maximumSize
+    }
+
+    /// The options of `capture _record` for this configuration (after the subcommand).
+    /// With `recover`, the recorder continues the open measurement instead of starting one.
+    public func arguments(recover: Bool = false) -> [String] {
+        var arguments = ["--data-dir", directory]
+        if recover {
+            arguments.append("--recover")
+        } else {
+            arguments += ["--modality", modality.rawValue]
+        }
+        arguments += [
+            "--flush-interval", "\(Double(flushInterval) / 1000)", "--sysfs-root", sourceOptions.sysfsRoot,
+        ]
+        arguments += sources.flatMap { ["--source", $0] }
+        if let rate = sourceOptions.rate { arguments += ["--rate", "\(rate)"] }
+        if let recordTrace { arguments += ["--record-trace", recordTrace] }
+        if let maximumSize { arguments += ["--max-store-size", "\(maximumSize.bytes)"] }
+        return arguments
+    }
+}

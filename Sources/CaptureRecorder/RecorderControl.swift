@@ -1,0 +1,258 @@
+public import CaptureCore
+public import CaptureStorage
+import Foundation
+import Glibc
+
+/// What a lifecycle command reports: the measurement as its recorder (or the store) has it.
+/// Field names and values are the `--json` output's.
+public struct LifecycleReport: Codable, Sendable, Equatable {
+    /// The measurement id.
+    public var measurement: Int64
+    /// Where it stands now.
+    public var state: Lifecycle.Phase
+    /// The current (or last) track.
+    public var track: Int
+    /// The modality in force.
+    public var modality: Modality?
+    /// The recorder's process id, when one runs.
+    public var pid: Int32?
+
+    public init(measurement: Int64, state: Lifecycle.Phase, track: Int, modality: Modality?, pid: Int32? = nil) {
+        self.measurement = measurement
+        self.state = state
+        self.track = track
+        self.modality = modality
+        self.pid = pid
+    }
+
+    /// The report a running recorder gives.
+    public init(_ status: RecorderStatus) {
+        self.init(
+            measurement: status.measurement, state: status.state, track: status.track, modality: status.modality,
+            pid: status.pid)
+    }
+
+    /// The report for a measurement as stored (when no recorder answers for it).
+    public init(store: Store, id: Int64, pid: Int32? = nil) throws(StoreError) {
+        let record = try store.measurement(id)
+        self.init(
+            measurement: id, state: record.status.phase, track: record.trackCount,
+            modality: try store.currentModality(of: id), pid: pid)
+    }
+}
+
+/// Why a lifecycle command could not reach or use a recorder. Describes the fault; the command
+/// line words the advice.
+public enum RecorderControlError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A new measurement cannot start: `measurement` is open, with its recorder running or not.
+    case measurementOpen(measurement: Int64, status: MeasurementStatus, recorderRunning: Bool)
+    /// The open measurement's recorder is not running (it was killed, or the machine lost power).
+    case recorderGone(measurement: Int64)
+    /// A recorder holds the directory but did not answer on its control socket.
+    case noAnswer(reason: String)
+    /// A recorder is starting (it holds the lock but has not begun yet).
+    case recorderStarting
+
+    public var description: String {
+        switch self {
+        case .measurementOpen(let id, let status, let running):
+            running ? "measurement \(id) is already \(status.rawValue)" : "measurement \(id) was interrupted"
+        case .recorderGone(let id): "measurement \(id) was interrupted (its recorder is not running)"
+        case .noAnswer(let reason): "the recorder did not answer: \(reason)"
+        case .recorderStarting: "a recorder is starting"
+        }
+    }
+}
+
+/// The lifecycle commands of a data directory: they talk to its running recorder, or, when
+/// its recorder is gone, start a new one (resume) or finish the measurement from the store (stop).
+///
+/// ```swift
+/// let control = RecorderControl(directory: "/home/me/.local/share/capture")
+/// let report = try control.pause()   // LifecycleReport(state: .paused, …)
+/// ```
+public struct RecorderControl: Sendable {
+    /// The data directory (absolute).
+    public let directory: String
+    /// How a recorder is started (resume of an interrupted measurement).
+    public var launcher: RecorderLauncher
+
+    /// The commands for `directory`, starting recorders with `launcher`.
+    public init(directory: String, launcher: RecorderLauncher = RecorderLauncher()) {
+        self.directory = directory
+        self.launcher = launcher
+    }
+
+    /// Whether a recorder holds the directory now.
+    public var recorderIsRunning: Bool { RecorderLock.isHeld(directory: directory) }
+
+    /// The store, if the directory has one; nothing is created.
+    func existingStore() throws(StoreError) -> Store? {
+        guard FileManager.default.fileExists(atPath: directory + "/capture.sqlite") else { return nil }
+        return try Store(directory: directory)
+    }
+
+    // MARK: - Start
+
+    /// Throws ``RecorderControlError/measurementOpen(measurement:status:recorderRunning:)`` when
+    /// a measurement is open, so that `start` refuses before it starts anything.
+    public func refuseIfOpen() throws {
+        guard let store = try existingStore(), let open = try store.openMeasurement() else { return }
+        throw RecorderControlError.measurementOpen(
+            measurement: open.id, status: open.status, recorderRunning: recorderIsRunning)
+    }
+
+    /// Starts a background recorder for a new measurement, once ``refuseIfOpen()`` passes.
+    public func start(_ configuration: RecorderConfiguration) throws -> LifecycleReport {
+        try refuseIfOpen()
+        let started = try launcher.start(configuration)
+        return LifecycleReport(
+            measurement: started.measurement, state: .capturing, track: 1, modality: configuration.modality,
+            pid: started.pid)
+    }
+
+    // MARK: - Commands to the running recorder
+
+    /// Pauses the measurement.
+    public func pause() throws -> LifecycleReport { try send(ControlRequest(command: .pause)) }
+
+    /// Records a change of modality.
+    public func changeModality(to modality: Modality) throws -> LifecycleReport { try send(.modality(modality)) }
+
+    /// Resumes a paused measurement on a new track; an interrupted one (its recorder gone) is
+    /// continued by a new recorder with the same sources (and `maximumSize`).
+    public func resume(maximumSize: ByteSize? = nil) throws -> LifecycleReport {
+        if !recorderIsRunning, let store = try existingStore(), let open = try store.openMeasurement() {
+            let configuration = RecorderConfiguration(
+                directory: directory, sources: open.sources.split(separator: "\n").map(String.init),
+                maximumSize: maximumSize)
+            let started = try launcher.start(configuration, recover: true)
+            return try LifecycleReport(store: store, id: started.measurement, pid: started.pid)
+        }
+        return try send(ControlRequest(command: .resume))
+    }
+
+    /// Stops the measurement for good and returns once its recorder has exited (10 s at most).
+    /// An interrupted measurement is finished where its committed data ends.
+    public func stop() throws -> LifecycleReport {
+        if !recorderIsRunning, let store = try existingStore(), try store.openMeasurement() != nil {
+            guard let lock = RecorderLock(directory: directory) else { throw RecorderControlError.recorderStarting }
+            let id = try Recovery.stopInterrupted(store: store)
+            _ = consume lock
+            return try LifecycleReport(store: store, id: id)
+        }
+        let report = try send(ControlRequest(command: .stop))
+        // Wait for the recorder to exit, so that the next command finds the directory free.
+        for _ in 0..<200 where recorderIsRunning { usleep(50_000) }
+        return report
+    }
+
+    /// Sends `request` to the running recorder, or explains why there is none: the recorder's
+    /// ``ControlFailure``, ``RecorderControlError``, or ``LifecycleError/notOpen(state:)``.
+    public func send(_ request: ControlRequest) throws -> LifecycleReport {
+        if recorderIsRunning {
+            let reply: ControlReply
+            do {
+                reply = try RecorderClient.send(request, directory: directory)
+            } catch {
+                throw RecorderControlError.noAnswer(reason: "\(error)")
+            }
+            guard reply.ok, let status = reply.status else {
+                throw reply.failure ?? ControlFailure(kind: .storage, message: "the recorder gave no answer")
+            }
+            return LifecycleReport(status)
+        }
+        if let store = try existingStore(), let open = try store.openMeasurement() {
+            throw RecorderControlError.recorderGone(measurement: open.id)
+        }
+        throw LifecycleError.notOpen(state: .idle)
+    }
+
+    // MARK: - Status
+
+    /// What `capture status` shows: the open measurement, its live recorder, the upload tally.
+    public func status() throws -> StatusReport {
+        var report = StatusReport(dataDirectory: directory, state: .idle)
+        guard let store = try existingStore() else { return report }
+        report.device = try store.deviceID()
+        let uploads = try store.uploads()
+        var tally: [String: Int] = [:]
+        for record in try store.measurements() where !record.isOpen {
+            tally[(uploads[record.id]?.status ?? .pending).rawValue, default: 0] += 1
+        }
+        report.uploads = tally
+        guard let open = try store.openMeasurement() else { return report }
+        report.measurement = open.id
+        report.track = open.trackCount
+        report.modality = try store.currentModality(of: open.id)
+        report.state = StatusReport.State(open.status)
+        if recorderIsRunning {
+            report.recorder = try? RecorderClient.send(ControlRequest(command: .status), directory: directory).status
+            if let live = report.recorder {
+                report.state = StatusReport.State(live.state)
+                report.track = live.track
+                report.modality = live.modality
+            }
+        } else {
+            report.state = .interrupted
+        }
+        report.committed = try store.counts(of: open.id)
+        return report
+    }
+}
+
+/// What `capture status` shows. Field names and values are the `--json` output's.
+public struct StatusReport: Codable, Sendable, Equatable {
+    /// Where the data directory stands.
+    public enum State: String, Codable, Sendable, Equatable, CaseIterable {
+        /// No measurement is open.
+        case idle
+        case capturing
+        case paused
+        case finished
+        /// A measurement is open but its recorder is gone: `resume` or `stop` takes it on.
+        case interrupted
+
+        init(_ status: MeasurementStatus) {
+            switch status {
+            case .capturing: self = .capturing
+            case .paused: self = .paused
+            case .finished: self = .finished
+            }
+        }
+
+        init(_ phase: Lifecycle.Phase) {
+            switch phase {
+            case .idle: self = .idle
+            case .capturing: self = .capturing
+            case .paused: self = .paused
+            case .finished: self = .finished
+            }
+        }
+    }
+
+    /// The data directory (absolute).
+    public var dataDirectory: String
+    /// The store's device identity.
+    public var device: String?
+    /// Where the directory stands.
+    public var state: State
+    /// The open measurement.
+    public var measurement: Int64?
+    /// Its current (or last) track.
+    public var track: Int?
+    /// The modality in force.
+    public var modality: Modality?
+    /// What is committed to the store for the open measurement.
+    public var committed: SampleCounts?
+    /// What the running recorder says about itself.
+    public var recorder: RecorderStatus?
+    /// Finished measurements per upload state (pending, uploading, uploaded, skipped, failed).
+    public var uploads: [String: Int]?
+
+    /// A report with nothing known yet but the directory and `state`.
+    public init(dataDirectory: String, state: State) {
+        self.dataDirectory = dataDirectory
+        self.state = state
+    }
+}

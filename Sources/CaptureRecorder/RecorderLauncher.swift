@@ -1,0 +1,107 @@
+import Foundation
+import Glibc
+
+/// Starts a recorder as a background process that outlives the shell, and waits until it has
+/// begun capturing (or failed).
+///
+/// The child is `capture _record …` (``executable`` and ``command``, then
+/// ``RecorderConfiguration/arguments(recover:)``) in its own session (setsid), stdin from
+/// /dev/null, stdout and stderr appended to `recorder.log` in the data directory. It reports
+/// one ``Readiness`` line on fd 3 (``readyDescriptor``), which it is told with `--ready-fd 3`.
+public struct RecorderLauncher: Sendable {
+    /// A recorder that has begun capturing.
+    public struct Started: Sendable, Equatable {
+        /// The recorder's process id.
+        public var pid: Int32
+        /// The measurement it captures.
+        public var measurement: Int64
+    }
+
+    /// The executable to start: this one by default.
+    public var executable: String
+    /// The arguments before the configuration's: the hidden recorder command.
+    public var command: [String]
+
+    /// The readiness pipe's descriptor in the child.
+    public static let readyDescriptor: Int32 = 3
+
+    /// A launcher of `executable` (this process's own by default) with `command` first.
+    public init(executable: String = "/proc/self/exe", command: [String] = ["_record"]) {
+        self.executable = executable
+        self.command = command
+    }
+
+    /// Starts a recorder for `configuration` and returns once it is capturing.
+    ///
+    /// - Parameter recover: continue the open, interrupted measurement instead of starting one.
+    /// - Throws: ``LaunchFailure``: the recorder's own (``Readiness/failed(_:)``), or
+    ///   ``LaunchFailure/Kind/notStarted`` when it could not be started or ended silently.
+    public func start(_ configuration: RecorderConfiguration, recover: Bool = false) throws(LaunchFailure) -> Started {
+        let directory = configuration.directory
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw LaunchFailure(kind: .io, message: "cannot create the data directory \(directory): \(error.localizedDescription)")
+        }
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw LaunchFailure(kind: .notStarted, message: "cannot create a pipe") }
+        let (readEnd, writeEnd) = (fds[0], fds[1])
+        _ = fcntl(readEnd, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(writeEnd, F_SETFD, FD_CLOEXEC)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        let log = directory + "/recorder.log"
+        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        posix_spawn_file_actions_adddup2(&actions, writeEnd, Self.readyDescriptor)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // POSIX_SPAWN_SETSID (glibc ≥ 2.26): a new session, so closing the shell sends no SIGHUP.
+        posix_spawnattr_setflags(&attributes, Int16(0x80))
+        let arguments =
+            ["capture"] + command + configuration.arguments(recover: recover) + ["--ready-fd", "\(Self.readyDescriptor)"]
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        close(writeEnd)
+        guard result == 0 else {
+            close(readEnd)
+            throw LaunchFailure(kind: .notStarted, message: "cannot start the recorder: \(String(cString: strerror(result)))")
+        }
+        let line = Self.readAll(readEnd)
+        close(readEnd)
+        switch Readiness(decoding: line) {
+        case .ready(let measurement)?:
+            return Started(pid: pid, measurement: measurement)
+        case .failed(let failure)?:
+            Self.reap(pid)
+            throw failure
+        case nil:
+            Self.reap(pid)
+            throw LaunchFailure(kind: .notStarted, message: "the recorder exited before capturing began; see \(log)")
+        }
+    }
+
+    /// Reads until end of file (the child closes the pipe after its line, or dies).
+    private static func readAll(_ fd: Int32) -> Data {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 512)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 { break }
+            data.append(contentsOf: buffer[0..<count])
+        }
+        while data.last == 0x0A { data.removeLast() }
+        return data
+    }
+
+    private static func reap(_ pid: pid_t) {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+    }
+}

@@ -1,0 +1,59 @@
+import CaptureCore
+import CaptureSensors
+import CaptureStorage
+import Foundation
+import Glibc
+
+/// The body of a recorder process (`capture _record`, or `capture start --foreground`): takes
+/// the data directory's recorder lock, opens the store, prepares the sources, starts or
+/// recovers the measurement, says so, and records until the measurement is stopped.
+public enum RecorderProcess {
+    /// Runs a recorder to its end.
+    ///
+    /// - Parameters:
+    ///   - recover: continue the open measurement (after its recorder died) instead of starting one.
+    ///   - readiness: the pipe to the launching process, told ``Readiness/ready(measurement:)``
+    ///     once capturing has begun or ``Readiness/failed(_:)`` if it could not.
+    ///   - announce: called with the measurement id once capturing has begun.
+    /// - Throws: whatever stopped it: an error from the store, the sources or the lifecycle
+    ///   before capturing began, or the ``StoreError`` that ended it (a full disk, say).
+    public static func run(
+        _ configuration: RecorderConfiguration, recover: Bool = false, readiness: ReadinessPipe? = nil,
+        announce: (Int64) -> Void = { _ in }
+    ) throws {
+        var began = false
+        do {
+            let directory = configuration.directory
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            guard let lock = RecorderLock(directory: directory) else {
+                throw LaunchFailure(kind: .recorderRunning, message: "another recorder is running in \(directory)")
+            }
+            let store = try Store(directory: directory, maximumSize: configuration.maximumSize?.bytes)
+            let registry = SourceRegistry.standard
+            let sources = try configuration.sources.map { spec throws(SourceError) in
+                try registry.makeSource(spec, options: configuration.sourceOptions)
+            }
+            let trace = try configuration.recordTrace.map { path throws(DeviceError) in try TraceTap(path: path) }
+            let recorder = Recorder(
+                directory: directory, store: store, sources: sources, flushInterval: configuration.flushInterval,
+                trace: trace)
+            try recorder.listen()
+            let id: Int64
+            do {
+                id = recover ? try recorder.recoverInterrupted() : try recorder.startNew(modality: configuration.modality)
+            } catch {
+                recorder.abandon()
+                throw error
+            }
+            readiness?.report(.ready(measurement: id))
+            began = true
+            announce(id)
+            let failure = recorder.run()
+            _ = consume lock
+            if let failure { throw failure }
+        } catch {
+            if !began { readiness?.report(.failed(LaunchFailure(error))) }
+            throw error
+        }
+    }
+}

@@ -1,0 +1,97 @@
+import CaptureCore
+import Glibc
+
+/// What `capture sensors` lists: every IIO device under a sysfs root, whether gpsd answers,
+/// and the GNSS device nodes. Field names are the `--json` output's.
+public struct SensorSurvey: Sendable, Equatable, Codable {
+    /// One IIO device, as listed.
+    public struct Device: Sendable, Equatable, Codable {
+        /// `iio:device0`.
+        public var id: String
+        /// The sysfs directory.
+        public var path: String
+        /// The character device.
+        public var node: String
+        /// The `name` attribute.
+        public var name: String
+        /// The `label` attribute, if any.
+        public var label: String?
+        /// Short names of what it measures that capture records: `acc`, `gyr`, `mag`, `prs`.
+        public var sensors: [String]
+        /// Channels with a value file.
+        public var channels: [String]
+        /// `sampling_frequency_available` as the device says it.
+        public var availableRates: String?
+        /// `sampling_frequency`, Hz, when sensible.
+        public var currentRate: Double?
+        /// Whether buffered capture is possible.
+        public var buffer: Bool
+        /// How buffered capture would be triggered (``IIODevice/triggerSummary``).
+        public var trigger: String
+        /// `current_timestamp_clock`, if present.
+        public var timestampClock: String?
+        /// The spec that captures from it, for useful devices.
+        public var source: String?
+
+        /// The entry for `device`.
+        public init(_ device: IIODevice) {
+            var sensors = MotionSensor.allCases.filter { device.capabilities.motionSensors.contains($0) }.map(\.shortName)
+            if !device.capabilities.pressureChannels.isEmpty { sensors.append("prs") }
+            self.id = device.id
+            path = device.directory.path
+            node = device.node
+            name = device.name
+            label = device.label
+            self.sensors = sensors
+            channels = device.channels
+            availableRates = device.availableRatesText
+            currentRate = device.currentRate
+            buffer = device.canStream
+            trigger = device.triggerSummary
+            timestampClock = device.timestampClock
+            source = device.isUseful ? device.sourceSpec : nil
+        }
+    }
+
+    /// A GNSS source and what is known of it.
+    public struct GNSS: Sendable, Equatable, Codable {
+        /// What is known of a GNSS source without reading from it.
+        public enum State: String, Sendable, Equatable, Codable {
+            /// gpsd accepted a connection.
+            case answering
+            /// gpsd did not.
+            case notAnswering = "not answering"
+            /// A device node exists and is readable.
+            case present
+            /// A device node exists but this user may not read it.
+            case presentUnreadable = "present, no read permission"
+        }
+
+        /// The spec: `gpsd:127.0.0.1:2947`, `nmea:/dev/ttyACM0`.
+        public var source: String
+        /// What is known of it.
+        public var state: State
+    }
+
+    /// The absolute sysfs root looked at.
+    public var sysfsRoot: String
+    /// Every `iio:deviceN`, useful or not, in device-number order.
+    public var iio: [Device]
+    /// gpsd first, then the device nodes.
+    public var gnss: [GNSS]
+
+    /// Looks at the machine: IIO devices under `sysfsRoot` (made absolute), whether `gpsd`
+    /// answers, device nodes under `<sysfsRoot>/dev`.
+    public init(sysfsRoot: String, gpsd: GPSDSource = GPSDSource()) {
+        let root = SourcePath.absolute(sysfsRoot)
+        self.sysfsRoot = root
+        iio = IIODiscovery.devices(root: root).map(Device.init)
+        gnss = [GNSS(source: gpsd.name, state: gpsd.isReachable() ? .answering : .notAnswering)]
+        for node in NMEASourceKind.deviceNodes(root: root) {
+            gnss.append(GNSS(source: "nmea:" + node, state: access(node, R_OK) == 0 ? .present : .presentUnreadable))
+        }
+    }
+
+    /// The directory the IIO devices were looked for in.
+    public var devicesDirectory: String { IIODiscovery.devicesDirectory(root: sysfsRoot).path }
+}

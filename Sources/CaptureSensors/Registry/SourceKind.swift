@@ -1,0 +1,80 @@
+/// One kind of `--source`: the word before the first colon of a spec (`trace`, `iio`, `gpsd`,
+/// `nmea`) and what a spec of that kind means.
+///
+/// A new kind is one file with a type conforming to this protocol plus one line in
+/// ``SourceRegistry/standard``.
+///
+/// ```swift
+/// struct TraceSourceKind: SourceKind {
+///     let name = "trace"
+///     let syntax = "trace:FILE"
+///     func makeSource(argument: String?, options: SourceOptions) throws(SourceError) -> any SampleSource { … }
+/// }
+/// ```
+public protocol SourceKind: Sendable {
+    /// The word before the first colon of a spec: `trace` in `trace:ride.trace`.
+    var name: String { get }
+
+    /// How a spec of this kind is written, for help texts and errors: `trace:FILE`.
+    var syntax: String { get }
+
+    /// Makes a source from the part of the spec after `name:` (`nil` for a bare `gpsd`), checking
+    /// now what can be checked (the file and its header, the device and its calibration).
+    func makeSource(argument: String?, options: SourceOptions) throws(SourceError) -> any SampleSource
+
+    /// The argument with relative paths made absolute, so that a recorder started from another
+    /// directory (or on `capture resume`) finds the same thing. The default returns it unchanged.
+    func normalized(argument: String?) -> String?
+
+    /// Sources of this kind found on this machine. `found` holds what the kinds registered
+    /// before this one found (so a NMEA receiver is only proposed when gpsd does not answer).
+    /// The default finds nothing.
+    func discover(options: SourceOptions, found: [DiscoveredSource]) -> [DiscoveredSource]
+
+    /// A line worth telling the person who asked for `source` explicitly (the rate chosen for
+    /// an IIO device), or `nil`. The default says nothing.
+    func announcement(for source: any SampleSource) -> String?
+}
+
+extension SourceKind {
+    public func normalized(argument: String?) -> String? { argument }
+
+    public func discover(options: SourceOptions, found: [DiscoveredSource]) -> [DiscoveredSource] { [] }
+
+    public func announcement(for source: any SampleSource) -> String? { nil }
+}
+
+/// Options that shape device sources.
+public struct SourceOptions: Sendable, Equatable {
+    /// Where `sys/bus/iio/devices` and `dev` are looked up (`/`, or a fake tree in tests).
+    public var sysfsRoot: String
+    /// The IIO sampling rate asked for, Hz (see ``isAcceptable(rate:)``).
+    public var rate: Double?
+
+    /// Options with `sysfsRoot` made absolute.
+    public init(sysfsRoot: String = "/", rate: Double? = nil) {
+        self.sysfsRoot = SourcePath.absolute(sysfsRoot)
+        self.rate = rate
+    }
+
+    /// Whether `rate` is a sampling rate capture asks a device for: above 0 and at most 100 kHz.
+    /// The one place the range is decided, for `--rate` and for `iio:…@HZ`.
+    public static func isAcceptable(rate: Double) -> Bool { rate > 0 && rate <= 100_000 }
+}
+
+/// A source found on this machine, with one line saying what it is.
+public struct DiscoveredSource: Sendable, Equatable, Codable {
+    /// The spec that captures from it: `iio:iio:device0`, `gpsd:127.0.0.1:2947`.
+    public var spec: String
+    /// One line for the person: `iio:device0 (bmi160), acc+gyr, buffered`.
+    public var summary: String
+    /// Whether it delivers fixes (gpsd, a GNSS receiver).
+    public var deliversFixes: Bool
+
+    /// A found source.
+    public init(spec: String, summary: String, deliversFixes: Bool = false) {
+        self.spec = spec
+        self.summary = summary
+        self.deliversFixes = deliversFixes
+    }
+}

@@ -1,0 +1,90 @@
+public import ArgumentParser
+import CaptureCore
+import CaptureSensors
+import Synchronization
+
+// Option values with a closed set of spellings or a range, parsed once, here. A refused value
+// gets its own line (`unknown modality 'rocket'; use one of …`) instead of ArgumentParser's
+// generic "The value … is invalid" (see ``RejectedArgument``).
+
+extension Modality: ExpressibleByArgument {
+    /// Any case: `bicycle`, `Bicycle`, `BICYCLE`.
+    init?(argument: String) {
+        guard let modality = Modality(parsing: argument) else {
+            RejectedArgument.note(argument, "unknown modality '\(argument)'; use one of \(Modality.spellings)")
+            return nil
+        }
+        self = modality
+    }
+}
+
+extension ByteSize: ExpressibleByArgument {
+    /// `65536`, `512K`, `64M`, `2G` (see ``ByteSize/init(parsing:)``).
+    init?(argument: String) {
+        guard let size = ByteSize(parsing: argument) else {
+            RejectedArgument.note(argument, "--max-store-size must be a size such as \(ByteSize.examples)")
+            return nil
+        }
+        self = size
+    }
+}
+
+/// `--flush-interval`: seconds between commits, 0.05 to 3600 (start, replay, the recorder).
+struct FlushInterval: ExpressibleByArgument, Equatable {
+    /// The interval in seconds.
+    let seconds: Double
+
+    static let `default` = FlushInterval(checked: 1)
+
+    private init(checked seconds: Double) {
+        self.seconds = seconds
+    }
+
+    init?(argument: String) {
+        guard let seconds = Double(argument), (0.05...3600).contains(seconds) else {
+            RejectedArgument.note(argument, "--flush-interval must be between 0.05 and 3600 seconds")
+            return nil
+        }
+        self.seconds = seconds
+    }
+
+    /// The interval in milliseconds, as the recorder and the replay take it.
+    var milliseconds: Int64 { Int64((seconds * 1000).rounded()) }
+
+    var defaultValueDescription: String { "\(seconds)" }
+}
+
+/// `--rate`: an IIO sampling rate in Hz (``SourceOptions/isAcceptable(rate:)``).
+struct SamplingRate: ExpressibleByArgument, Equatable {
+    /// The rate in Hz.
+    let hertz: Double
+
+    init?(argument: String) {
+        guard let hertz = Double(argument), SourceOptions.isAcceptable(rate: hertz) else {
+            RejectedArgument.note(argument, "--rate must be a number of Hz above 0 and at most 100000")
+            return nil
+        }
+        self.hertz = hertz
+    }
+}
+
+/// Why the last typed option value was refused: ArgumentParser reports a failed
+/// `init?(argument:)` as "The value 'X' is invalid for '--option <name>'", which cannot carry
+/// the reason, so the type notes its own line here and `Capture.main` prints that instead.
+enum RejectedArgument {
+    private static let last = Mutex<(value: String, message: String)?>(nil)
+
+    /// Notes that `value` was refused, and the line that says why.
+    static func note(_ value: String, _ message: String) {
+        last.withLock { $0 = (value, message) }
+    }
+
+    /// The line for ArgumentParser's `message`: the refusing type's own when the message is
+    /// about the value it refused, else `message` unchanged.
+    static func message(replacing message: String) -> String {
+        guard let noted = last.withLock({ $0 }), message.hasPrefix("The value '\(noted.value)' is invalid") else {
+            return message
+        }
+        return noted.message
+    }
+}

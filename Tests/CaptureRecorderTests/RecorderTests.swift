@@ -1,0 +1,227 @@
+import CaptureCore
+import CaptureSensors
+import CaptureStorage
+import Foundation
+import Glibc
+import Testing
+
+@testable import CaptureRecorder
+
+/// A source the test feeds by hand: it delivers what is pushed, on the recorder's thread for
+/// it, until the recorder tells it to stop.
+final class FeedSource: SampleSource, @unchecked Sendable {
+    let name: String
+    private let lock = NSLock()
+    private var queue: [Sample] = []
+    private var deliveredCount = 0
+    private var ended = false
+
+    init(name: String = "feed:test") {
+        self.name = name
+    }
+
+    func push(_ samples: [Sample]) { lock.withLock { queue += samples } }
+
+    var delivered: Int { lock.withLock { deliveredCount } }
+    var hasEnded: Bool { lock.withLock { ended } }
+
+    /// Pushes `samples` and waits until all of them went through `deliver`.
+    func feed(_ samples: [Sample]) {
+        let target = delivered + samples.count
+        push(samples)
+        #expect(waitUntil { self.delivered >= target }, "the recorder did not take the samples")
+    }
+
+    func run(deliver: @Sendable (Sample) -> Void, shouldStop: @Sendable () -> Bool) throws {
+        defer { lock.withLock { ended = true } }
+        while !shouldStop() {
+            let batch = lock.withLock {
+                let batch = queue
+                queue = []
+                return batch
+            }
+            for sample in batch {
+                deliver(sample)
+                lock.withLock { deliveredCount += 1 }
+            }
+            usleep(1_000)
+        }
+    }
+}
+
+/// A source that fails at once.
+struct FailingSource: SampleSource {
+    struct Broken: Error, CustomStringConvertible {
+        var description: String { "the device vanished" }
+    }
+    let name = "broken:test"
+    func run(deliver: @Sendable (Sample) -> Void, shouldStop: @Sendable () -> Bool) throws { throw Broken() }
+}
+
+/// Polls `condition` every 10 ms for up to `seconds`.
+func waitUntil(seconds: Double = 10, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if try condition() { return true }
+        usleep(10_000)
+    }
+    return try condition()
+}
+
+func acceleration(_ count: Int, from time: Int64 = WallClock.now()) -> [Sample] {
+    (0..<count).map { .motion(.accelerometer, MotionSample(timestamp: time + Int64($0), x: 0.1, y: 0.2, z: 9.81)) }
+}
+
+/// A recorder over a temporary store and in-process sources, its `run()` on a thread of its
+/// own (holding the recorder lock); no process is spawned and no signal handler installed.
+final class RecorderHarness: @unchecked Sendable {
+    let directory: String
+    let store: Store
+    let recorder: Recorder
+    let feed = FeedSource()
+    let measurement: Int64
+    private let finished = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var result: StoreError??
+
+    init(flushInterval: Int64, extraSources: [any SampleSource] = []) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("capture-rec-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        store = try Store(directory: directory)
+        recorder = Recorder(directory: directory, store: store, sources: [feed] + extraSources, flushInterval: flushInterval)
+        try recorder.listen()
+        measurement = try recorder.startNew(modality: .bicycle)
+        // The recorder lock is held while run() runs, as a recorder process holds it, so that
+        // RecorderControl sees a running recorder.
+        let locked = DispatchSemaphore(value: 0)
+        let thread = Thread { [self] in
+            let held = RecorderLock(directory: directory)
+            locked.signal()
+            let failure = recorder.run(handlingSignals: false)
+            _ = consume held
+            lock.withLock { result = .some(failure) }
+            finished.signal()
+        }
+        thread.start()
+        locked.wait()
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: directory) }
+
+    /// Sends a command as the control socket would.
+    @discardableResult
+    func command(_ command: ControlRequest.Command, modality: Modality? = nil) -> ControlReply {
+        recorder.command(ControlRequest(command: command, modality: modality))
+    }
+
+    /// Waits for `run()` to return; its failure, or `nil` after a clean stop.
+    func waitForEnd(seconds: Int = 10) -> StoreError?? {
+        guard finished.wait(timeout: .now() + .seconds(seconds)) == .success else { return nil }
+        return lock.withLock { result }
+    }
+
+    func committed() throws -> SampleCounts { try store.counts(of: measurement) }
+}
+
+@Suite("The recorder's flush and thread logic, in process")
+struct RecorderTests {
+    @Test func nothingIsCommittedBeforeTheFlushIntervalEnds() throws {
+        let harness = try RecorderHarness(flushInterval: 60_000)
+        defer { harness.command(.stop) }
+        harness.feed.feed(acceleration(25))
+        #expect(try harness.committed().accelerometer == 0)
+        #expect(harness.command(.status).status?.pendingSamples == 25)
+        #expect(harness.command(.status).status?.sources.first?.samples == 25)
+    }
+
+    @Test func eachFlushIntervalCommitsWhatArrivedWithoutACommand() throws {
+        let harness = try RecorderHarness(flushInterval: 100)
+        defer { harness.command(.stop) }
+        harness.feed.feed(acceleration(10))
+        #expect(try waitUntil { try harness.committed().accelerometer == 10 })
+        harness.feed.feed(acceleration(5, from: WallClock.now() + 1_000))
+        #expect(try waitUntil { try harness.committed().accelerometer == 15 })
+        #expect(harness.command(.status).status?.pendingSamples == 0)
+        #expect(harness.command(.status).status?.state == .capturing)
+    }
+
+    @Test func lifecycleCommandsCommitWhatCameBeforeThem() throws {
+        let harness = try RecorderHarness(flushInterval: 60_000)
+        harness.feed.feed(acceleration(5))
+        let paused = harness.command(.pause)
+        #expect(paused.ok && paused.status?.state == .paused)
+        // Committed by the pause itself, not by a flush (the interval is a minute).
+        #expect(try harness.committed().accelerometer == 5)
+        #expect(try harness.store.measurement(harness.measurement).status == .paused)
+
+        harness.feed.feed(acceleration(3))
+        #expect(harness.command(.status).status?.droppedWhilePaused == 3)
+
+        #expect(harness.command(.resume).status?.track == 2)
+        harness.feed.feed(acceleration(4))
+        let changed = harness.command(.modality, modality: .walking)
+        #expect(changed.ok && changed.status?.modality == .walking)
+        #expect(try harness.committed().accelerometer == 9)
+        #expect(try harness.store.counts(of: harness.measurement, track: 2).accelerometer == 4)
+        #expect(try harness.store.currentModality(of: harness.measurement) == .walking)
+        harness.command(.stop)
+        #expect(harness.waitForEnd() == .some(nil))
+    }
+
+    @Test func stopCommitsEverythingStopsTheSourcesAndEndsTheRun() throws {
+        let harness = try RecorderHarness(flushInterval: 60_000)
+        harness.feed.feed(acceleration(7))
+        let stopped = harness.command(.stop)
+        #expect(stopped.ok && stopped.status?.state == .finished)
+        #expect(harness.waitForEnd() == .some(nil))
+        // run() waits for the sources to notice the stop.
+        #expect(harness.feed.hasEnded)
+        #expect(try harness.committed().accelerometer == 7)
+        let record = try harness.store.measurement(harness.measurement)
+        #expect(record.status == .finished && record.endTime != nil)
+        // Nothing is taken after the stop, and the socket and pid file are gone.
+        harness.feed.push(acceleration(3))
+        usleep(50_000)
+        #expect(try harness.committed().accelerometer == 7)
+        #expect(!FileManager.default.fileExists(atPath: Recorder.socketPath(directory: harness.directory)))
+        #expect(!FileManager.default.fileExists(atPath: harness.directory + "/recorder.pid"))
+    }
+
+    @Test func refusalsAreTypedFailuresAndChangeNothing() throws {
+        let harness = try RecorderHarness(flushInterval: 60_000)
+        defer { harness.command(.stop) }
+        #expect(harness.command(.resume).failure?.kind == .notPaused)
+        #expect(harness.command(.modality).failure?.kind == .badRequest)
+        harness.command(.pause)
+        #expect(harness.command(.pause).failure?.kind == .notCapturing)
+        #expect(try harness.store.measurement(harness.measurement).status == .paused)
+        // A change of modality is recorded while paused too.
+        #expect(harness.command(.modality, modality: .car).status?.modality == .car)
+    }
+
+    @Test func aFailingSourceIsReportedAndTheOthersGoOn() throws {
+        let harness = try RecorderHarness(flushInterval: 60_000, extraSources: [FailingSource()])
+        defer { harness.command(.stop) }
+        #expect(waitUntil { harness.command(.status).status?.failedSources == 1 })
+        let status = try #require(harness.command(.status).status)
+        #expect(status.sources.map(\.state) == [.running, .failed])
+        #expect(status.sources.last?.error == "the device vanished")
+        harness.feed.feed(acceleration(2))
+        #expect(harness.command(.pause).ok)
+        #expect(try harness.committed().accelerometer == 2)
+    }
+
+    @Test func theControlSocketCarriesTypedRequestsAndReplies() throws {
+        let harness = try RecorderHarness(flushInterval: 60_000)
+        let reply = try RecorderClient.send(.modality(.train), directory: harness.directory)
+        #expect(reply.ok && reply.status?.modality == .train && reply.status?.state == .capturing)
+        let wire = String(decoding: try JSONEncoder().encode(ControlRequest.modality(.eBike)), as: UTF8.self)
+        #expect(wire.contains(#""command":"modality""#) && wire.contains(#""modality":"EBike""#))
+        let refused = try RecorderClient.send(ControlRequest(command: .resume), directory: harness.directory)
+        #expect(!refused.ok && refused.failure?.kind == .notPaused)
+        let failure = String(decoding: try JSONEncoder().encode(refused.failure), as: UTF8.self)
+        #expect(failure.contains(#""kind":"notPaused""#))
+        #expect(try RecorderClient.send(ControlRequest(command: .stop), directory: harness.directory).status?.state == .finished)
+        #expect(harness.waitForEnd() == .some(nil))
+    }
+}

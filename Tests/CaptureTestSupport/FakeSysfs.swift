@@ -1,0 +1,74 @@
+import Foundation
+import Glibc
+public import Testing
+
+/// A fake `/` for IIO tests: `sys/bus/iio/devices/…` attribute files and `dev/…` device nodes
+/// (FIFOs) in a temporary directory, passed to the code under test as its sysfs root
+/// (`--sysfs-root` for the CLI). Removed by ``remove()`` or when the value goes away.
+///
+/// ```swift
+/// let sysfs = FakeSysfs()
+/// sysfs.write("iio:device0", ["name": "fakeaccel", "in_accel_x_raw": "0"])
+/// sysfs.makeNode("iio:device0")
+/// let devices = IIODiscovery.devices(root: sysfs.path)
+/// ```
+public final class FakeSysfs {
+    /// The fake root.
+    public let path: String
+
+    /// Creates `<tmp>/<prefix>-<uuid>` with empty `dev` and `sys/bus/iio/devices` folders.
+    public init(prefix: String = "capture-sysfs") {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)").path
+        try? FileManager.default.createDirectory(atPath: path + "/dev", withIntermediateDirectories: true)
+        try? FileManager.default.createDirectory(atPath: devicesDirectory, withIntermediateDirectories: true)
+    }
+
+    deinit { remove() }
+
+    /// Removes the whole tree.
+    public func remove() { try? FileManager.default.removeItem(atPath: path) }
+
+    /// `<root>/sys/bus/iio/devices`.
+    public var devicesDirectory: String { path + "/sys/bus/iio/devices" }
+
+    /// The sysfs directory of device `id` (`iio:device0`, `trigger0`).
+    public func deviceDirectory(_ id: String) -> String { devicesDirectory + "/" + id }
+
+    /// Writes attribute files of a device (relative paths such as `buffer0/in_accel_x_en`), each
+    /// ending with `terminator` (sysfs gives a newline; pass `""` to write the text exactly). A
+    /// file that cannot be written is recorded as an issue of the calling test.
+    public func write(
+        _ id: String, _ files: [String: String], terminator: String = "\n",
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        for (name, text) in files {
+            let file = deviceDirectory(id) + "/" + name
+            do {
+                try FileManager.default.createDirectory(
+                    atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                try (text + terminator).write(toFile: file, atomically: false, encoding: .utf8)
+            } catch {
+                Issue.record("cannot write \(file): \(error)", sourceLocation: sourceLocation)
+            }
+        }
+    }
+
+    /// The trimmed text of a device's attribute file, or `nil`.
+    public func read(_ id: String, _ name: String) -> String? {
+        (try? String(contentsOfFile: deviceDirectory(id) + "/" + name, encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Makes `dev/<id>` a FIFO, as the device node a buffered device is read from.
+    public func makeNode(_ id: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(mkfifo(node(id), 0o600) == 0, "mkfifo \(node(id))", sourceLocation: sourceLocation)
+    }
+
+    /// Makes `dev/<id>` a directory: a node that exists but cannot be opened as a device.
+    public func makeUnopenableNode(_ id: String) throws {
+        try FileManager.default.createDirectory(atPath: node(id), withIntermediateDirectories: true)
+    }
+
+    /// The path of `dev/<id>`.
+    public func node(_ id: String) -> String { path + "/dev/" + id }
+}

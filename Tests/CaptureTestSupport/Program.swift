@@ -1,0 +1,46 @@
+import Foundation
+import Glibc
+public import Testing
+
+/// Runs any program to its end with ``Subprocess`` (never Foundation's `Process`): standard input
+/// from bytes, output collected.
+public enum Program {
+    /// What a finished program left.
+    public struct Result: Sendable {
+        /// The exit status (128 + signal if it was killed).
+        public var status: Int32
+        /// Standard output as text.
+        public var stdout: String
+        /// Standard error as text.
+        public var stderr: String
+        /// Standard output as bytes (binary output is not valid UTF-8).
+        public var stdoutBytes: [UInt8]
+    }
+
+    /// The full path of `name` on PATH, if any.
+    public static func which(_ name: String) -> String? {
+        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+            let path = "\(directory)/\(name)"
+            if access(path, X_OK) == 0 { return path }
+        }
+        return nil
+    }
+
+    /// Runs `executable` with `arguments` and `input` on its standard input, and waits for it.
+    public static func run(_ executable: String, _ arguments: [String], input: [UInt8] = []) throws -> Result {
+        let process = try Subprocess(arguments, bytes: input, executable: executable)
+        let status = process.wait()
+        let bytes = process.stdoutBytes
+        return Result(
+            status: status, stdout: String(decoding: bytes, as: UTF8.self), stderr: process.stderr, stdoutBytes: bytes)
+    }
+
+    /// The tool, or a recorded failure telling how to install it (tests never skip silently).
+    public static func require(_ name: String, package: String, sourceLocation: SourceLocation = #_sourceLocation)
+        -> String?
+    {
+        if let path = which(name) { return path }
+        Issue.record("\(name) not found on PATH: run scripts/setup (installs \(package))", sourceLocation: sourceLocation)
+        return nil
+    }
+}
