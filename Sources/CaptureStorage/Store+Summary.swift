@@ -92,8 +92,8 @@ public struct MeasurementSummary: Sendable, Codable {
     }
 
     public var id: Int64
-    /// `capturing`, `paused` or `finished`.
-    public var status: String
+    /// `capturing`, `paused` or `finished`, as stored.
+    public var status: MeasurementStatus
     /// The initial modality.
     public var modality: String
     /// Unix ms of the start and the end (`nil` while open), and the span between.
@@ -118,9 +118,26 @@ public struct MeasurementSummary: Sendable, Codable {
 
 /// One line of `capture list`; its JSON form is an element of `capture list --json`.
 public struct MeasurementListEntry: Sendable, Codable {
+    /// A stored status, or `interrupted`: the JSON words of `capture list`.
+    public enum Status: String, Sendable, Equatable, Codable, CaseIterable {
+        case capturing, paused, finished
+        /// Open, but no recorder holds it: `capture resume` or `capture stop` takes it on.
+        case interrupted
+
+        /// The status of a measurement stored as `status`; an open one is `interrupted` unless
+        /// `recorderRunning`.
+        public init(_ status: MeasurementStatus, recorderRunning: Bool) {
+            switch status {
+            case .finished: self = .finished
+            case _ where !recorderRunning: self = .interrupted
+            case .capturing: self = .capturing
+            case .paused: self = .paused
+            }
+        }
+    }
+
     public var id: Int64
-    /// `capturing`, `paused`, `finished`, or `interrupted` (open, but no recorder holds it).
-    public var status: String
+    public var status: Status
     /// The initial modality.
     public var modality: String
     /// Unix ms of the start and the end (`nil` while open).
@@ -157,7 +174,7 @@ extension Store {
                 minLongitude: MeasurementSummary.micro($0.minLongitude), maxLongitude: MeasurementSummary.micro($0.maxLongitude))
         }
         return MeasurementSummary(
-            id: id, status: record.lifecycleState.name, modality: record.modality, start: record.startTime, end: record.endTime,
+            id: id, status: record.status, modality: record.modality, start: record.startTime, end: record.endTime,
             durationMs: record.endTime.map { $0 - record.startTime }, counts: try counts(of: id),
             distanceMeters: MeasurementSummary.millimetres(total), boundingBox: box, tracks: tracks,
             events: events.map { MeasurementSummary.EventSummary(timestamp: $0.timestamp, type: $0.type.name, value: $0.value) },
@@ -174,7 +191,7 @@ extension Store {
         let uploads = try uploads()
         return try measurements().map { record throws(StoreError) in
             MeasurementListEntry(
-                id: record.id, status: record.isOpen && !recorderRunning ? "interrupted" : record.lifecycleState.name,
+                id: record.id, status: MeasurementListEntry.Status(record.status, recorderRunning: recorderRunning),
                 modality: record.modality, start: record.startTime, end: record.endTime, tracks: record.trackCount,
                 counts: try counts(of: record.id), upload: UploadSummary(uploads[record.id] ?? .pending(record.id)))
         }

@@ -28,7 +28,7 @@ struct List: ParsableCommand {
                 let samples = entry.counts.accelerometer + entry.counts.gyroscope + entry.counts.magnetometer
                 print(
                     String(entry.id).padding(toLength: 8, withPad: " ", startingAt: 0)
-                        + entry.status.padding(toLength: 13, withPad: " ", startingAt: 0)
+                        + entry.status.rawValue.padding(toLength: 13, withPad: " ", startingAt: 0)
                         + entry.modality.padding(toLength: 12, withPad: " ", startingAt: 0)
                         + Format.time(entry.start).padding(toLength: 22, withPad: " ", startingAt: 0)
                         + duration.padding(toLength: 10, withPad: " ", startingAt: 0)

@@ -1,9 +1,9 @@
 import CaptureStorage
 import Foundation
 
-/// `capture status` (StatusCommand.swift, on the recorder branch) still spells the committed
-/// counts `CountsReport(store.counts(of:))`; they are the store's ``SampleCounts`` now, whose
-/// JSON keys are the same. Remove both lines once Status names `SampleCounts` itself.
+/// `capture status` (StatusCommand.swift, the recorder branch's) still spells its committed
+/// counts `CountsReport(counts)`; they are the store's ``SampleCounts``, whose JSON keys are the
+/// same. Remove both lines once that line reads `Format.counts(counts)`.
 typealias CountsReport = SampleCounts
 extension SampleCounts { init(_ counts: SampleCounts) { self = counts } }
 
@@ -12,7 +12,7 @@ extension MeasurementSummary {
     var text: String {
         var lines: [String] = []
         let span = durationMs.map { " (\(Format.duration($0)))" } ?? ""
-        lines.append("measurement \(id): \(status), \(modality), \(tracks.count) track(s)")
+        lines.append("measurement \(id): \(status.rawValue), \(modality), \(tracks.count) track(s)")
         lines.append("  time      \(Format.time(start)) → \(end.map(Format.time) ?? "open")\(span)")
         lines.append("  distance  \(Format.distance(distanceMeters)) over clean fixes")
         if let box = boundingBox {

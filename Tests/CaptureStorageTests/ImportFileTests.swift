@@ -40,7 +40,7 @@ import Testing
         let summary = try store.importTransferFile(at: path)
         #expect(summary.measurement == 2 && summary.locations == 2 && summary.tracks == 1)
         let record = try store.measurement(2)
-        #expect(record.lifecycleState == .finished(tracks: 1) && record.modality == "BICYCLE" && record.sources == "import:\(path)")
+        #expect(record.status == .finished && record.modality == "BICYCLE" && record.sources == "import:\(path)")
     }
 
     @Test func pathsThatAreNoFileAreRefusedUnread() throws {

@@ -34,7 +34,7 @@ import Testing
     @Test func summaryOfATwoTrackRide() throws {
         let id = try ride()
         let summary = try store.summary(of: id)
-        #expect(summary.status == "finished" && summary.modality == "CAR" && summary.durationMs == 3_000)
+        #expect(summary.status == .finished && summary.modality == "CAR" && summary.durationMs == 3_000)
         #expect(summary.tracks.map(\.modality) == ["CAR", "WALKING"])
         #expect(summary.tracks.map(\.counts.locations) == [2, 1])
         #expect(summary.counts.locations == 3 && summary.counts.pressure == 2)
@@ -55,8 +55,8 @@ import Testing
         let open = try ride(stop: false)
         let alone = try store.listEntries(recorderRunning: false)
         #expect(alone.map(\.id) == [finished, open])
-        #expect(alone.map(\.status) == ["finished", "interrupted"])
-        #expect(try store.listEntries(recorderRunning: true).map(\.status) == ["finished", "capturing"])
+        #expect(alone.map(\.status) == [.finished, .interrupted])
+        #expect(try store.listEntries(recorderRunning: true).map(\.status) == [.finished, .capturing])
         #expect(alone[0].tracks == 2 && alone[0].counts.locations == 3 && alone[0].end == 4_000 && alone[1].end == nil)
     }
 
