@@ -108,7 +108,8 @@ let package = Package(
         // abstraction and a registry; its tests run in-process against a temporary store.
         .target(name: "CaptureExport", dependencies: ["CaptureCore", "CaptureStorage"], swiftSettings: strict),
         .testTarget(
-            name: "CaptureExportTests", dependencies: ["CaptureCore", "CaptureStorage", "CaptureExport", "CaptureRecorder"],
+            name: "CaptureExportTests",
+            dependencies: ["CaptureCore", "CaptureStorage", "CaptureExport", "CaptureRecorder", "CaptureTestSupport"],
             swiftSettings: strict),
         .executableTarget(
             name: "capture",

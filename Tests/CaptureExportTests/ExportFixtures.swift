@@ -1,15 +1,12 @@
 import CaptureRecorder
 import CaptureStorage
+import CaptureTestSupport
 import Foundation
 
 /// Stores made from the repository's fixtures in temporary data directories.
 enum ExportFixtures {
-    /// The repository root (three levels above this file).
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
-
     /// `fixtures/<name>`.
-    static func fixture(_ name: String) -> String { root + "/fixtures/" + name }
+    static func fixture(_ name: String) -> String { Repository.fixture(name) }
 
     /// The bytes of `fixtures/golden/<name>`.
     static func golden(_ name: String) throws -> [UInt8] {
