@@ -104,10 +104,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
+        // Exports of a stored measurement (GPX, GeoJSON, CSV, Cyface) behind one exporter
+        // abstraction and a registry; its tests run in-process against a temporary store.
+        .target(name: "CaptureExport", dependencies: ["CaptureCore", "CaptureStorage"], swiftSettings: strict),
+        .testTarget(
+            name: "CaptureExportTests",
+            dependencies: ["CaptureCore", "CaptureStorage", "CaptureExport", "CaptureRecorder", "CaptureTestSupport"],
+            swiftSettings: strict),
         .executableTarget(
             name: "capture",
             dependencies: [
-                "CaptureCore", "CaptureStorage", "CaptureSensors", "CaptureRecorder", "CaptureUpload",
+                "CaptureCore", "CaptureStorage", "CaptureSensors", "CaptureRecorder", "CaptureUpload", "CaptureExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),

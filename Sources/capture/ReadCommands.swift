@@ -12,16 +12,8 @@ struct List: ParsableCommand {
 
     func run() throws {
         try execute {
-            var entries: [ListEntry] = []
-            if let store = try data.existingStore() {
-                let recorderAlive = RecorderLock.isHeld(directory: data.path)
-                let uploads = try store.uploads()
-                entries = try store.measurements().map {
-                    try ListEntry(
-                        store: store, record: $0, interrupted: $0.isOpen && !recorderAlive,
-                        upload: uploads[$0.id] ?? .pending($0.id))
-                }
-            }
+            let entries =
+                try data.existingStore()?.listEntries(recorderRunning: RecorderLock.isHeld(directory: data.path)) ?? []
             if output.json {
                 try printJSON(entries)
                 return
@@ -36,7 +28,7 @@ struct List: ParsableCommand {
                 let samples = entry.counts.accelerometer + entry.counts.gyroscope + entry.counts.magnetometer
                 print(
                     String(entry.id).padding(toLength: 8, withPad: " ", startingAt: 0)
-                        + entry.status.padding(toLength: 13, withPad: " ", startingAt: 0)
+                        + entry.status.rawValue.padding(toLength: 13, withPad: " ", startingAt: 0)
                         + entry.modality.padding(toLength: 12, withPad: " ", startingAt: 0)
                         + Format.time(entry.start).padding(toLength: 22, withPad: " ", startingAt: 0)
                         + duration.padding(toLength: 10, withPad: " ", startingAt: 0)
@@ -66,8 +58,8 @@ struct Show: ParsableCommand {
     func run() throws {
         try execute {
             guard let store = try data.existingStore() else { throw StoreError.measurementNotFound(id) }
-            let report = try MeasurementReport(store: store, id: id, qnh: qnh)
-            if output.json { try printJSON(report) } else { print(report.text) }
+            let summary = try store.summary(of: id, qnh: qnh)
+            if output.json { try printJSON(summary) } else { print(summary.text) }
         }
     }
 }
@@ -97,8 +89,7 @@ struct Delete: ParsableCommand {
                     throw CLIError(.usage, "not deleted (answer y to delete, or pass --yes)")
                 }
             }
-            try store.delete(id)
-            Store.removeTransferFile(for: id, directory: data.path)
+            try store.deleteMeasurement(id, directory: data.path)
             print("deleted measurement \(id)")
         }
     }

@@ -1,0 +1,105 @@
+public import CaptureCore
+public import CaptureStorage
+import Foundation
+
+/// The tables of the CSV export, one per sensor.
+public enum CSVTable: String, Sendable, CaseIterable {
+    case accelerometer, gyroscope, magnetometer, pressure, locations
+
+    /// The motion sensor of a motion table, `nil` for pressure and locations.
+    public var sensor: MotionSensor? {
+        switch self {
+        case .accelerometer: .accelerometer
+        case .gyroscope: .gyroscope
+        case .magnetometer: .magnetometer
+        case .pressure, .locations: nil
+        }
+    }
+
+    /// The file name in an output directory (`accelerometer.csv`).
+    public var fileName: String { "\(rawValue).csv" }
+}
+
+/// CSV: one table per sensor in SI units with a header line: accelerometer (m/s²), gyroscope
+/// (rad/s), magnetometer (µT), pressure (Pa), locations (degrees, m, m/s). Times are Unix
+/// milliseconds; `track` 0 marks data in a pause gap.
+///
+/// To a file destination (a directory, created if needed) all five tables are written, each
+/// atomically; to standard output the one table of ``ExportOptions/table`` (default: locations).
+public struct CSVExporter: MeasurementExporter {
+    public let name = "csv"
+    public let filtersFixes = true
+
+    /// The CSV exporter.
+    public init() {}
+
+    public func export(
+        _ id: Int64, from store: Store, options: ExportOptions, to destination: ExportDestination
+    ) throws(ExportError) {
+        let record = try exporting { try store.measurement(id) }
+        switch destination {
+        case .standardOutput:
+            try OutputSink.writing(to: .standardOutput) { try write(options.table ?? .locations, of: record, from: store, options: options, to: $0) }
+        case .file(let directory):
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                throw .cannotCreateDirectory(path: directory, reason: error.localizedDescription)
+            }
+            for table in CSVTable.allCases {
+                let path = (directory as NSString).appendingPathComponent(table.fileName)
+                try OutputSink.writing(to: .file(path)) { try write(table, of: record, from: store, options: options, to: $0) }
+            }
+        }
+    }
+
+    /// Writes one table.
+    func write(_ table: CSVTable, of record: MeasurementRecord, from store: Store, options: ExportOptions, to sink: OutputSink) throws {
+        if let sensor = table.sensor {
+            let unit =
+                switch sensor {
+                case .accelerometer: "m_s2"
+                case .gyroscope: "rad_s"
+                case .magnetometer: "uT"
+                }
+            try sink.write("time_unix_ms,track,x_\(unit),y_\(unit),z_\(unit)\n")
+            var failure: (any Error)?
+            try store.forEachBatch(of: record.id, sensor: sensor) { batch in
+                guard failure == nil else { return }
+                do {
+                    var lines = ""
+                    for sample in try Store.samples(of: batch) {
+                        lines += "\(sample.timestamp),\(batch.track),\(sample.x),\(sample.y),\(sample.z)\n"
+                    }
+                    try sink.write(lines)
+                } catch {
+                    failure = error
+                }
+            }
+            if let failure { throw failure }
+            return
+        }
+        switch table {
+        case .pressure:
+            try sink.write("time_unix_ms,pressure_pa\n")
+            for sample in try store.pressures(of: record.id) {
+                try sink.write("\(sample.timestamp),\(TextFormat.decimal(sample.hectopascals * 100, 2))\n")
+            }
+        default:
+            try sink.write(
+                "time_unix_ms,track,latitude_deg,longitude_deg,altitude_m,horizontal_accuracy_m,vertical_accuracy_m,speed_m_s,course_deg\n")
+            var rows: [(track: Int, fix: Fix)] = []
+            for track in 0...max(record.trackCount, 0) {
+                rows += options.kept(try store.fixes(of: record.id, track: track)).map { (track, $0) }
+            }
+            rows.sort { $0.fix.timestamp < $1.fix.timestamp }
+            func optional(_ value: Double?) -> String { value.map { "\($0)" } ?? "" }
+            for (track, fix) in rows {
+                try sink.write(
+                    "\(fix.timestamp),\(track),\(fix.latitude),\(fix.longitude),\(optional(fix.altitude)),"
+                        + "\(optional(fix.horizontalAccuracy)),\(optional(fix.verticalAccuracy)),\(optional(fix.speed)),"
+                        + "\(optional(fix.course))\n")
+            }
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import CaptureCore
+public import CaptureStorage
+import Foundation
+
+/// The Cyface v3 transfer file, byte for byte what an upload sends (raw deflate of `00 03` +
+/// protobuf). Only finished measurements; the file is the store's cached one
+/// (``Store/transferFile(for:directory:)``), made on first use. It always carries every fix.
+public struct CyfaceExporter: MeasurementExporter {
+    public let name = "cyface"
+    public let filtersFixes = false
+
+    /// The Cyface transfer-file exporter.
+    public init() {}
+
+    public func export(
+        _ id: Int64, from store: Store, options: ExportOptions, to destination: ExportDestination
+    ) throws(ExportError) {
+        let file = try exporting { try store.transferFile(for: id, directory: options.dataDirectory) }
+        try OutputSink.writing(to: destination) { sink in
+            guard let handle = FileHandle(forReadingAtPath: file.path) else { throw ExportError.cannotRead(path: file.path) }
+            defer { try? handle.close() }
+            while true {
+                let chunk: Data
+                do {
+                    guard let read = try handle.read(upToCount: OutputSink.pieceSize), !read.isEmpty else { break }
+                    chunk = read
+                } catch {
+                    throw ExportError.cannotRead(path: file.path)
+                }
+                try sink.write([UInt8](chunk))
+            }
+        }
+    }
+}

@@ -1,0 +1,54 @@
+public import CaptureStorage
+
+/// Why an export failed. Nothing is left at a file destination then.
+public enum ExportError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The store failed, or has no such measurement.
+    case store(StoreError)
+    /// The Cyface transfer file could not be made (a measurement not finished, a value the format
+    /// cannot hold, its cache file not writable).
+    case transfer(TransferError)
+    /// The output directory (CSV) could not be created.
+    case cannotCreateDirectory(path: String, reason: String)
+    /// An output file or standard output could not be written.
+    case cannotWrite(path: String, reason: String)
+    /// A file to copy (the cached transfer file) could not be read.
+    case cannotRead(path: String)
+
+    /// One line: what failed.
+    public var description: String {
+        switch self {
+        case .store(let error): error.description
+        case .transfer(let error): error.description
+        case .cannotCreateDirectory(let path, let reason): "cannot create the directory \(path): \(reason)"
+        case .cannotWrite(let path, let reason): "cannot write \(path): \(reason)"
+        case .cannotRead(let path): "cannot read \(path)"
+        }
+    }
+
+    /// Wraps what an exporter's body threw.
+    init(_ error: any Error) {
+        switch error {
+        case let error as ExportError: self = error
+        case let error as StoreError: self = .store(error)
+        case let error as TransferError:
+            // AtomicFile reports its I/O as TransferError.io; for an export that is a write error.
+            if case .io(let path, let reason) = error {
+                self = .cannotWrite(path: path, reason: reason)
+            } else {
+                self = .transfer(error)
+            }
+        default: self = .cannotWrite(path: "the output", reason: "\(error)")
+        }
+    }
+}
+
+extension MeasurementExporter {
+    /// Runs `body` with typed errors: everything it throws becomes an ``ExportError``.
+    func exporting<T>(_ body: () throws -> T) throws(ExportError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw ExportError(error)
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import CaptureCore
+public import CaptureStorage
+
+/// GPX 1.1: one `<trk>` with one `<trkseg>` per track; each point has `<ele>`, `<time>` and, in
+/// `<extensions>`, speed (m/s) and horizontal accuracy (m) in the `capture` namespace.
+public struct GPXExporter: MeasurementExporter {
+    public let name = "gpx"
+    public let filtersFixes = true
+
+    /// The GPX exporter.
+    public init() {}
+
+    public func export(
+        _ id: Int64, from store: Store, options: ExportOptions, to destination: ExportDestination
+    ) throws(ExportError) {
+        let record = try exporting { try store.measurement(id) }
+        try OutputSink.writing(to: destination) { sink in
+            try sink.write(
+                """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <gpx version="1.1" creator="capture" xmlns="http://www.topografix.com/GPX/1/1" \
+                xmlns:capture="urn:capture:gpx:1" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" \
+                xsi:schemaLocation="http://www.topografix.com/GPX/1/1 http://www.topografix.com/GPX/1/1/gpx.xsd">
+                  <metadata>
+                    <name>measurement \(record.id)</name>
+                    <time>\(TextFormat.isoTime(record.startTime))</time>
+                  </metadata>
+                  <trk>
+                    <name>measurement \(record.id)</name>
+                    <type>\(TextFormat.xmlEscaped(record.modality))</type>
+
+                """)
+            for track in try store.tracks(of: record.id) {
+                try sink.write("    <trkseg>\n")
+                for fix in options.kept(try store.fixes(of: record.id, track: track.number)) {
+                    try sink.write(Self.point(fix))
+                }
+                try sink.write("    </trkseg>\n")
+            }
+            try sink.write("  </trk>\n</gpx>\n")
+        }
+    }
+
+    /// One `<trkpt>` line.
+    static func point(_ fix: Fix) -> String {
+        var point = "      <trkpt lat=\"\(TextFormat.degrees(fix.latitude))\" lon=\"\(TextFormat.degrees(fix.longitude))\">"
+        if let altitude = fix.altitude { point += "<ele>\(TextFormat.decimal(altitude, 2))</ele>" }
+        point += "<time>\(TextFormat.isoTime(fix.timestamp))</time>"
+        if fix.speed != nil || fix.horizontalAccuracy != nil {
+            point += "<extensions>"
+            if let speed = fix.speed { point += "<capture:speed>\(TextFormat.decimal(speed, 2))</capture:speed>" }
+            if let accuracy = fix.horizontalAccuracy {
+                point += "<capture:accuracy>\(TextFormat.decimal(accuracy, 2))</capture:accuracy>"
+            }
+            point += "</extensions>"
+        }
+        return point + "</trkpt>\n"
+    }
+}
+
+extension ExportOptions {
+    /// `fixes`, or only the clean ones with ``clean``.
+    func kept(_ fixes: [Fix]) -> [Fix] { clean ? fixes.filter(LocationCleaning.isClean) : fixes }
+}

@@ -1,0 +1,57 @@
+public import CaptureStorage
+
+/// One export format of a stored measurement: GPX, GeoJSON, CSV, the Cyface transfer file.
+///
+/// A new format is one new file with a type conforming to this protocol plus one line in
+/// ``ExporterRegistry/standard``. An exporter reads what it needs from the store and writes it
+/// through an ``OutputSink``, so a file appears whole (atomically) or not at all.
+///
+/// ```swift
+/// let exporter = ExporterRegistry.standard.exporter(named: "gpx")!
+/// try exporter.export(7, from: store, options: ExportOptions(dataDirectory: dir), to: .file("ride.gpx"))
+/// ```
+public protocol MeasurementExporter: Sendable {
+    /// The format's name as `capture export --format` spells it (`gpx`).
+    var name: String { get }
+
+    /// Whether ``ExportOptions/clean`` applies (the Cyface transfer file always carries every fix).
+    var filtersFixes: Bool { get }
+
+    /// Writes measurement `id` of `store` to `destination`.
+    ///
+    /// The measurement is looked up before any output is opened, so an unknown id leaves no file.
+    ///
+    /// - Throws: ``ExportError``; a file destination is then left as it was.
+    func export(_ id: Int64, from store: Store, options: ExportOptions, to destination: ExportDestination) throws(ExportError)
+}
+
+/// How to export: the choices that are not the format itself.
+public struct ExportOptions: Sendable, Equatable {
+    /// The data directory the store lives in (the Cyface exporter caches transfer files there).
+    public var dataDirectory: String
+    /// Keep only clean fixes (``LocationCleaning/isClean(_:)``), for formats that ``MeasurementExporter/filtersFixes``.
+    public var clean: Bool
+    /// CSV to standard output: which table (`nil`: locations). Other formats ignore it.
+    public var table: CSVTable?
+
+    /// Options for a measurement in `dataDirectory`.
+    public init(dataDirectory: String, clean: Bool = false, table: CSVTable? = nil) {
+        self.dataDirectory = dataDirectory
+        self.clean = clean
+        self.table = table
+    }
+}
+
+/// Where an export goes.
+public enum ExportDestination: Sendable, Equatable {
+    /// Standard output.
+    case standardOutput
+    /// A file written atomically; for a format of several files (CSV), a directory (created if
+    /// needed) that receives all of them.
+    case file(String)
+
+    /// `nil` or `-` is standard output, anything else a path.
+    public init(path: String?) {
+        if let path, path != "-" { self = .file(path) } else { self = .standardOutput }
+    }
+}

@@ -1,0 +1,99 @@
+public import CaptureCore
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Why a transfer file at a path could not be imported: which file, and what is wrong with it.
+/// Nothing of the file was stored.
+public struct ImportFileError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What is wrong.
+    public enum Fault: Sendable, Equatable {
+        /// Nothing is at the path, or a directory is.
+        case missing
+        /// A device, FIFO or socket: not read at all, as it might never end.
+        case notRegularFile
+        /// Larger than any transfer file can be (``TransferFileDecoder/maximumDecompressedSize``).
+        case tooLarge(bytes: Int64)
+        /// The file exists but cannot be read.
+        case unreadable
+        /// Not a Cyface v3 transfer file: truncated, corrupt, another version (the decoder says
+        /// what and at which byte offset).
+        case notTransferFile(CyfaceError)
+        /// A well-formed file whose content cannot become a measurement (inconsistent lifecycle
+        /// events, a position not on Earth, nothing at all).
+        case invalidContent(ImportError)
+        /// A value the store cannot keep in the transfer format's encoding.
+        case unrepresentable(CyfaceError)
+        /// The store failed (disk full, database error).
+        case storage(StoreError)
+    }
+
+    /// The file as given.
+    public var path: String
+    /// What is wrong with it.
+    public var fault: Fault
+
+    /// Describes a failed import of `path`.
+    public init(path: String, fault: Fault) {
+        self.path = path
+        self.fault = fault
+    }
+
+    /// One line: the file and what is wrong with it.
+    public var description: String {
+        switch fault {
+        case .missing: "no such file: \(path)"
+        case .notRegularFile: "\(path) is not a regular file"
+        case .tooLarge(let bytes): "\(path): \(bytes) bytes is larger than any transfer file; nothing imported"
+        case .unreadable: "cannot read \(path)"
+        case .notTransferFile(let error): "\(path): not a Cyface v3 transfer file: \(error)"
+        case .invalidContent(let error): "\(path): \(error)"
+        case .unrepresentable(let error): "\(path): \(error)"
+        case .storage(let error): error.description
+        }
+    }
+}
+
+extension Store {
+    /// Imports the Cyface transfer file at `path` as one new finished measurement (see
+    /// ``importMeasurement(_:sources:)``), recording `import:<path>` as its sources.
+    ///
+    /// The path is checked before anything is read: a missing file or a directory, a device or
+    /// FIFO (`/dev/zero` would never end), or a file larger than any transfer file is refused
+    /// without reading it. Then the file is read whole, decoded and stored in one transaction.
+    ///
+    /// ```swift
+    /// let summary = try store.importTransferFile(at: "ride.ccyf")   // summary.measurement is the new id
+    /// ```
+    ///
+    /// - Throws: ``ImportFileError`` naming the file and the fault; nothing is stored then.
+    public func importTransferFile(at path: String) throws(ImportFileError) -> ImportSummary {
+        func fail(_ fault: ImportFileError.Fault) -> ImportFileError { ImportFileError(path: path, fault: fault) }
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFDIR else { throw fail(.missing) }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw fail(.notRegularFile) }
+        guard info.st_size <= TransferFileDecoder.maximumDecompressedSize else { throw fail(.tooLarge(bytes: Int64(info.st_size))) }
+        guard let bytes = FileManager.default.contents(atPath: path) else { throw fail(.unreadable) }
+        let decoded: CyfaceTransferFile
+        do {
+            decoded = try TransferFileDecoder.decode([UInt8](bytes))
+        } catch {
+            throw fail(.notTransferFile(error))
+        }
+        do {
+            return try importMeasurement(decoded, sources: "import:\(path)")
+        } catch let error as ImportError {
+            throw fail(.invalidContent(error))
+        } catch let error as CyfaceError {
+            throw fail(.unrepresentable(error))
+        } catch let error as StoreError {
+            throw fail(.storage(error))
+        } catch {
+            throw fail(.storage(.database("\(error)")))
+        }
+    }
+}

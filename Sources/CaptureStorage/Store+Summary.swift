@@ -1,0 +1,199 @@
+public import CaptureCore
+
+/// A measurement's upload state as `show` and `list` report it (the JSON field `upload`).
+public struct UploadSummary: Sendable, Equatable, Codable {
+    /// pending, uploading, uploaded, skipped or failed.
+    public var status: UploadRecord.Status
+    /// Why it was skipped or failed.
+    public var reason: String?
+    /// Bytes the collector confirmed.
+    public var acknowledged: Int64
+    /// The transfer file's size in bytes, once an upload began.
+    public var totalLength: Int64?
+    /// Unix ms of success.
+    public var uploadedAt: Int64?
+
+    /// The summary of a stored upload record.
+    public init(_ record: UploadRecord) {
+        status = record.status
+        reason = record.reason
+        acknowledged = record.acknowledged
+        totalLength = record.totalLength
+        uploadedAt = record.uploadedAt
+    }
+
+    /// `pending`, `uploading 12/40 B`, `failed (why)`.
+    public var text: String { record.summary }
+
+    private var record: UploadRecord {
+        var record = UploadRecord.pending(0)
+        record.status = status
+        record.reason = reason
+        record.acknowledged = acknowledged
+        record.totalLength = totalLength
+        record.uploadedAt = uploadedAt
+        return record
+    }
+}
+
+/// One measurement as `capture show` reports it: tracks, events, counts, time span, distance,
+/// bounding box, barometric altitude and upload state. Its JSON form is `capture show --json`.
+///
+/// Distances are rounded to millimetres and coordinates to 1e-7° (about 1 cm), so that golden
+/// files do not depend on the last bits of a `Double`.
+public struct MeasurementSummary: Sendable, Codable {
+    /// One track of the measurement.
+    public struct Track: Sendable, Codable {
+        public var number: Int
+        /// Unix ms of its start (START or RESUME) and end (PAUSE or STOP; `nil` while open).
+        public var start: Int64
+        public var end: Int64?
+        /// The modality in force at the track's start.
+        public var modality: String
+        public var counts: SampleCounts
+        /// Geodesic distance over clean fixes, metres.
+        public var distanceMeters: Double
+    }
+
+    /// One event, its type spelled as in the Cyface format (`LIFECYCLE_START`).
+    public struct EventSummary: Sendable, Codable {
+        public var timestamp: Int64
+        public var type: String
+        public var value: String?
+    }
+
+    /// Altitude from pressure: relative to the first sample with the standard sea-level
+    /// pressure (1013.25 hPa), or absolute with a QNH. Heights in metres (rounded to mm).
+    public struct BarometricAltitude: Sendable, Codable {
+        /// `relative` (metres above the first sample) or `absolute` (metres above sea level).
+        public var kind: String
+        /// The sea-level pressure used, hPa.
+        public var seaLevelPressure: Double
+        public var firstPressure: Double
+        public var lastPressure: Double
+        public var start: Double
+        public var end: Double
+        public var min: Double
+        public var max: Double
+        /// Sum of the rises of the altitude smoothed over 20 samples (the Cyface window).
+        public var climb: Double
+
+        init(_ profile: BarometricProfile) {
+            kind = profile.isRelative ? "relative" : "absolute"
+            seaLevelPressure = profile.seaLevelPressure
+            firstPressure = profile.firstPressure
+            lastPressure = profile.lastPressure
+            start = MeasurementSummary.millimetres(profile.start)
+            end = MeasurementSummary.millimetres(profile.end)
+            min = MeasurementSummary.millimetres(profile.min)
+            max = MeasurementSummary.millimetres(profile.max)
+            climb = MeasurementSummary.millimetres(profile.climb)
+        }
+    }
+
+    public var id: Int64
+    /// `capturing`, `paused` or `finished`, as stored.
+    public var status: MeasurementStatus
+    /// The initial modality.
+    public var modality: String
+    /// Unix ms of the start and the end (`nil` while open), and the span between.
+    public var start: Int64
+    public var end: Int64?
+    public var durationMs: Int64?
+    public var counts: SampleCounts
+    /// Geodesic distance over clean fixes, summed per track (pause gaps are not counted).
+    public var distanceMeters: Double
+    public var boundingBox: BoundingBox?
+    public var tracks: [Track]
+    public var events: [EventSummary]
+    /// Altitude from the barometer, when the measurement has pressure samples.
+    public var barometricAltitude: BarometricAltitude?
+    public var upload: UploadSummary
+
+    /// Rounds to millimetres.
+    static func millimetres(_ metres: Double) -> Double { (metres * 1000).rounded() / 1000 }
+    /// Rounds to 1e-7 degrees (about 1 cm).
+    static func micro(_ degrees: Double) -> Double { (degrees * 1e7).rounded() / 1e7 }
+}
+
+/// One line of `capture list`; its JSON form is an element of `capture list --json`.
+public struct MeasurementListEntry: Sendable, Codable {
+    /// A stored status, or `interrupted`: the JSON words of `capture list`.
+    public enum Status: String, Sendable, Equatable, Codable, CaseIterable {
+        case capturing, paused, finished
+        /// Open, but no recorder holds it: `capture resume` or `capture stop` takes it on.
+        case interrupted
+
+        /// The status of a measurement stored as `status`; an open one is `interrupted` unless
+        /// `recorderRunning`.
+        public init(_ status: MeasurementStatus, recorderRunning: Bool) {
+            switch status {
+            case .finished: self = .finished
+            case _ where !recorderRunning: self = .interrupted
+            case .capturing: self = .capturing
+            case .paused: self = .paused
+            }
+        }
+    }
+
+    public var id: Int64
+    public var status: Status
+    /// The initial modality.
+    public var modality: String
+    /// Unix ms of the start and the end (`nil` while open).
+    public var start: Int64
+    public var end: Int64?
+    public var tracks: Int
+    public var counts: SampleCounts
+    public var upload: UploadSummary
+}
+
+extension Store {
+    /// The summary of one measurement, as `capture show` prints it.
+    ///
+    /// - Parameter qnh: the sea-level pressure of the day, hPa, for absolute barometric altitude;
+    ///   `nil` for altitude relative to the first pressure sample.
+    /// - Throws: ``StoreError/measurementNotFound(_:)`` and other ``StoreError``s.
+    public func summary(of id: Int64, qnh: Double? = nil) throws(StoreError) -> MeasurementSummary {
+        let record = try measurement(id)
+        let events = try events(of: id)
+        var tracks: [MeasurementSummary.Track] = []
+        var total = 0.0
+        for track in try self.tracks(of: id) {
+            let distance = Geodesy.trackDistance(try fixes(of: id, track: track.number))
+            total += distance
+            tracks.append(
+                MeasurementSummary.Track(
+                    number: track.number, start: track.startTime, end: track.endTime,
+                    modality: Modality.spelling(at: track.startTime, events: events, initial: record.modality),
+                    counts: try counts(of: id, track: track.number), distanceMeters: MeasurementSummary.millimetres(distance)))
+        }
+        let box = Geodesy.boundingBox(try fixes(of: id)).map {
+            BoundingBox(
+                minLatitude: MeasurementSummary.micro($0.minLatitude), maxLatitude: MeasurementSummary.micro($0.maxLatitude),
+                minLongitude: MeasurementSummary.micro($0.minLongitude), maxLongitude: MeasurementSummary.micro($0.maxLongitude))
+        }
+        return MeasurementSummary(
+            id: id, status: record.status, modality: record.modality, start: record.startTime, end: record.endTime,
+            durationMs: record.endTime.map { $0 - record.startTime }, counts: try counts(of: id),
+            distanceMeters: MeasurementSummary.millimetres(total), boundingBox: box, tracks: tracks,
+            events: events.map { MeasurementSummary.EventSummary(timestamp: $0.timestamp, type: $0.type.name, value: $0.value) },
+            barometricAltitude: BarometricProfile(hectopascals: try pressures(of: id).map(\.hectopascals), qnh: qnh)
+                .map(MeasurementSummary.BarometricAltitude.init),
+            upload: UploadSummary(try upload(of: id)))
+    }
+
+    /// Every measurement, oldest first, as `capture list` prints them.
+    ///
+    /// - Parameter recorderRunning: whether a recorder holds this data directory; an open
+    ///   measurement without one is reported as `interrupted`.
+    public func listEntries(recorderRunning: Bool) throws(StoreError) -> [MeasurementListEntry] {
+        let uploads = try uploads()
+        return try measurements().map { record throws(StoreError) in
+            MeasurementListEntry(
+                id: record.id, status: MeasurementListEntry.Status(record.status, recorderRunning: recorderRunning),
+                modality: record.modality, start: record.startTime, end: record.endTime, tracks: record.trackCount,
+                counts: try counts(of: record.id), upload: UploadSummary(uploads[record.id] ?? .pending(record.id)))
+        }
+    }
+}
