@@ -3,7 +3,6 @@ import CaptureCore
 import CaptureRecorder
 import CaptureSensors
 import Foundation
-import Glibc
 
 /// Prints what a lifecycle command did: `measurement 3 paused (paused, track 1)`, or the report
 /// as JSON.
@@ -83,7 +82,7 @@ struct Start: ParsableCommand {
             try control.refuseIfOpen()
             try RecorderProcess.run(configuration) { id in
                 try? printLifecycleStart(
-                    LifecycleReport(measurement: id, state: .capturing, track: 1, modality: modality, pid: getpid()))
+                    LifecycleReport(measurement: id, state: .capturing, track: 1, modality: modality, pid: ProcessInfo.processInfo.processIdentifier))
                 FileHandle.standardError.write(Data("capturing measurement \(id); Ctrl-C stops it\n".utf8))
             }
         }

@@ -1,12 +1,6 @@
 import CaptureStorage
 import Foundation
 
-/// `capture status` (StatusCommand.swift, the recorder branch's) still spells its committed
-/// counts `CountsReport(counts)`; they are the store's ``SampleCounts``, whose JSON keys are the
-/// same. Remove both lines once that line reads `Format.counts(counts)`.
-typealias CountsReport = SampleCounts
-extension SampleCounts { init(_ counts: SampleCounts) { self = counts } }
-
 extension MeasurementSummary {
     /// The human-readable form of `capture show`.
     var text: String {

@@ -43,7 +43,7 @@ struct Status: ParsableCommand {
         if report.state == .interrupted {
             lines.append("  the recorder is not running: `capture resume` continues on a new track, `capture stop` finishes")
         }
-        if let counts = report.committed { lines.append("  committed  " + Format.counts(CountsReport(counts))) }
+        if let counts = report.committed { lines.append("  committed  " + Format.counts(counts)) }
         if let recorder = report.recorder {
             lines.append("  recorder   pid \(recorder.pid), since \(Format.time(recorder.startedAt)), flush every \(Double(recorder.flushIntervalMs) / 1000) s")
             let rates = recorder.sensors.map { "\($0.sensor) \(String(format: "%.1f", $0.rate)) Hz" }

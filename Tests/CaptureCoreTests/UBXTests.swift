@@ -2,14 +2,7 @@ import CaptureCore
 import Foundation
 import Testing
 
-// The real receiver logs' locator: this target's own today; the shared test-support target's
-// once that lands (branch arch-infra), with no change here.
-#if canImport(CaptureTestSupport)
 import CaptureTestSupport
-private typealias ReceiverLogs = SharedData
-#else
-private typealias ReceiverLogs = SharedTestData
-#endif
 
 /// Little-endian payload builder for hand-made UBX frames.
 private struct Payload {
@@ -385,9 +378,9 @@ struct ReceiverStreamRealLogTests {
 
     @Test(
         "the same events and counters whether the bytes come whole or in pieces",
-        .enabled(if: ReceiverLogs.isAvailable, ReceiverLogs.absentReason), arguments: logs)
+        .enabled(if: SharedData.isAvailable, SharedData.absentReason), arguments: logs)
     func chunkingInvariance(log: String) throws {
-        let bytes = try ReceiverLogs.bytes(log)
+        let bytes = try SharedData.bytes(log)
         var whole = GNSSReceiverStream()
         let expected = whole.push(bytes) + whole.finish()
         var pieces = GNSSReceiverStream()
@@ -409,10 +402,10 @@ struct ReceiverStreamRealLogTests {
         #expect(whole.stats.framing.truncatedAtEnd == cutOff, "\(log)")
     }
 
-    @Test("random bytes and damaged copies of a real log never trap", .enabled(if: ReceiverLogs.isAvailable, ReceiverLogs.absentReason))
+    @Test("random bytes and damaged copies of a real log never trap", .enabled(if: SharedData.isAvailable, SharedData.absentReason))
     func damagedInput() throws {
         var random = SplitMix64(seed: 13)
-        let original = try ReceiverLogs.bytes("ublox-neo-m8u.log")
+        let original = try SharedData.bytes("ublox-neo-m8u.log")
         for round in 0..<20 {
             var bytes = original
             for _ in 0..<(round * 10) {

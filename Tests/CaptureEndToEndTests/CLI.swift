@@ -1,8 +1,5 @@
 import CaptureStorage
-// Re-exported to every file of this target: the end-to-end tests all use its process runner
-// (`Program`, `Subprocess`) and locations, and tests written on other branches before it existed
-// (when `Program` lived in this target) keep compiling.
-@_exported import CaptureTestSupport
+import CaptureTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -20,9 +17,6 @@ final class CLI {
 
     /// The `capture` executable next to the test bundle.
     static let executable = BuiltProducts.path("capture")
-
-    /// The repository root (for fixtures): `Repository.root`, under the name older tests use.
-    static let root = Repository.root
 
     let dataDirectory: String
     private var started: [pid_t] = []

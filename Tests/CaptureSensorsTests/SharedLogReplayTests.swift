@@ -4,11 +4,7 @@ import Foundation
 import Glibc
 import Testing
 
-// `SharedData` is this target's today and the shared test-support target's once that lands
-// (branch arch-infra); `oracle(_:)` is this target's in both.
-#if canImport(CaptureTestSupport)
 import CaptureTestSupport
-#endif
 
 /// Every shared receiver log, as it is and with its line ends rewritten, replayed through
 /// `TraceInput` (what `capture replay` reads) and compared with gpsd's decoding in its `.chk`.

@@ -1,6 +1,7 @@
 import CaptureCore
 import Foundation
 import Glibc
+import CaptureTestSupport
 import Testing
 
 @testable import CaptureSensors
@@ -88,7 +89,7 @@ struct SourceRegistryTests {
     }
 
     @Test func iioSpecsFindTheDeviceAndAnnounceAChosenRate() throws {
-        let root = FakeRoot()
+        let root = FakeSysfs()
         root.write("iio:device0", ["name": "bmi160", "in_accel_x_raw": "1", "in_accel_y_raw": "2", "in_accel_z_raw": "3",
             "in_accel_scale": "0.5", "sampling_frequency_available": "25 50 100 200"])
         root.write("iio:device1", ["name": "odd", "in_temp_raw": "1"])
@@ -118,7 +119,7 @@ struct SourceRegistryTests {
     }
 
     @Test func discoveryAsksEveryKindInOrder() throws {
-        let root = FakeRoot()
+        let root = FakeSysfs()
         root.write("iio:device0", ["name": "bmi160", "in_accel_x_raw": "1", "in_accel_y_raw": "2", "in_accel_z_raw": "3",
             "in_accel_scale": "0.5"])
         root.write("iio:device1", ["name": "odd", "in_temp_raw": "1"])
@@ -132,7 +133,7 @@ struct SourceRegistryTests {
         #expect(found.last?.spec == (gpsdAnswers ? GPSDSource().name : "nmea:" + root.path + "/dev/ttyACM0"))
         #expect(found.count == 2)
         #expect(try registry.select([], options: options).specs == found.map(\.spec))
-        let empty = FakeRoot()
+        let empty = FakeSysfs()
         if !gpsdAnswers {
             #expect(throws: SourceError.nothingFound(sysfsRoot: empty.path, gpsd: GPSDSource.defaultAddress)) {
                 try registry.select([], options: SourceOptions(sysfsRoot: empty.path))
@@ -161,12 +162,12 @@ struct SourceRegistryTests {
         #expect(try extended.makeSource("echo:hello").name == "echo:hello")
         #expect(extended.syntaxes.last == "echo:NAME")
         #expect(extended.normalized("echo:relative") == "echo:relative")
-        #expect(extended.discover(options: SourceOptions(sysfsRoot: FakeRoot().path)).last?.summary == "an echo")
+        #expect(extended.discover(options: SourceOptions(sysfsRoot: FakeSysfs().path)).last?.summary == "an echo")
         #expect(throws: SourceError.self) { try SourceRegistry.standard.makeSource("echo:hello") }
     }
 
     @Test func theSensorSurveyListsDevicesAndGNSSNodes() throws {
-        let root = FakeRoot()
+        let root = FakeSysfs()
         root.write("iio:device0", ["name": "bmp280", "in_pressure_input": "101.3", "sampling_frequency": "-5"])
         #expect(FileManager.default.createFile(atPath: root.path + "/dev/gnss0", contents: Data()))
         let survey = SensorSurvey(sysfsRoot: root.path, gpsd: GPSDSource(host: "127.0.0.1", port: 1))

@@ -5,10 +5,6 @@ import Foundation
 import Glibc
 import Testing
 
-/// The fake sysfs under the name these tests used before it moved to CaptureTestSupport, so that
-/// tests written against that name on other branches keep compiling; use `FakeSysfs`.
-typealias FakeRoot = FakeSysfs
-
 /// Collects what a source delivers, from its thread.
 final class Collector: @unchecked Sendable {
     private let lock = NSLock()
