@@ -181,9 +181,9 @@ public enum LifecycleError: Error, Sendable, Equatable, CustomStringConvertible 
     public var description: String {
         switch self {
         case .alreadyStarted: "the measurement has already started"
-        case .notOpen: "no measurement is open; start one with `capture start`"
-        case .notCapturing: "the measurement is already paused; `capture resume` continues it"
-        case .notPaused: "the measurement is capturing, not paused; `capture pause` pauses it"
+        case .notOpen: "no measurement is open"
+        case .notCapturing: "the measurement is already paused"
+        case .notPaused: "the measurement is capturing, not paused"
         }
     }
 }

@@ -21,11 +21,11 @@ public enum TransferError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A transfer file given as it is (``TransferFile/init(hashing:)``) cannot be read.
     case cannotRead(path: String, reason: String)
 
-    /// One line: what happened and what to do.
+    /// One line: what happened.
     public var description: String {
         switch self {
         case .notFinished(let id):
-            "measurement \(id) is not finished; only finished measurements can be serialised (`capture stop` it first)"
+            "measurement \(id) is not finished; only finished measurements can be serialised"
         case .unrepresentable(let id, let detail):
             "measurement \(id) cannot be written as a Cyface v3 transfer file: \(detail)"
         case .io(let path, let reason): "cannot write \(path): \(reason)"

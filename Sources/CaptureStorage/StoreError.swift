@@ -15,11 +15,10 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .measurementNotFound(let id): "no measurement \(id); `capture list` shows the ones there are"
-        case .alreadyOpen(let id): "measurement \(id) is still open; stop it with `capture stop` first"
+        case .measurementNotFound(let id): "no measurement \(id)"
+        case .alreadyOpen(let id): "measurement \(id) is still open"
         case .diskFull(let path):
-            "the disk holding \(path) is full (or the store reached --max-store-size); free some space or delete "
-                + "uploaded measurements, nothing committed was lost"
+            "the disk holding \(path) is full (or the store reached its size limit); nothing committed was lost"
         case .cannotOpen(let path, let reason): "cannot open the data directory \(path): \(reason)"
         case .corrupt(let path, let reason): "the database \(path) is damaged: \(reason)"
         case .database(let message): "database error: \(message)"

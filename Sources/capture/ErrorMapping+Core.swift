@@ -9,7 +9,17 @@ extension LifecycleError: CLIReportable {
         case .notPaused: .notPaused
         }
     }
-    var cliMessage: String { description }
+    var cliMessage: String { description + (Self.hint(exitStatus).map { "; " + $0 } ?? "") }
+
+    /// What to do after a refused lifecycle command, also when the recorder refused it.
+    static func hint(_ status: ExitStatus) -> String? {
+        switch status {
+        case .notOpen: "start one with `capture start`"
+        case .notCapturing: "`capture resume` continues it"
+        case .notPaused: "`capture pause` pauses it"
+        default: nil
+        }
+    }
 }
 
 extension CyfaceError: CLIReportable {

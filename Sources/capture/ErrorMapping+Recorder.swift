@@ -1,4 +1,6 @@
+import CaptureCore
 import CaptureRecorder
+import CaptureStorage
 
 extension ControlFailure: CLIReportable {
     var exitStatus: ExitStatus {
@@ -12,7 +14,13 @@ extension ControlFailure: CLIReportable {
         case .storage: .ioError
         }
     }
-    var cliMessage: String { message }
+    var cliMessage: String {
+        switch kind {
+        case .notOpen, .notCapturing, .notPaused: message + (LifecycleError.hint(exitStatus).map { "; " + $0 } ?? "")
+        case .diskFull: message + "; " + StoreError.diskFullHint
+        default: message
+        }
+    }
 }
 
 extension LaunchFailure: CLIReportable {
@@ -29,7 +37,7 @@ extension LaunchFailure: CLIReportable {
         case .unexpected: .failure
         }
     }
-    var cliMessage: String { message }
+    var cliMessage: String { kind == .diskFull ? message + "; " + StoreError.diskFullHint : message }
 }
 
 extension RecorderControlError: CLIReportable {

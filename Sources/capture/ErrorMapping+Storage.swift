@@ -9,7 +9,17 @@ extension StoreError: CLIReportable {
         default: .ioError
         }
     }
-    var cliMessage: String { description }
+    var cliMessage: String {
+        switch self {
+        case .measurementNotFound: description + "; `capture list` shows the ones there are"
+        case .alreadyOpen: description + "; stop it with `capture stop` first"
+        case .diskFull: description + "; " + Self.diskFullHint
+        default: description
+        }
+    }
+
+    /// What to do about a full disk or store, wherever the fault was found.
+    static let diskFullHint = "free some space, or delete measurements the collector already has"
 }
 
 extension TransferError: CLIReportable {
@@ -20,7 +30,10 @@ extension TransferError: CLIReportable {
         case .io, .cannotRead: .ioError
         }
     }
-    var cliMessage: String { description }
+    var cliMessage: String {
+        if case .notFinished = self { return description + " (`capture stop` it first)" }
+        return description
+    }
 }
 
 extension ImportError: CLIReportable {
