@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SystemPackage
 
 /// A transfer file to upload: where it is, how long it is, and its hash.
 ///
@@ -22,24 +23,35 @@ public struct TransferFile: Sendable, Equatable {
         self.sha256 = sha256
     }
 
-    /// Describes the file at `path` as it is, hashing it in 1 MiB reads (bounded memory).
+    /// Describes the file at `path` as it is, hashing it in 1 MiB reads into one buffer
+    /// (bounded memory; no allocation per read, which the 200 MB upload benchmark measures).
     ///
     /// - Throws: ``TransferError/cannotRead(path:reason:)`` if it cannot be opened or read.
     public init(hashing path: String) throws(TransferError) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .cannotRead(path: path, reason: String(cString: strerror(errno))) }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        func failure(_ error: any Error) -> TransferError {
+            .cannotRead(path: path, reason: (error as? Errno).map { String(cString: strerror($0.rawValue)) } ?? "\(error)")
+        }
+        let descriptor: FileDescriptor
+        do {
+            descriptor = try FileDescriptor.open(path, .readOnly, options: .closeOnExec)
+        } catch {
+            throw failure(error)
+        }
+        defer { try? descriptor.close() }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
         var hasher = SHA256()
         var size: Int64 = 0
-        do {
-            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-                hasher.update(data: chunk)
-                size += Int64(chunk.count)
+        while true {
+            let count: Int
+            do {
+                count = try descriptor.read(into: buffer)
+            } catch {
+                throw failure(error)
             }
-        } catch {
-            let posix = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
-            let reason = posix.map { String(cString: strerror(Int32($0.code))) } ?? "\(error)"
-            throw .cannotRead(path: path, reason: reason)
+            if count == 0 { break }
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+            size += Int64(count)
         }
         self.init(path: path, size: size, sha256: hasher.finalize().hex)
     }
