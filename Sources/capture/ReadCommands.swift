@@ -104,8 +104,10 @@ struct Replay: ParsableCommand {
             from the trace, so the same trace always gives the same stored data. Prints the new \
             measurement id. A malformed trace is reported with its file, line and what was \
             expected, and nothing of it is kept. The format is described in docs/trace-format.md. \
-            NMEA logs (`#` comments allowed), gpsd JSON logs (`gpspipe -w`) and GPX 1.1 are also \
-            accepted, recognised by content; they give fixes only.
+            Receiver logs are also accepted, recognised by content: NMEA 0183 and u-blox UBX \
+            (binary) or both mixed, LF or CRLF, with `#` comment lines (as gpsd keeps them); gpsd \
+            JSON logs (`gpspipe -w`); GPX 1.1. They give fixes, and a u-blox dead-reckoning \
+            module's ESF-RAW/ESF-MEAS also accelerometer and gyroscope samples.
             """)
     @OptionGroup var data: DataDirectoryOptions
     @OptionGroup var output: OutputOptions
