@@ -65,8 +65,16 @@ public struct MeasurementSummary: Sendable, Codable {
     /// Altitude from pressure: relative to the first sample with the standard sea-level
     /// pressure (1013.25 hPa), or absolute with a QNH. Heights in metres (rounded to mm).
     public struct BarometricAltitude: Sendable, Codable {
+        /// What the heights are measured from.
+        public enum Kind: String, Sendable, Codable {
+            /// Metres above the first sample.
+            case relative
+            /// Metres above sea level (a QNH was given).
+            case absolute
+        }
+
         /// `relative` (metres above the first sample) or `absolute` (metres above sea level).
-        public var kind: String
+        public var kind: Kind
         /// The sea-level pressure used, hPa.
         public var seaLevelPressure: Double
         public var firstPressure: Double
@@ -79,7 +87,7 @@ public struct MeasurementSummary: Sendable, Codable {
         public var climb: Double
 
         init(_ profile: BarometricProfile) {
-            kind = profile.isRelative ? "relative" : "absolute"
+            kind = profile.isRelative ? .relative : .absolute
             seaLevelPressure = profile.seaLevelPressure
             firstPressure = profile.firstPressure
             lastPressure = profile.lastPressure

@@ -15,7 +15,7 @@ extension MeasurementSummary {
         }
         lines.append("  samples   " + Format.counts(counts))
         if let baro = barometricAltitude {
-            let what = baro.kind == "relative" ? "from first sample, p0 \(baro.seaLevelPressure) hPa" : "QNH \(baro.seaLevelPressure) hPa"
+            let what = baro.kind == .relative ? "from first sample, p0 \(baro.seaLevelPressure) hPa" : "QNH \(baro.seaLevelPressure) hPa"
             lines.append(
                 "  altitude  barometric (\(what)): \(baro.start) → \(baro.end) m, range \(baro.min)…\(baro.max) m, climb \(baro.climb) m")
         }

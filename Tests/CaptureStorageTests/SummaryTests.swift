@@ -43,10 +43,10 @@ import Testing
         #expect(summary.distanceMeters == summary.tracks[0].distanceMeters)
         #expect(summary.boundingBox == BoundingBox(minLatitude: 51, maxLatitude: 51.0002, minLongitude: 13, maxLongitude: 13))
         let baro = try #require(summary.barometricAltitude)
-        #expect(baro.kind == "relative" && baro.start == 0 && baro.end == 4.206)
+        #expect(baro.kind == .relative && baro.start == 0 && baro.end == 4.206)
         #expect(summary.events.first?.type == "LIFECYCLE_START")
         #expect(summary.upload.status == .pending && summary.upload.text == "pending")
-        #expect(try store.summary(of: id, qnh: 1020).barometricAltitude?.kind == "absolute")
+        #expect(try store.summary(of: id, qnh: 1020).barometricAltitude?.kind == .absolute)
         #expect(throws: StoreError.measurementNotFound(99)) { try store.summary(of: 99) }
     }
 
