@@ -34,6 +34,8 @@ public enum ExportError: Error, Sendable, Equatable, CustomStringConvertible {
             // AtomicFile reports its I/O as TransferError.io; for an export that is a write error.
             if case .io(let path, let reason) = error {
                 self = .cannotWrite(path: path, reason: reason)
+            } else if case .store(let error) = error {
+                self = .store(error)
             } else {
                 self = .transfer(error)
             }

@@ -20,10 +20,13 @@ public enum TransferError: Error, Sendable, Equatable, CustomStringConvertible {
     case io(path: String, reason: String)
     /// A transfer file given as it is (``TransferFile/init(hashing:)``) cannot be read.
     case cannotRead(path: String, reason: String)
+    /// The store failed, or has no such measurement.
+    case store(StoreError)
 
     /// One line: what happened.
     public var description: String {
         switch self {
+        case .store(let error): error.description
         case .notFinished(let id):
             "measurement \(id) is not finished; only finished measurements can be serialised"
         case .unrepresentable(let id, let detail):
@@ -59,10 +62,11 @@ extension Store {
     /// - Parameters:
     ///   - id: the measurement.
     ///   - directory: the data directory (the one the store was opened in).
-    /// - Throws: ``StoreError/measurementNotFound(_:)``, ``TransferError/notFinished(_:)`` for a
-    ///   capturing or paused measurement, ``TransferError/unrepresentable(_:_:)`` for values the
-    ///   format cannot hold, ``TransferError/io(path:reason:)`` and other ``StoreError``s.
-    public func transferFile(for id: Int64, directory: String) throws -> TransferFile {
+    /// - Throws: ``TransferError/notFinished(_:)`` for a capturing or paused measurement,
+    ///   ``TransferError/unrepresentable(_:_:)`` for values the format cannot hold,
+    ///   ``TransferError/io(path:reason:)`` for the cache file, and ``TransferError/store(_:)``
+    ///   for the store's own failures (``StoreError/measurementNotFound(_:)`` among them).
+    public func transferFile(for id: Int64, directory: String) throws(TransferError) -> TransferFile {
         let folder = (directory as NSString).appendingPathComponent("transfer")
         let path = (folder as NSString).appendingPathComponent("\(id).ccyf")
         let metaPath = path + ".meta"
@@ -105,14 +109,17 @@ extension Store {
 }
 
 extension Store {
-    /// Like `read`, but lets ``TransferError`` through unchanged.
-    func readSnapshot<T>(_ body: (Database) throws -> T) throws -> T {
+    /// Like `read`, with typed errors: ``TransferError`` from `body` as it is, everything else
+    /// (SQLite, ``StoreError``) as ``TransferError/store(_:)``.
+    func readSnapshot<T>(_ body: (Database) throws -> T) throws(TransferError) -> T {
         do {
             return try queue.read(body)
         } catch let error as TransferError {
             throw error
+        } catch let error as StoreError {
+            throw .store(error)
         } catch {
-            throw Self.map(error, path: path)
+            throw .store(Self.map(error, path: path))
         }
     }
 }

@@ -28,11 +28,15 @@ extension TransferError: CLIReportable {
         case .notFinished: .alreadyOpen
         case .unrepresentable: .dataError
         case .io, .cannotRead: .ioError
+        case .store(let error): error.exitStatus
         }
     }
     var cliMessage: String {
-        if case .notFinished = self { return description + " (`capture stop` it first)" }
-        return description
+        switch self {
+        case .notFinished: description + " (`capture stop` it first)"
+        case .store(let error): error.cliMessage
+        default: description
+        }
     }
 }
 

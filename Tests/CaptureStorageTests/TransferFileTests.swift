@@ -138,7 +138,7 @@ enum Measurements {
         var engine = Recording()
         let id = try store.begin(try engine.apply(.start(.car), at: 5_000), sources: "test")
         #expect(throws: TransferError.notFinished(id)) { try store.transferFile(for: id, directory: directory.path) }
-        #expect(throws: StoreError.measurementNotFound(42)) { try store.transferFile(for: 42, directory: directory.path) }
+        #expect(throws: TransferError.store(.measurementNotFound(42))) { try store.transferFile(for: 42, directory: directory.path) }
         #expect(!FileManager.default.fileExists(atPath: directory.path + "/transfer/\(id).ccyf"))
     }
 
