@@ -10,17 +10,24 @@ import Glibc
 /// flush interval; every lifecycle command first commits what was captured before it. If a
 /// commit fails (a full disk, say) the recorder stops capturing and exits with that error; the
 /// measurement stays open and `capture stop` or `capture resume` takes it from there.
+///
+/// A ``LifecycleDrivingSource`` (a trace played as a simulated device) also hands over lifecycle
+/// marks; each is applied as the control command of the same name would be, at the mark's time,
+/// and its `stop` ends the recorder as `capture stop` does.
 public final class Recorder: @unchecked Sendable {
     public let directory: String
     public let store: Store
     public let flushInterval: Int64
-    private let sources: [any SampleSource]
+    /// Set before ``run(handlingSignals:)``; a recovery replaces the lifecycle-driving ones.
+    private var sources: [any SampleSource]
     private let trace: TraceTap?
 
     // Everything below is guarded by `lock`.
     private let lock = NSLock()
     private var engine = Recording()
     private var measurement: Int64 = 0
+    /// When the measurement started (Unix ms): what lifecycle-driving sources re-base onto.
+    private var measurementStart: Int64 = 0
     private var sourceStates: [RecorderStatus.SourceState]
     private var captured: [String: Int] = [:]
     private var history: [(time: Int64, captured: [String: Int])] = []
@@ -53,6 +60,7 @@ public final class Recorder: @unchecked Sendable {
         let now = WallClock.now()
         let flush = try engine.apply(.start(modality), at: now)
         measurement = try store.begin(flush, sources: sources.map(\.name).joined(separator: "\n"))
+        measurementStart = now
         lock.withLock {
             trace?.append(.mark(.start(modality), at: now))
             trace?.flush()
@@ -62,16 +70,35 @@ public final class Recorder: @unchecked Sendable {
 
     /// Continues the open measurement after its recorder died: an implicit pause where its
     /// committed data ends (if it was capturing), then a resume now, on a new track.
+    ///
+    /// When a source drives the lifecycle (a trace), it continues after the committed data
+    /// (``LifecycleDrivingSource/continuing(measurementStart:committedEnd:resumedAt:)``), held
+    /// for the time the recorder was down, and the store keeps its new name for the next
+    /// recovery; a measurement the trace had paused stays paused until the trace resumes it.
     public func recoverInterrupted() throws -> Int64 {
         guard let open = try store.openMeasurement() else { throw LifecycleError.notOpen(state: .idle) }
         measurement = open.id
+        measurementStart = open.startTime
         engine = Recording(
             lifecycle: Lifecycle(restoring: open.lifecycleState, modality: try store.currentModality(of: open.id)))
         let end = try store.lastTimestamp(of: open.id) ?? open.startTime
-        if case .capturing = open.lifecycleState {
+        let wasCapturing = open.lifecycleState.phase == .capturing
+        if wasCapturing {
             try store.commit(try engine.apply(.pause, at: end), to: open.id)
         }
-        try store.commit(try engine.apply(.resume, at: max(WallClock.now(), end)), to: open.id)
+        let now = max(WallClock.now(), end)
+        let driving = sources.contains { $0 is any LifecycleDrivingSource }
+        if wasCapturing || !driving {
+            try store.commit(try engine.apply(.resume, at: now), to: open.id)
+        }
+        if driving {
+            sources = sources.map { source -> any SampleSource in
+                guard let driving = source as? any LifecycleDrivingSource else { return source }
+                return driving.continuing(measurementStart: open.startTime, committedEnd: end, resumedAt: now)
+            }
+            for (index, source) in sources.enumerated() { sourceStates[index].name = source.name }
+            try store.updateSources(sources.map(\.name).joined(separator: "\n"), of: open.id)
+        }
         return open.id
     }
 
@@ -144,7 +171,12 @@ public final class Recorder: @unchecked Sendable {
 
     private func runSource(_ source: any SampleSource, index: Int) {
         do {
-            if let reporting = source as? any ReportingSampleSource {
+            if let driving = source as? any LifecycleDrivingSource {
+                try driving.run(
+                    measurementStart: lock.withLock { measurementStart },
+                    deliver: { sample in self.deliver(sample, from: index) },
+                    mark: { command, time in self.take(command, at: time, from: index) }, shouldStop: { self.shouldStop })
+            } else if let reporting = source as? any ReportingSampleSource {
                 try reporting.run(
                     deliver: { sample in self.deliver(sample, from: index) },
                     note: { note in self.take(note, from: index) }, shouldStop: { self.shouldStop })
@@ -169,6 +201,24 @@ public final class Recorder: @unchecked Sendable {
             if engine.ingest(sample) {
                 captured[Self.kind(of: sample), default: 0] += 1
                 if case .fix(let fix) = sample { lastFix = fix }
+            }
+        }
+    }
+
+    /// Applies a lifecycle mark from a source as the control command would: commits what came
+    /// before it, then its events. A mark the lifecycle refuses (a `pause` after `capture pause`)
+    /// is left out and noted on the source.
+    private func take(_ command: LifecycleCommand, at time: Int64, from index: Int) {
+        lock.withLock {
+            guard !finished else { return }
+            do {
+                let flush = try engine.apply(command, at: time)
+                commit(flush)
+                trace?.append(.mark(command, at: time))
+                trace?.flush()
+                if command == .stop { finish() }
+            } catch {
+                sourceStates[index].note = "left out its \(command.verb) mark: \(error)"
             }
         }
     }

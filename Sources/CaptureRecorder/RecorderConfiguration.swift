@@ -8,8 +8,9 @@ public import CaptureSensors
 public struct RecorderConfiguration: Sendable, Equatable {
     /// The data directory (absolute).
     public var directory: String
-    /// The initial modality of a new measurement (ignored when recovering).
-    public var modality: Modality
+    /// The initial modality of a new measurement (ignored when recovering); `nil` takes a
+    /// trace source's `start` mark, else ``Modality/unknown``.
+    public var modality: Modality?
     /// Source specs, normalised (``SourceRegistry/normalized(_:)``).
     public var sources: [String]
     /// The sysfs root and the IIO rate.
@@ -23,7 +24,7 @@ public struct RecorderConfiguration: Sendable, Equatable {
 
     /// A configuration; only the directory and the sources have no default.
     public init(
-        directory: String, modality: Modality = .unknown, sources: [String], sourceOptions: SourceOptions = SourceOptions(),
+        directory: String, modality: Modality? = nil, sources: [String], sourceOptions: SourceOptions = SourceOptions(),
         recordTrace: String? = nil, flushInterval: Int64 = 1000, maximumSize: ByteSize? = nil
     ) {
         self.directory = directory
@@ -41,7 +42,7 @@ public struct RecorderConfiguration: Sendable, Equatable {
         var arguments = ["--data-dir", directory]
         if recover {
             arguments.append("--recover")
-        } else {
+        } else if let modality {
             arguments += ["--modality", modality.rawValue]
         }
         arguments += [
@@ -49,6 +50,7 @@ public struct RecorderConfiguration: Sendable, Equatable {
         ]
         arguments += sources.flatMap { ["--source", $0] }
         if let rate = sourceOptions.rate { arguments += ["--rate", "\(rate)"] }
+        if sourceOptions.loop { arguments.append("--loop") }
         if let recordTrace { arguments += ["--record-trace", recordTrace] }
         if let maximumSize { arguments += ["--max-store-size", "\(maximumSize.bytes)"] }
         return arguments

@@ -106,6 +106,10 @@ public struct RecorderControl: Sendable {
     public func start(_ configuration: RecorderConfiguration) throws -> LifecycleReport {
         try refuseIfOpen()
         let started = try launcher.start(configuration)
+        // As stored: the modality may come from a trace's start mark, which the recorder read.
+        if let store = try? existingStore(), let report = try? LifecycleReport(store: store, id: started.measurement, pid: started.pid) {
+            return report
+        }
         return LifecycleReport(
             measurement: started.measurement, state: .capturing, track: 1, modality: configuration.modality,
             pid: started.pid)
@@ -120,7 +124,9 @@ public struct RecorderControl: Sendable {
     public func changeModality(to modality: Modality) throws -> LifecycleReport { try send(.modality(modality)) }
 
     /// Resumes a paused measurement on a new track; an interrupted one (its recorder gone) is
-    /// continued by a new recorder with the same sources (and `maximumSize`).
+    /// continued by a new recorder with the same sources (and `maximumSize`). A trace source
+    /// continues where the committed data ends (``LifecycleDrivingSource``); if the trace had
+    /// paused the measurement, it stays paused until the trace's own `resume` mark.
     public func resume(maximumSize: ByteSize? = nil) throws -> LifecycleReport {
         if !recorderIsRunning, let store = try existingStore(), let open = try store.openMeasurement() {
             let configuration = RecorderConfiguration(

@@ -40,7 +40,10 @@ public enum RecorderProcess {
             try recorder.listen()
             let id: Int64
             do {
-                id = recover ? try recorder.recoverInterrupted() : try recorder.startNew(modality: configuration.modality)
+                id =
+                    recover
+                    ? try recorder.recoverInterrupted()
+                    : try recorder.startNew(modality: configuration.modality ?? initialModality(of: sources))
             } catch {
                 recorder.abandon()
                 throw error
@@ -55,5 +58,13 @@ public enum RecorderProcess {
             if !began { readiness?.report(.failed(LaunchFailure(error))) }
             throw error
         }
+    }
+
+    /// The first `start` mark's modality among sources that drive the lifecycle, else UNKNOWN.
+    static func initialModality(of sources: [any SampleSource]) -> Modality {
+        for case let source as any LifecycleDrivingSource in sources {
+            if let modality = try? source.initialModality() { return modality }
+        }
+        return .unknown
     }
 }

@@ -11,6 +11,29 @@ public protocol SampleSource: Sendable {
     func run(deliver: @Sendable (Sample) -> Void, shouldStop: @Sendable () -> Bool) throws
 }
 
+/// A source that also drives the measurement's lifecycle, as the device it simulates would: a
+/// recorded trace with its `start`, `pause`, `resume`, `modality` and `stop` marks.
+///
+/// The recorder asks it for the initial modality, runs it with the measurement's start time
+/// (every time the source hands over is re-based onto that), and applies each mark exactly as
+/// the control-socket command of the same name, at the mark's time. IIO, gpsd and NMEA sources
+/// are plain ``SampleSource``s.
+public protocol LifecycleDrivingSource: SampleSource {
+    /// The modality the recording begins with (a trace's `start` mark), or `nil` if it does not say.
+    func initialModality() throws -> Modality?
+
+    /// Plays for the measurement that began at `measurementStart` (Unix ms) until the source ends
+    /// (after handing over its `stop`), fails, or `shouldStop()` turns true.
+    func run(
+        measurementStart: Int64, deliver: @Sendable (Sample) -> Void,
+        mark: @Sendable (LifecycleCommand, Int64) -> Void, shouldStop: @Sendable () -> Bool) throws
+
+    /// This source continuing a measurement whose recorder died: it skips everything at or before
+    /// `committedEnd` (what the store already has) and plays the rest as if it had been held from
+    /// `committedEnd` to `resumedAt`. Its ``SampleSource/name`` says so, for the next recovery.
+    func continuing(measurementStart: Int64, committedEnd: Int64, resumedAt: Int64) -> Self
+}
+
 /// The wall clock, in Unix milliseconds.
 public enum WallClock {
     public static func now() -> Int64 {
@@ -27,40 +50,6 @@ public enum WallClock {
             let left = deadline - now()
             if left <= 0 { return true }
             usleep(UInt32(min(left, 100)) * 1000)
-        }
-    }
-}
-
-/// Plays a trace file at its own pace (or `speed` times faster), with timestamps shifted so that
-/// its first record happens when the source starts. Lifecycle marks in the trace are ignored: a
-/// live recording is driven by the shell commands.
-public struct LiveTraceSource: SampleSource {
-    public let file: TraceFile
-    public let speed: Double
-
-    public init(path: String, speed: Double = 1) {
-        file = TraceFile(path: path)
-        self.speed = speed
-    }
-
-    public var name: String { "trace:\(file.path)" }
-
-    public func run(deliver: @Sendable (Sample) -> Void, shouldStop: @Sendable () -> Bool) throws {
-        let anchor = WallClock.now()
-        var first: Int64?
-        struct Stopped: Error {}
-        do {
-            try file.forEachRecord { record, _ in
-                guard case .sample(var sample) = record else { return }
-                let origin = first ?? sample.timestamp
-                first = origin
-                let shifted = anchor + Int64((Double(sample.timestamp - origin) / speed).rounded())
-                guard WallClock.sleep(until: shifted, shouldStop: shouldStop) else { throw Stopped() }
-                sample.shift(to: shifted)
-                deliver(sample)
-            }
-        } catch is Stopped {
-            return
         }
     }
 }

@@ -260,6 +260,15 @@ public final class Store: Sendable {
         }
     }
 
+    /// Replaces the sources a measurement records (``MeasurementRecord/sources``, one spec a
+    /// line), which `capture resume` restarts its recorder with: a recovered trace source stores
+    /// where its playback now stands.
+    public func updateSources(_ sources: String, of id: Int64) throws(StoreError) {
+        try write { db in
+            try db.execute(sql: "UPDATE measurement SET sources = ? WHERE id = ?", arguments: [sources, id])
+        }
+    }
+
     // MARK: - Reading
 
     /// The open (capturing or paused) measurement, if any.

@@ -28,14 +28,21 @@ struct Start: ParsableCommand {
             --record-trace also writes what the sources deliver as a native trace that `capture \
             replay` takes.
 
+            A trace source (trace:FILE) is a simulated device: it plays at its own pace, re-based \
+            to now, and its marks drive the measurement: the start mark's modality (unless \
+            --modality is given), its pauses, resumes and modality changes at their times, and \
+            the measurement ends by itself at its stop mark (or last record), as `capture stop` \
+            would. With --loop it starts again from the top on a new track instead. After a \
+            crash, `capture resume` continues the trace where the committed data ends.
+
             Example: capture start --modality BICYCLE --source trace:fixtures/bicycle.trace
             """)
 
     @OptionGroup var data: DataDirectoryOptions
     @OptionGroup var output: OutputOptions
 
-    @Option(help: "The initial modality (any case).")
-    var modality: Modality = .unknown
+    @Option(help: "The initial modality (any case); default: a trace's start mark, else UNKNOWN.")
+    var modality: Modality?
 
     @Option(name: .customLong("source"), help: ArgumentHelp(Start.sourceHelp, valueName: "spec"))
     var sources: [String] = []
@@ -55,6 +62,9 @@ struct Start: ParsableCommand {
     @Option(help: ArgumentHelp("Also write what the sources deliver to this native trace file.", valueName: "file"))
     var recordTrace: String?
 
+    @Flag(help: "Play trace sources again from the top, on a new track, instead of stopping at their end.")
+    var loop = false
+
     @OptionGroup var limit: StoreLimitOptions
 
     /// The `--source` help, made from the registered source kinds.
@@ -65,7 +75,7 @@ struct Start: ParsableCommand {
 
     func run() throws {
         try execute {
-            let options = SourceOptions(sysfsRoot: sysfsRoot, rate: rate?.hertz)
+            let options = SourceOptions(sysfsRoot: sysfsRoot, rate: rate?.hertz, loop: loop)
             let selection = try SourceRegistry.standard.select(sources, options: options)
             for source in selection.announcements {
                 FileHandle.standardError.write(Data("using \(source.spec): \(source.summary)\n".utf8))
@@ -131,7 +141,9 @@ struct Resume: ParsableCommand {
         abstract: "Resume a paused or interrupted measurement on a new track.",
         discussion: """
             If the recorder was killed (crash, power loss), resume starts a new recorder with the \
-            same sources; the measurement is paused where its committed data ends and resumed now.
+            same sources; the measurement is paused where its committed data ends and resumed now. \
+            A trace source continues after the committed data (nothing is stored twice); if the \
+            trace had paused the measurement, it stays paused until the trace resumes it.
             """)
     @OptionGroup var data: DataDirectoryOptions
     @OptionGroup var output: OutputOptions
@@ -171,8 +183,9 @@ struct Record: ParsableCommand {
         commandName: "_record", abstract: "Run the recorder (started by `capture start`).", shouldDisplay: false)
 
     @OptionGroup var data: DataDirectoryOptions
-    @Option var modality: Modality = .unknown
+    @Option var modality: Modality?
     @Option(name: .customLong("source")) var sources: [String] = []
+    @Flag var loop = false
     @Option var flushInterval: FlushInterval = .default
     @Option var readyFd: Int32?
     @Flag var recover = false
@@ -186,7 +199,7 @@ struct Record: ParsableCommand {
             try RecorderProcess.run(
                 RecorderConfiguration(
                     directory: data.path, modality: modality, sources: sources,
-                    sourceOptions: SourceOptions(sysfsRoot: sysfsRoot, rate: rate?.hertz), recordTrace: recordTrace,
+                    sourceOptions: SourceOptions(sysfsRoot: sysfsRoot, rate: rate?.hertz, loop: loop), recordTrace: recordTrace,
                     flushInterval: flushInterval.milliseconds, maximumSize: limit.maximumSize),
                 recover: recover, readiness: readyFd.map(ReadinessPipe.init(descriptor:)))
         }

@@ -141,12 +141,12 @@ struct RecorderControlTests {
     @Test func theRecorderCommandLineCarriesTheConfiguration() {
         let configuration = RecorderConfiguration(
             directory: "/data", modality: .eBike, sources: ["trace:/r.trace", "iio:iio:device0@200"],
-            sourceOptions: SourceOptions(sysfsRoot: "/fake", rate: 50), recordTrace: "/out.trace", flushInterval: 250,
+            sourceOptions: SourceOptions(sysfsRoot: "/fake", rate: 50, loop: true), recordTrace: "/out.trace", flushInterval: 250,
             maximumSize: ByteSize(parsing: "2M"))
         #expect(
             configuration.arguments() == [
                 "--data-dir", "/data", "--modality", "EBike", "--flush-interval", "0.25", "--sysfs-root", "/fake",
-                "--source", "trace:/r.trace", "--source", "iio:iio:device0@200", "--rate", "50.0",
+                "--source", "trace:/r.trace", "--source", "iio:iio:device0@200", "--rate", "50.0", "--loop",
                 "--record-trace", "/out.trace", "--max-store-size", "2097152",
             ])
         let recovering = RecorderConfiguration(directory: "/data", sources: ["gpsd"]).arguments(recover: true)

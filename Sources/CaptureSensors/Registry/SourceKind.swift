@@ -50,11 +50,14 @@ public struct SourceOptions: Sendable, Equatable {
     public var sysfsRoot: String
     /// The IIO sampling rate asked for, Hz (see ``isAcceptable(rate:)``).
     public var rate: Double?
+    /// Whether trace sources start again from the top when they end (`--loop`).
+    public var loop: Bool
 
     /// Options with `sysfsRoot` made absolute.
-    public init(sysfsRoot: String = "/", rate: Double? = nil) {
+    public init(sysfsRoot: String = "/", rate: Double? = nil, loop: Bool = false) {
         self.sysfsRoot = SourcePath.absolute(sysfsRoot)
         self.rate = rate
+        self.loop = loop
     }
 
     /// Whether `rate` is a sampling rate capture asks a device for: above 0 and at most 100 kHz.

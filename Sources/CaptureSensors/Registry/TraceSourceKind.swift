@@ -1,4 +1,6 @@
-/// `trace:FILE`: plays a recorded trace live-paced (``LiveTraceSource``).
+/// `trace:FILE`: plays a recorded trace live-paced as a simulated device (``LiveTraceSource``),
+/// its marks driving the measurement. `FILE` may end in the options of ``TraceSpec``
+/// (`@loop`, `@delay=MS`), which is how a stored source name keeps them for `capture resume`.
 public struct TraceSourceKind: SourceKind {
     public let name = "trace"
     public let syntax = "trace:FILE"
@@ -8,16 +10,22 @@ public struct TraceSourceKind: SourceKind {
 
     public func makeSource(argument: String?, options: SourceOptions) throws(SourceError) -> any SampleSource {
         guard let argument, !argument.isEmpty else { throw .malformed(spec: name + (argument.map { ":" + $0 } ?? ""), syntax: syntax) }
-        let path = SourcePath.absolute(argument)
+        let spec = TraceSpec(parsing: argument)
+        let path = SourcePath.absolute(spec.path)
         do {
             try TraceFile(path: path).validateHeader()
         } catch {
             throw .trace(error)
         }
-        return LiveTraceSource(path: path)
+        return LiveTraceSource(path: path, loop: spec.loop || options.loop, delay: spec.delay)
     }
 
     public func normalized(argument: String?) -> String? {
-        argument.map { $0.isEmpty ? $0 : SourcePath.absolute($0) }
+        argument.map { argument in
+            guard !argument.isEmpty else { return argument }
+            var spec = TraceSpec(parsing: argument)
+            spec.path = SourcePath.absolute(spec.path)
+            return spec.argument
+        }
     }
 }

@@ -1,0 +1,180 @@
+public import CaptureCore
+
+/// The argument of a `trace:` spec: the file, then the options a recorder writes into the source
+/// names it stores, so that `capture resume` plays the trace on the same way:
+/// `/rides/ride.trace@loop@delay=5200`.
+///
+/// - `@loop`: play the trace again from the top, on a new track, when it ends (`--loop`).
+/// - `@delay=MS`: the trace was held for MS milliseconds while its recorder was down; every time
+///   it hands over is that much later.
+///
+/// Options are only recognised at the end of the argument, so a file name with an `@` in it
+/// still works unless it ends in one of them.
+public struct TraceSpec: Sendable, Equatable {
+    /// The trace file.
+    public var path: String
+    /// Whether the trace starts again from the top when it ends.
+    public var loop: Bool
+    /// Milliseconds the trace was held while its recorder was down.
+    public var delay: Int64
+
+    /// A spec of `path` with options.
+    public init(path: String, loop: Bool = false, delay: Int64 = 0) {
+        self.path = path
+        self.loop = loop
+        self.delay = delay
+    }
+
+    /// Splits the argument of a `trace:` spec into the file and its trailing options.
+    public init(parsing argument: String) {
+        var rest = Substring(argument)
+        var loop = false
+        var delay: Int64 = 0
+        while let at = rest.lastIndex(of: "@") {
+            let option = rest[rest.index(after: at)...]
+            if option == "loop" {
+                loop = true
+            } else if option.hasPrefix("delay="), let value = Int64(option.dropFirst("delay=".count)), value >= 0 {
+                delay = value
+            } else {
+                break
+            }
+            rest = rest[..<at]
+        }
+        self.init(path: String(rest), loop: loop, delay: delay)
+    }
+
+    /// The argument that ``init(parsing:)`` reads back.
+    public var argument: String {
+        path + (loop ? "@loop" : "") + (delay != 0 ? "@delay=\(delay)" : "")
+    }
+}
+
+/// Plays a trace file at its own pace (or `speed` times faster) as a simulated device.
+///
+/// Run by a recorder (``LifecycleDrivingSource``), its times are re-based so that the trace's
+/// first record happens when the measurement starts, and it hands over the trace's marks: the
+/// `start` mark's modality is the measurement's initial one, `pause`, `resume` and `modality`
+/// happen at their re-based times, and the measurement stops at the `stop` mark (or the last
+/// record). With ``loop`` the trace instead pauses there and starts again from the top, its
+/// times continuing, on a new track (its `start` mark then changes the modality back).
+///
+/// Run as a plain ``SampleSource`` it plays the samples only, from now.
+public struct LiveTraceSource: LifecycleDrivingSource {
+    public let file: TraceFile
+    public let speed: Double
+    /// Whether the trace starts again from the top when it ends.
+    public var loop: Bool
+    /// Milliseconds the trace was held while its recorder was down (``TraceSpec/delay``).
+    public var delay: Int64
+    /// Play time (re-based milliseconds since the measurement's start, minus ``delay``) up to
+    /// which everything is already stored; records at or before it are skipped.
+    public var playedThrough: Int64?
+
+    public init(path: String, speed: Double = 1, loop: Bool = false, delay: Int64 = 0) {
+        file = TraceFile(path: path)
+        self.speed = speed
+        self.loop = loop
+        self.delay = delay
+    }
+
+    public var name: String { "trace:" + TraceSpec(path: file.path, loop: loop, delay: delay).argument }
+
+    public func run(deliver: @Sendable (Sample) -> Void, shouldStop: @Sendable () -> Bool) throws {
+        try play(anchor: WallClock.now(), deliver: deliver, mark: { _, _ in }, shouldStop: shouldStop)
+    }
+
+    public func initialModality() throws -> Modality? {
+        struct Found: Error { let modality: Modality? }
+        do {
+            try file.forEachRecord { record, _ in
+                if case .mark(.start(let modality), _) = record { throw Found(modality: modality) }
+                throw Found(modality: nil)
+            }
+        } catch let found as Found {
+            return found.modality
+        }
+        return nil
+    }
+
+    public func run(
+        measurementStart: Int64, deliver: @Sendable (Sample) -> Void,
+        mark: @Sendable (LifecycleCommand, Int64) -> Void, shouldStop: @Sendable () -> Bool
+    ) throws {
+        try play(anchor: measurementStart + delay, deliver: deliver, mark: mark, shouldStop: shouldStop)
+    }
+
+    public func continuing(measurementStart: Int64, committedEnd: Int64, resumedAt: Int64) -> LiveTraceSource {
+        var next = self
+        next.playedThrough = committedEnd - measurementStart - delay
+        next.delay = delay + max(0, resumedAt - committedEnd)
+        return next
+    }
+
+    private struct Stopped: Error {}
+    private struct EndOfPass: Error {}
+
+    /// Plays pass after pass (one unless ``loop``); play time 0 (the trace's first record) is
+    /// `anchor`. Pass `n` begins `n` periods later, a period being the trace's length plus 1 ms so
+    /// that no two passes share a millisecond.
+    private func play(
+        anchor: Int64, deliver: @Sendable (Sample) -> Void, mark: @Sendable (LifecycleCommand, Int64) -> Void,
+        shouldStop: @Sendable () -> Bool
+    ) throws {
+        var pass: Int64 = 0
+        var period: Int64 = 0
+        func scaled(_ playTime: Int64) -> Int64 { speed == 1 ? playTime : Int64((Double(playTime) / speed).rounded()) }
+        func isStored(_ playTime: Int64) -> Bool { playedThrough.map { scaled(playTime) <= $0 } ?? false }
+        do {
+            while true {
+                let base = pass * period
+                var origin: Int64?
+                var last: Int64 = 0
+                do {
+                    try file.forEachRecord { record, _ in
+                        let time = record.timestamp
+                        let first = origin ?? time
+                        origin = first
+                        last = max(last, time)
+                        if case .mark(.stop, _) = record { throw EndOfPass() }
+                        let playTime = base + (time - first)
+                        guard !isStored(playTime) else { return }
+                        let rebased = anchor + scaled(playTime)
+                        guard WallClock.sleep(until: rebased, shouldStop: shouldStop) else { throw Stopped() }
+                        switch record {
+                        case .sample(var sample):
+                            sample.shift(to: rebased)
+                            deliver(sample)
+                        case .mark(.start(let modality), _):
+                            // The recorder began the measurement with it; a later pass changes back to it.
+                            if pass > 0 { mark(.modality(modality), rebased) }
+                        case .mark(let command, _):
+                            mark(command, rebased)
+                        }
+                    }
+                } catch is EndOfPass {}
+                guard let origin else { return }
+                let end = base + (last - origin)
+                let rebasedEnd = anchor + scaled(end)
+                guard loop else {
+                    guard WallClock.sleep(until: rebasedEnd, shouldStop: shouldStop) else { throw Stopped() }
+                    mark(.stop, rebasedEnd)
+                    return
+                }
+                if !isStored(end) {
+                    guard WallClock.sleep(until: rebasedEnd, shouldStop: shouldStop) else { throw Stopped() }
+                    mark(.pause, rebasedEnd)
+                }
+                period = last - origin + 1
+                pass += 1
+                if !isStored(pass * period) {
+                    let rebasedStart = anchor + scaled(pass * period)
+                    guard WallClock.sleep(until: rebasedStart, shouldStop: shouldStop) else { throw Stopped() }
+                    mark(.resume, rebasedStart)
+                }
+            }
+        } catch is Stopped {
+            return
+        }
+    }
+}
