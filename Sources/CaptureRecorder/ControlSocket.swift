@@ -1,3 +1,4 @@
+import CaptureStorage
 import Foundation
 import Glibc
 
@@ -48,6 +49,8 @@ enum ControlSocket {
             try withAddress(path) { address, length in
                 guard bind(fd, address, length) == 0 else { throw errno("cannot bind \(path)") }
             }
+            // bind made the socket file with the umask's mode; only its owner may connect.
+            PrivateFiles.restrict(path)
             guard Glibc.listen(fd, 16) == 0 else { throw errno("listen") }
         } catch {
             close(fd)

@@ -86,7 +86,14 @@ public final class Recorder: @unchecked Sendable {
         } catch {
             throw .cannotOpen(path: socketPath, reason: "\(error)")
         }
-        try? "\(getpid())\n".write(toFile: directory + "/recorder.pid", atomically: true, encoding: .utf8)
+        if let file = try? AtomicFile(path: directory + "/recorder.pid") {
+            do {
+                try file.append(Array("\(getpid())\n".utf8))
+                try file.commit()
+            } catch {
+                file.discard()
+            }
+        }
     }
 
     /// Releases what ``listen()`` took, when the recorder will not run after all.
