@@ -69,5 +69,41 @@ private func modes(under directory: String) -> [String: String] {
             _ = FileManager.default.fileExists(atPath: directory + "/" + name, isDirectory: &isDirectory)
             #expect(mode == (isDirectory.boolValue ? "700" : "600"), "\(name) is \(mode)")
         }
+        // A private directory gets no warning.
+        let status = try cli.run(["status"])
+        #expect(status.status == 0 && status.stderr.isEmpty, "\(status.stderr)")
+        #expect((try cli.json(["status"])["exposed"] as? [Any])?.isEmpty == true)
+    }
+
+    @Test func aDataDirectoryOthersCanReadIsReportedNotChanged() throws {
+        let cli = CLI()
+        let directory = cli.dataDirectory
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        #expect(chmod(directory, 0o755) == 0)
+        let trace = scratch("ride.trace")
+        defer { unlink(trace) }
+        try shortTrace(fixes: 5).write(toFile: trace, atomically: true, encoding: .utf8)
+        #expect(try cli.run(["replay", trace]).status == 0)
+        #expect(chmod(directory + "/capture.sqlite", 0o644) == 0)
+
+        let status = try cli.run(["status"])
+        #expect(status.status == 0)
+        #expect(
+            status.stderr
+                == "warning: other users can read \(directory) (mode 755), \(directory)/capture.sqlite (mode 644); "
+                + "run: chmod 700 \(directory); chmod 600 \(directory)/capture.sqlite\n", "\(status.stderr)")
+        let json = try cli.run(["status", "--json"])
+        let report = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any] ?? [:]
+        let exposed = report["exposed"] as? [[String: String]] ?? []
+        #expect(exposed.map { $0["path"] } == [directory, directory + "/capture.sqlite"], "\(report)")
+        #expect(exposed.map { $0["mode"] } == ["755", "644"])
+        #expect(exposed.map { $0["chmod"] } == ["chmod 700 \(directory)", "chmod 600 \(directory)/capture.sqlite"])
+        // Reported, not changed.
+        #expect(permissions(directory) == 0o755 && permissions(directory + "/capture.sqlite") == 0o644)
+
+        // After the chmods it says nothing.
+        #expect(chmod(directory, 0o700) == 0 && chmod(directory + "/capture.sqlite", 0o600) == 0)
+        let quiet = try cli.run(["status"])
+        #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(quiet.stderr)")
     }
 }
