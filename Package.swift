@@ -147,7 +147,8 @@ let package = Package(
             dependencies: ["CaptureCore", "CaptureStorage", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
         .testTarget(
-            name: "CaptureRecorderTests", dependencies: ["CaptureCore", "CaptureStorage", "CaptureRecorder"],
+            name: "CaptureRecorderTests",
+            dependencies: ["CaptureCore", "CaptureStorage", "CaptureRecorder", "CaptureTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "CaptureSensorsTests", dependencies: ["CaptureCore", "CaptureSensors", "CaptureTestSupport"],

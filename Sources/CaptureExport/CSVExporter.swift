@@ -42,7 +42,7 @@ public struct CSVExporter: MeasurementExporter {
             try OutputSink.writing(to: .standardOutput) { try write(options.table ?? .locations, of: record, from: store, options: options, to: $0) }
         case .file(let directory):
             do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                try PrivateFiles.createDirectory(directory)
             } catch {
                 throw .cannotCreateDirectory(path: directory, reason: error.localizedDescription)
             }

@@ -1,3 +1,4 @@
+import CaptureStorage
 import Foundation
 import Glibc
 
@@ -48,12 +49,57 @@ enum ControlSocket {
             try withAddress(path) { address, length in
                 guard bind(fd, address, length) == 0 else { throw errno("cannot bind \(path)") }
             }
+            // bind made the socket file with the umask's mode; only its owner may connect.
+            PrivateFiles.restrict(path)
             guard Glibc.listen(fd, 16) == 0 else { throw errno("listen") }
         } catch {
             close(fd)
             throw error
         }
         return fd
+    }
+
+    /// The user and process at the other end of a connected Unix socket (`SO_PEERCRED`: the
+    /// kernel's record of who connected, which the peer cannot forge).
+    struct Peer: Equatable {
+        var pid: Int32
+        var uid: UInt32
+    }
+
+    /// The peer of `fd`, or nil if the kernel does not say.
+    static func peer(of fd: Int32) -> Peer? {
+        // struct ucred { pid_t pid; uid_t uid; gid_t gid; }, laid out by hand: Glibc's ucred is
+        // only declared under _GNU_SOURCE.
+        var credentials: (Int32, UInt32, UInt32) = (0, 0, 0)
+        var length = socklen_t(MemoryLayout<(Int32, UInt32, UInt32)>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0,
+            Int(length) == MemoryLayout<(Int32, UInt32, UInt32)>.size
+        else { return nil }
+        return Peer(pid: credentials.0, uid: credentials.1)
+    }
+
+    /// Accepts one connection on `listener` (close-on-exec) and returns it if it comes from this
+    /// process's own user; one from any other user (or whose user the kernel does not say) is
+    /// closed unanswered, and `refused` gets a line saying so (the recorder's log). Nil when
+    /// nothing was accepted or the connection was refused.
+    ///
+    /// The socket file is 0600 in a 0700 directory, so another user cannot normally connect at
+    /// all; this check also holds when those modes were loosened.
+    static func accept(
+        _ listener: Int32, refused: (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+    ) -> Int32? {
+        let client = Glibc.accept(listener, nil, nil)
+        guard client >= 0 else { return nil }
+        _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+        let owner = getuid()
+        let connected = peer(of: client)
+        guard let connected, connected.uid == owner else {
+            let who = connected.map { "uid \($0.uid) (pid \($0.pid))" } ?? "an unknown user"
+            refused("capture recorder: refused a control connection from \(who): only uid \(owner) may control this recorder")
+            close(client)
+            return nil
+        }
+        return client
     }
 
     /// Sends one request line and returns the reply line, or throws if nobody answers in time.

@@ -113,7 +113,14 @@ public final class Recorder: @unchecked Sendable {
         } catch {
             throw .cannotOpen(path: socketPath, reason: "\(error)")
         }
-        try? "\(getpid())\n".write(toFile: directory + "/recorder.pid", atomically: true, encoding: .utf8)
+        if let file = try? AtomicFile(path: directory + "/recorder.pid") {
+            do {
+                try file.append(Array("\(getpid())\n".utf8))
+                try file.commit()
+            } catch {
+                file.discard()
+            }
+        }
     }
 
     /// Releases what ``listen()`` took, when the recorder will not run after all.
@@ -342,9 +349,8 @@ public final class Recorder: @unchecked Sendable {
         while !shouldStop {
             var poller = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
             guard poll(&poller, 1, 200) > 0 else { continue }
-            let client = accept(listener, nil, nil)
-            guard client >= 0 else { continue }
-            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+            // Only this recorder's own user is answered (peer credentials).
+            guard let client = ControlSocket.accept(listener) else { continue }
             var timeout = timeval(tv_sec: 5, tv_usec: 0)
             setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
             let reply: ControlReply

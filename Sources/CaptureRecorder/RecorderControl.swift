@@ -179,6 +179,7 @@ public struct RecorderControl: Sendable {
     /// What `capture status` shows: the open measurement, its live recorder, the upload tally.
     public func status() throws -> StatusReport {
         var report = StatusReport(dataDirectory: directory, state: .idle)
+        report.exposed = PrivacyCheck(dataDirectory: directory).exposures
         guard let store = try existingStore() else { return report }
         report.device = try store.deviceID()
         let uploads = try store.uploads()
@@ -255,6 +256,9 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var recorder: RecorderStatus?
     /// Finished measurements per upload state (pending, uploading, uploaded, skipped, failed).
     public var uploads: [String: Int]?
+    /// The data directory and database files that group or others can read, each with the
+    /// `chmod` that makes it private; empty when the data is private (``PrivacyCheck``).
+    public var exposed: [PrivacyCheck.Exposure] = []
 
     /// A report with nothing known yet but the directory and `state`.
     public init(dataDirectory: String, state: State) {

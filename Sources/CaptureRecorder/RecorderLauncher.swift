@@ -1,3 +1,4 @@
+import CaptureStorage
 import Foundation
 import Glibc
 
@@ -39,10 +40,17 @@ public struct RecorderLauncher: Sendable {
     public func start(_ configuration: RecorderConfiguration, recover: Bool = false) throws(LaunchFailure) -> Started {
         let directory = configuration.directory
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try PrivateFiles.createDirectory(directory)
         } catch {
             throw LaunchFailure(kind: .io, message: "cannot create the data directory \(directory): \(error.localizedDescription)")
         }
+        let log = directory + "/recorder.log"
+        // Opened here rather than by a spawn action, so that it is created 0600 whatever the umask.
+        let logFD = PrivateFiles.open(log, O_WRONLY | O_APPEND)
+        guard logFD >= 0 else {
+            throw LaunchFailure(kind: .io, message: "cannot open \(log): \(String(cString: strerror(errno)))")
+        }
+        defer { close(logFD) }
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw LaunchFailure(kind: .notStarted, message: "cannot create a pipe") }
         let (readEnd, writeEnd) = (fds[0], fds[1])
@@ -52,8 +60,7 @@ public struct RecorderLauncher: Sendable {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        let log = directory + "/recorder.log"
-        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, logFD, 1)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         posix_spawn_file_actions_adddup2(&actions, writeEnd, Self.readyDescriptor)
         var attributes = posix_spawnattr_t()

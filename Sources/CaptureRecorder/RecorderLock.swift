@@ -1,3 +1,4 @@
+import CaptureStorage
 import Glibc
 
 /// The lock a running recorder holds on `recorder.lock` in the data directory.
@@ -9,7 +10,7 @@ public struct RecorderLock: ~Copyable {
 
     /// Takes the lock, or returns `nil` if another process holds it.
     public init?(directory: String) {
-        let fd = open(directory + "/recorder.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let fd = PrivateFiles.open(directory + "/recorder.lock", O_RDWR)
         guard fd >= 0 else { return nil }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             close(fd)

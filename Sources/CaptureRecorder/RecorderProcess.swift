@@ -24,7 +24,7 @@ public enum RecorderProcess {
         var began = false
         do {
             let directory = configuration.directory
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try PrivateFiles.createDirectory(directory)
             guard let lock = RecorderLock(directory: directory) else {
                 throw LaunchFailure(kind: .recorderRunning, message: "another recorder is running in \(directory)")
             }

@@ -18,8 +18,10 @@ public final class TraceTap: @unchecked Sendable {
     /// Creates (or truncates) the file and writes the header.
     public init(path: String) throws(DeviceError) {
         self.path = path
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        // 0600 whatever the umask: a trace says where a person rode (as every file capture writes).
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw DeviceError(path: path, action: "create the trace", errno: errno) }
+        _ = fchmod(fd, 0o600)
         pending.append(contentsOf: TraceWriter.header.utf8)
     }
 

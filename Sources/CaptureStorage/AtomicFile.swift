@@ -22,7 +22,8 @@ public final class AtomicFile {
     public private(set) var temporaryPath: String
     private var descriptor: Int32
 
-    /// Creates `<dir>/.<name>.XXXXXX` next to `path` (mode 0644).
+    /// Creates `<dir>/.<name>.XXXXXX` next to `path` (mode 0600 whatever the umask: what capture
+    /// writes says where a person rode; see ``PrivateFiles``).
     ///
     /// - Throws: ``TransferError/io(path:reason:)`` when the directory is not writable.
     public init(path: String) throws {
@@ -34,7 +35,7 @@ public final class AtomicFile {
         guard fd >= 0 else { throw TransferError.io(path: path, reason: String(cString: strerror(errno))) }
         descriptor = fd
         temporaryPath = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        _ = fchmod(fd, 0o644)
+        _ = fchmod(fd, mode_t(PrivateFiles.fileMode))
     }
 
     deinit {

@@ -76,7 +76,7 @@ extension Store {
                 return cached
             }
             do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                try PrivateFiles.createDirectory(folder)
             } catch {
                 throw TransferError.io(path: folder, reason: Self.reason(error))
             }

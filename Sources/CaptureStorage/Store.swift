@@ -33,13 +33,16 @@ public final class Store: Sendable {
     public init(
         directory: String, durability: Durability = .everyCommit, maximumSize: Int64? = nil
     ) throws(StoreError) {
-        let fm = FileManager.default
         do {
-            try fm.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try PrivateFiles.createDirectory(directory)
         } catch {
             throw .cannotOpen(path: directory, reason: Self.notADirectory(directory) ?? Self.reason(error))
         }
         path = (directory as NSString).appendingPathComponent("capture.sqlite")
+        // Created here with mode 0600 before SQLite opens it (an empty file is an empty
+        // database): SQLite gives its -wal, -shm and -journal the database file's permissions.
+        let created = PrivateFiles.open(path, O_RDWR)
+        if created >= 0 { close(created) }
         var config = Configuration()
         config.journalMode = .wal
         config.busyMode = .timeout(10)
@@ -85,7 +88,7 @@ public final class Store: Sendable {
             // GRDB checks what is applied outside the migrations' transactions, so two processes
             // opening a new database at once could both migrate: take a lock across processes
             // and check again under it.
-            let fd = Glibc.open(path + ".migrate-lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            let fd = PrivateFiles.open(path + ".migrate-lock", O_RDWR)
             guard fd >= 0 else { throw StoreError.cannotOpen(path: path, reason: String(cString: strerror(errno))) }
             defer { close(fd) }
             // swift-system has no flock(2) on Linux (only O_EXLOCK on Darwin/FreeBSD), so the

@@ -89,20 +89,24 @@ public struct UploadRun: Sendable {
     public let dataDirectory: String
     /// The collector's base URL.
     public let collectorURL: String
+    /// Origins besides the collector's that may receive the token (session URLs elsewhere).
+    public let trustedOrigins: [URLOrigin]
     /// Gives the bearer token.
     public let authenticator: any UploadAuthenticator
     /// How measurements are sent.
     public let options: Options
     private let logger: Logger
 
-    /// Creates a run against the collector at `collectorURL`.
+    /// Creates a run against the collector at `collectorURL`; the token goes only to its origin
+    /// and to `trustedOrigins`.
     public init(
         store: Store, dataDirectory: String, collectorURL: String, authenticator: some UploadAuthenticator,
-        options: Options, logger: Logger = Logger(label: "capture.upload")
+        trustedOrigins: [URLOrigin] = [], options: Options, logger: Logger = Logger(label: "capture.upload")
     ) {
         self.store = store
         self.dataDirectory = dataDirectory
         self.collectorURL = collectorURL
+        self.trustedOrigins = trustedOrigins
         self.authenticator = authenticator
         self.options = options
         self.logger = logger
@@ -115,7 +119,8 @@ public struct UploadRun: Sendable {
     ) {
         self.init(
             store: store, dataDirectory: dataDirectory, collectorURL: settings.collectorURL.value,
-            authenticator: settings.authenticator, options: options, logger: logger)
+            authenticator: settings.authenticator, trustedOrigins: settings.trustedOrigins?.value ?? [], options: options,
+            logger: logger)
     }
 
     /// Uploads the measurements of `selection`, oldest first, and reports each result.
@@ -128,7 +133,7 @@ public struct UploadRun: Sendable {
         let chosen = try selection.measurements(in: store)
         let uploader = Uploader(
             baseURL: collectorURL, authenticator: authenticator, chunkSize: options.chunkSize,
-            policy: options.retryPolicy, userAgent: options.userAgent, logger: logger)
+            policy: options.retryPolicy, trustedOrigins: trustedOrigins, userAgent: options.userAgent, logger: logger)
         var results: [UploadResult] = []
         do {
             for id in chosen {

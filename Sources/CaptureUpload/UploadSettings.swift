@@ -3,9 +3,11 @@ import Foundation
 /// Where the collector is and how to authenticate, resolved from layers of settings, each value
 /// with the place it came from.
 ///
-/// The standard layers, first match wins: command-line options (`--url`, `--token-file`), the
-/// environment (`CAPTURE_UPLOAD_URL`, `CAPTURE_TOKEN_FILE`), then `<data dir>/upload.json`
-/// (`{"url": …, "tokenFile": …}`). An empty value counts as absent. Another source, such as a
+/// The standard layers, first match wins: command-line options (`--url`, `--token-file`,
+/// `--trust-origin`), the environment (`CAPTURE_UPLOAD_URL`, `CAPTURE_TOKEN_FILE`,
+/// `CAPTURE_TRUSTED_ORIGINS`), then `<data dir>/upload.json` (`{"url": …, "tokenFile": …,
+/// "trustedOrigins": […]}`). An empty value counts as absent. The trusted origins are optional:
+/// the first layer that names any gives all of them. Another source, such as a
 /// configuration file, is one more ``Layer`` in the list given to ``resolve(_:)``.
 ///
 /// ```swift
@@ -19,6 +21,9 @@ public struct UploadSettings: Sendable {
         case collectorURL
         /// The path of the file holding the bearer token.
         case tokenFile
+        /// Origins besides the collector's that may receive the token, as text: URLs separated
+        /// by white space or commas (optional).
+        case trustedOrigins
     }
 
     /// Where a value came from (or would have come from).
@@ -68,36 +73,54 @@ public struct UploadSettings: Sendable {
             self.origins = origins
         }
 
-        /// The command-line options `--url` and `--token-file`.
-        public static func options(url: String?, tokenFile: String?) -> Layer {
+        /// The command-line options `--url`, `--token-file` and `--trust-origin` (repeatable).
+        public static func options(url: String?, tokenFile: String?, trustedOrigins: [String] = []) -> Layer {
             Layer(
-                values: [.collectorURL: url, .tokenFile: tokenFile].compactMapValues { $0 },
-                origins: [.collectorURL: .option("--url"), .tokenFile: .option("--token-file")])
+                values: [
+                    .collectorURL: url, .tokenFile: tokenFile,
+                    .trustedOrigins: trustedOrigins.isEmpty ? nil : trustedOrigins.joined(separator: " "),
+                ].compactMapValues { $0 },
+                origins: [
+                    .collectorURL: .option("--url"), .tokenFile: .option("--token-file"),
+                    .trustedOrigins: .option("--trust-origin"),
+                ])
         }
 
-        /// The environment variables `CAPTURE_UPLOAD_URL` and `CAPTURE_TOKEN_FILE`.
+        /// The environment variables `CAPTURE_UPLOAD_URL`, `CAPTURE_TOKEN_FILE` and
+        /// `CAPTURE_TRUSTED_ORIGINS` (URLs separated by white space or commas).
         public static func environment(_ environment: [String: String]) -> Layer {
-            let names: [Key: String] = [.collectorURL: "CAPTURE_UPLOAD_URL", .tokenFile: "CAPTURE_TOKEN_FILE"]
+            let names: [Key: String] = [
+                .collectorURL: "CAPTURE_UPLOAD_URL", .tokenFile: "CAPTURE_TOKEN_FILE",
+                .trustedOrigins: "CAPTURE_TRUSTED_ORIGINS",
+            ]
             return Layer(
                 values: names.compactMapValues { environment[$0] }, origins: names.mapValues { .environment($0) })
         }
 
-        /// `<data dir>/upload.json`, a JSON object with the string fields `url` and `tokenFile`;
-        /// empty if the file does not exist.
+        /// `<data dir>/upload.json`, a JSON object with the string fields `url` and `tokenFile`
+        /// and the array of strings `trustedOrigins`; empty if the file does not exist.
         ///
         /// - Throws: ``UploadSettingsError/malformedFile(path:)`` if it exists but is not such an object.
         public static func uploadJSON(dataDirectory: String) throws(UploadSettingsError) -> Layer {
             struct File: Decodable {
                 var url: String?
                 var tokenFile: String?
+                var trustedOrigins: [String]?
             }
             let path = dataDirectory + "/upload.json"
             var layer = Layer(
-                values: [:], origins: [.collectorURL: .file(path: path, key: "url"), .tokenFile: .file(path: path, key: "tokenFile")])
+                values: [:],
+                origins: [
+                    .collectorURL: .file(path: path, key: "url"), .tokenFile: .file(path: path, key: "tokenFile"),
+                    .trustedOrigins: .file(path: path, key: "trustedOrigins"),
+                ])
             guard let bytes = FileManager.default.contents(atPath: path) else { return layer }
             do {
                 let file = try JSONDecoder().decode(File.self, from: bytes)
-                layer.values = [.collectorURL: file.url, .tokenFile: file.tokenFile].compactMapValues { $0 }
+                layer.values = [
+                    .collectorURL: file.url, .tokenFile: file.tokenFile,
+                    .trustedOrigins: file.trustedOrigins.flatMap { $0.isEmpty ? nil : $0.joined(separator: " ") },
+                ].compactMapValues { $0 }
             } catch {
                 throw .malformedFile(path: path)
             }
@@ -111,47 +134,71 @@ public struct UploadSettings: Sendable {
     public var tokenFile: Setting<String>
     /// The token read from it.
     public var token: BearerToken
+    /// Origins besides the collector's that may receive the token, if any layer names some.
+    public var trustedOrigins: Setting<[URLOrigin]>?
 
     /// The token as an ``UploadAuthenticator`` for ``UploadRun`` or ``Uploader``.
     public var authenticator: StaticToken { StaticToken(token, origin: tokenFile.value) }
 
     /// Creates settings from resolved values (tests, or a caller that resolved them itself).
-    public init(collectorURL: Setting<String>, tokenFile: Setting<String>, token: BearerToken) {
+    public init(
+        collectorURL: Setting<String>, tokenFile: Setting<String>, token: BearerToken,
+        trustedOrigins: Setting<[URLOrigin]>? = nil
+    ) {
         self.collectorURL = collectorURL
         self.tokenFile = tokenFile
         self.token = token
+        self.trustedOrigins = trustedOrigins
     }
 
     /// Resolves the settings from `layers` (first non-empty value wins) and reads the token file.
     ///
     /// - Throws: ``UploadSettingsError/missing(_:searched:)`` when a key has no value in any
     ///   layer, ``UploadSettingsError/invalidURL(_:origin:)`` for a URL that is not http(s) with
-    ///   a host, and the token file's errors (see ``TokenFile/read(_:)``). The URL is checked
-    ///   before the token file is looked for.
+    ///   a host, ``UploadSettingsError/invalidTrustedOrigin(_:origin:)`` for a trusted origin
+    ///   that is not one either, and the token file's errors (see ``TokenFile/read(_:)``). The
+    ///   URLs are checked before the token file is looked for.
     public static func resolve(_ layers: [Layer]) throws(UploadSettingsError) -> UploadSettings {
-        func lookUp(_ key: Key) throws(UploadSettingsError) -> Setting<String> {
+        func find(_ key: Key) -> Setting<String>? {
             for layer in layers {
                 if let value = layer.values[key], !value.isEmpty, let origin = layer.origins[key] {
                     return Setting(value, from: origin)
                 }
             }
-            throw .missing(key, searched: layers.compactMap { $0.origins[key] })
+            return nil
+        }
+        func lookUp(_ key: Key) throws(UploadSettingsError) -> Setting<String> {
+            guard let found = find(key) else { throw .missing(key, searched: layers.compactMap { $0.origins[key] }) }
+            return found
+        }
+        var trusted: Setting<[URLOrigin]>?
+        if let text = find(.trustedOrigins) {
+            var origins: [URLOrigin] = []
+            for word in text.value.split(whereSeparator: { $0.isWhitespace || $0 == "," }).map(String.init) {
+                guard let origin = URLOrigin(word) else { throw .invalidTrustedOrigin(word, origin: text.origin) }
+                origins.append(origin)
+            }
+            if !origins.isEmpty { trusted = Setting(origins, from: text.origin) }
         }
         let url = try lookUp(.collectorURL)
         guard let parsed = URL(string: url.value), let scheme = parsed.scheme?.lowercased(),
             scheme == "http" || scheme == "https", parsed.host != nil
         else { throw .invalidURL(url.value, origin: url.origin) }
         let tokenFile = try lookUp(.tokenFile)
-        return UploadSettings(collectorURL: url, tokenFile: tokenFile, token: try TokenFile.read(tokenFile.value))
+        return UploadSettings(
+            collectorURL: url, tokenFile: tokenFile, token: try TokenFile.read(tokenFile.value), trustedOrigins: trusted)
     }
 
     /// Resolves the settings from the standard layers: the options given, then `environment`
     /// (this process's if nil), then `<dataDirectory>/upload.json`.
     public static func resolve(
-        url: String?, tokenFile: String?, dataDirectory: String, environment: [String: String]? = nil
+        url: String?, tokenFile: String?, trustedOrigins: [String] = [], dataDirectory: String,
+        environment: [String: String]? = nil
     ) throws(UploadSettingsError) -> UploadSettings {
         let file = try Layer.uploadJSON(dataDirectory: dataDirectory)
         let environment = environment ?? ProcessInfo.processInfo.environment
-        return try resolve([.options(url: url, tokenFile: tokenFile), .environment(environment), file])
+        return try resolve([
+            .options(url: url, tokenFile: tokenFile, trustedOrigins: trustedOrigins), .environment(environment), file,
+        ])
     }
 }

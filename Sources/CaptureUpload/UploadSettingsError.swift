@@ -7,6 +7,8 @@ public enum UploadSettingsError: Error, Sendable, Equatable, CustomStringConvert
     case missing(UploadSettings.Key, searched: [UploadSettings.Origin])
     /// The collector URL is not an http or https URL with a host.
     case invalidURL(String, origin: UploadSettings.Origin)
+    /// A trusted origin is not an http or https URL with a host.
+    case invalidTrustedOrigin(String, origin: UploadSettings.Origin)
     /// The token file cannot be looked at (`stat` failed: missing, no permission on a directory…).
     case tokenFileMissing(path: String, reason: String)
     /// The token file may be read by group or others; `mode` holds its permission bits.
@@ -19,11 +21,14 @@ public enum UploadSettingsError: Error, Sendable, Equatable, CustomStringConvert
     /// One line naming the fault.
     public var description: String {
         switch self {
-        case .malformedFile(let path): "\(path) is not valid JSON with string fields url and tokenFile"
+        case .malformedFile(let path):
+            "\(path) is not valid JSON with string fields url and tokenFile and an array of strings trustedOrigins"
         case .missing(let key, let searched):
             "no \(key == .collectorURL ? "collector URL" : "token file") in "
                 + searched.map(\.description).joined(separator: ", ")
         case .invalidURL(_, let origin): "the collector URL from \(origin) is not an http or https URL"
+        case .invalidTrustedOrigin(let text, let origin):
+            "the trusted origin '\(text)' from \(origin) is not an http or https URL"
         case .tokenFileMissing(let path, let reason): "cannot read the token file \(path): \(reason)"
         case .tokenFileExposed(let path, let mode):
             "the token file \(path) is readable by group or others (mode \(String(mode, radix: 8)))"

@@ -125,6 +125,9 @@ public struct UploadStateMachine: Sendable {
     public let chunkSize: Int64?
     /// Retry timing.
     public let policy: RetryPolicy
+    /// The origins the bearer token may be sent to; every request carries it, so a session URL
+    /// outside them is refused. Nil: any origin (tests of other rules).
+    public let scope: TokenScope?
     private var state: State = .idle
     private var random: any RandomNumberGenerator & Sendable
     /// Consecutive failures (network errors, 5xx, 429, stalled 308s) since the last progress.
@@ -160,25 +163,30 @@ public struct UploadStateMachine: Sendable {
     ///
     /// - Parameters:
     ///   - chunkSize: the largest PUT body in bytes, nil for the whole rest of the file.
+    ///   - scope: the origins the token may go to: a pre-request answered with a session
+    ///     `Location` elsewhere ends the upload as failed before anything is sent there, and a
+    ///     stored session elsewhere is dropped for a new pre-request. Nil allows any origin.
     ///   - random: the jitter source; inject a seeded generator in tests.
     public init(
-        totalLength: Int64, chunkSize: Int64? = nil, policy: RetryPolicy = .standard,
+        totalLength: Int64, chunkSize: Int64? = nil, policy: RetryPolicy = .standard, scope: TokenScope? = nil,
         random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
     ) {
         self.totalLength = totalLength
         self.chunkSize = chunkSize.map { max(1, $0) }
         self.policy = policy
+        self.scope = scope
         self.random = random
     }
 
     // MARK: - Inputs
 
     /// Begins: with a stored `session` (from an earlier, interrupted run) by asking the collector
-    /// where it stands; otherwise with a pre-request.
+    /// where it stands; otherwise with a pre-request. A stored session outside the ``scope``
+    /// (an origin no longer trusted) is not asked: a pre-request opens a new one.
     public mutating func start(session: String?) -> Action {
         guard case .idle = state else { return illegal("start") }
         guard totalLength > 0 else { return finish(.failed(reason: "the transfer file is empty")) }
-        if let session {
+        if let session, scope?.allows(session) ?? true {
             state = .querying(session: session)
             return .queryStatus(session: session)
         }
@@ -193,6 +201,13 @@ public struct UploadStateMachine: Sendable {
         case 200, 201:
             guard let location = response.location, !location.isEmpty else {
                 return finish(.failed(reason: "the collector opened a session without a usable Location header (an http or https URL)"))
+            }
+            if let scope, !scope.allows(location) {
+                let elsewhere = URLOrigin(location)?.description ?? location
+                return finish(
+                    .failed(
+                        reason: "the collector's session Location is on another origin (\(elsewhere)) than the collector "
+                            + "(\(scope.collector)), one not trusted with the token; nothing was sent there"))
             }
             acknowledged = 0
             return put(session: location, from: 0)

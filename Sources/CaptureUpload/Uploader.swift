@@ -32,6 +32,8 @@ public final class Uploader: Sendable {
     private let authenticator: any UploadAuthenticator
     private let chunkSize: Int64?
     private let policy: UploadStateMachine.RetryPolicy
+    /// Where the token may go: the base URL's origin and the trusted ones.
+    private let scope: TokenScope?
     private let client: HTTPClient
     private let logger: Logger
     private let userAgent: String
@@ -43,13 +45,17 @@ public final class Uploader: Sendable {
     ///   - authenticator: gives the bearer token for each request; the token is sent in
     ///     `Authorization` and never logged.
     ///   - chunkSize: the largest PUT body in bytes; nil sends the whole file at once.
+    ///   - trustedOrigins: origins besides the base URL's that may receive the token (a
+    ///     collector whose sessions live on another host). A session `Location` on any other
+    ///     origin fails the upload; the token is never sent there.
     ///   - userAgent: the `User-Agent` header.
     public init(
         baseURL: String, authenticator: some UploadAuthenticator, chunkSize: Int64? = nil,
-        policy: UploadStateMachine.RetryPolicy = .standard, userAgent: String = "capture",
-        logger: Logger = Logger(label: "capture.upload")
+        policy: UploadStateMachine.RetryPolicy = .standard, trustedOrigins: [URLOrigin] = [],
+        userAgent: String = "capture", logger: Logger = Logger(label: "capture.upload")
     ) {
         base = baseURL.hasSuffix("/") ? baseURL : baseURL + "/"
+        scope = URLOrigin(base).map { TokenScope(collector: $0, trusted: trustedOrigins) }
         self.authenticator = authenticator
         self.chunkSize = chunkSize
         self.policy = policy
@@ -78,7 +84,7 @@ public final class Uploader: Sendable {
     public func upload(
         _ file: TransferFile, metadata: UploadMetadata, session: String?, observer: some UploadObserver
     ) async -> UploadStateMachine.Outcome {
-        var machine = UploadStateMachine(totalLength: file.size, chunkSize: chunkSize, policy: policy)
+        var machine = UploadStateMachine(totalLength: file.size, chunkSize: chunkSize, policy: policy, scope: scope)
         let clock = ContinuousClock()
         let began = clock.now
         func elapsed() -> Int64 {

@@ -4,7 +4,7 @@ extension UploadSettingsError: CLIReportable {
     var exitStatus: ExitStatus {
         switch self {
         case .malformedFile, .missing, .tokenFileMalformed: .configuration
-        case .invalidURL: .usage
+        case .invalidURL, .invalidTrustedOrigin: .usage
         case .tokenFileMissing: .notFound
         case .tokenFileExposed: .tokenRejected
         case .tokenFileUnreadable: .ioError
@@ -17,6 +17,7 @@ extension UploadSettingsError: CLIReportable {
             let what = key == .collectorURL ? "collector URL" : "token"
             return "no \(what): " + Self.either(searched.map(Self.advice))
         case .invalidURL: return "the collector URL must be an http or https URL, such as https://example.com/api/v4"
+        case .invalidTrustedOrigin: return description + ", such as https://sessions.example.com"
         case .tokenFileExposed: return description + "; chmod 600 it"
         default: return description
         }

@@ -12,6 +12,10 @@ struct Status: ParsableCommand {
             State is idle, capturing, paused or interrupted (the measurement is open but its \
             recorder is gone: `capture resume` or `capture stop`). Counts are what is committed \
             to the store; rates are over the last ten seconds.
+
+            The data directory should be mode 700 and the database 600 (capture creates them \
+            so): if group or others can read them, one line on standard error says so with the \
+            chmod to run, and --json lists them under "exposed".
             """)
     @OptionGroup var data: DataDirectoryOptions
     @OptionGroup var output: OutputOptions
@@ -19,12 +23,20 @@ struct Status: ParsableCommand {
     func run() throws {
         try execute {
             let report = try RecorderControl(directory: data.path).status()
+            if let warning = Self.warning(report.exposed) { FileHandle.standardError.write(Data((warning + "\n").utf8)) }
             if output.json {
                 try printJSON(report)
             } else {
                 print(text(report))
             }
         }
+    }
+
+    /// `warning: other users can read /d (mode 755), /d/capture.sqlite (mode 644); run: chmod 700 /d; chmod 600 /d/capture.sqlite`.
+    static func warning(_ exposed: [PrivacyCheck.Exposure]) -> String? {
+        guard !exposed.isEmpty else { return nil }
+        return "warning: other users can read " + exposed.map { "\($0.path) (mode \($0.mode))" }.joined(separator: ", ")
+            + "; run: " + exposed.map(\.chmod).joined(separator: "; ")
     }
 
     private func text(_ report: StatusReport) -> String {

@@ -29,6 +29,12 @@ struct Upload: ParsableCommand {
             token file must not be readable by group or others (chmod 600), and the token is \
             never printed. HTTPS certificates are verified.
 
+            The token is sent only to the collector URL's origin (scheme, host and port). A \
+            collector whose session Location points at another origin fails that measurement \
+            ("another origin … not trusted with the token"), and nothing is sent there, unless \
+            that origin is trusted: --trust-origin URL (repeatable), $CAPTURE_TRUSTED_ORIGINS \
+            (URLs separated by spaces or commas) or "trustedOrigins" (an array) in upload.json.
+
             EXIT CODES: 0 everything chosen was uploaded or skipped, 75 some measurements \
             failed (the others were uploaded), 77 the token was rejected (401) or the token \
             file is readable by others, 78 no URL or token configured, 64 bad arguments, \
@@ -41,6 +47,11 @@ struct Upload: ParsableCommand {
     @Flag(help: "Only continue interrupted uploads, from where the collector stands.") var resume = false
     @Option(help: ArgumentHelp("The collector's base URL.", valueName: "url")) var url: String?
     @Option(help: ArgumentHelp("A file holding the bearer token (mode 600).", valueName: "file")) var tokenFile: String?
+    @Option(
+        help: ArgumentHelp(
+            "Also send the token to this origin (scheme://host:port) when the collector's session Location points there; repeatable.",
+            valueName: "url"))
+    var trustOrigin: [String] = []
     @Option(help: ArgumentHelp("The largest PUT body in bytes (default: the whole file).", valueName: "bytes"))
     var chunkSize: Int64?
     @Option(help: ArgumentHelp("Seconds of retrying per measurement before it is marked failed.", valueName: "seconds"))
@@ -64,7 +75,8 @@ struct Upload: ParsableCommand {
         // peak RSS of a large upload would grow with the number of threads that touched them.
         _ = glibcMallopt(-3 /* M_MMAP_THRESHOLD, <malloc.h> */, 128 * 1024)
         try execute {
-            let settings = try UploadSettings.resolve(url: url, tokenFile: tokenFile, dataDirectory: data.path)
+            let settings = try UploadSettings.resolve(
+                url: url, tokenFile: tokenFile, trustedOrigins: trustOrigin, dataDirectory: data.path)
             guard let store = try data.existingStore() else {
                 if output.json { try printJSON([UploadResult]()) } else { print("nothing to upload: no measurements yet") }
                 return

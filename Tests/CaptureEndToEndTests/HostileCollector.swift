@@ -29,6 +29,7 @@ final class HostileCollector: @unchecked Sendable {
     private let lock = NSLock()
     private var stopping = false
     private var lines: [String] = []
+    private var heads: [String] = []
     private var held: [Int32] = []
     private let done = DispatchSemaphore(value: 0)
 
@@ -59,6 +60,9 @@ final class HostileCollector: @unchecked Sendable {
     /// The request lines received so far (`POST /api/v4/measurements HTTP/1.1`, …).
     var requests: [String] { lock.withLock { lines } }
 
+    /// The heads (request line and header fields, CRLF-separated) of the requests received so far.
+    var requestHeads: [String] { lock.withLock { heads } }
+
     private var isStopping: Bool { lock.withLock { stopping } }
 
     private func serve() {
@@ -68,11 +72,13 @@ final class HostileCollector: @unchecked Sendable {
             guard poll(&pollfd, 1, 50) > 0 else { continue }
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else { continue }
-            guard let line = readRequest(connection) else {
+            guard let head = readRequest(connection) else {
                 close(connection)
                 continue
             }
+            let line = head.components(separatedBy: "\r\n").first ?? ""
             let index = lock.withLock {
+                heads.append(head)
                 lines.append(line)
                 return lines.count - 1
             }
@@ -98,7 +104,7 @@ final class HostileCollector: @unchecked Sendable {
     }
 
     /// Reads one request (headers, then the body its Content-Length announces) and returns its
-    /// first line; nil if the client went away or took more than 5 s.
+    /// head; nil if the client went away or took more than 5 s.
     private func readRequest(_ fd: Int32) -> String? {
         var data: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
@@ -119,8 +125,7 @@ final class HostileCollector: @unchecked Sendable {
                 }
             }
         }
-        let first = data.firstIndex(of: 13) ?? data.count
-        return String(decoding: data[0..<first], as: UTF8.self)
+        return String(decoding: data[0..<max(0, (headerEnd ?? 4) - 4)], as: UTF8.self)
     }
 
     private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {

@@ -94,3 +94,47 @@ import Testing
         #expect(error.description == "the token file \(open) is readable by group or others (mode 644)")
     }
 }
+
+@Suite struct TrustedOriginSettingsTests {
+    let directory: String
+    let tokenPath: String
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("trusted-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        tokenPath = directory + "/token"
+        _ = FileManager.default.createFile(atPath: tokenPath, contents: Data("secret\n".utf8), attributes: [.posixPermissions: 0o600])
+    }
+
+    func resolve(_ options: [String] = [], environment: [String: String] = [:]) throws -> UploadSettings {
+        try UploadSettings.resolve(
+            url: "https://collector.example/api/v4", tokenFile: tokenPath, trustedOrigins: options, dataDirectory: directory,
+            environment: environment)
+    }
+
+    @Test func noneByDefaultThenOptionsOverTheEnvironmentOverUploadJSON() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(try resolve().trustedOrigins == nil)
+        try #"{"trustedOrigins": ["https://a.example", "http://b.example:8080/x"]}"#.write(
+            toFile: directory + "/upload.json", atomically: true, encoding: .utf8)
+        var settings = try resolve()
+        #expect(settings.trustedOrigins?.value == [URLOrigin("https://a.example:443")!, URLOrigin("http://b.example:8080")!])
+        #expect(settings.trustedOrigins?.origin == .file(path: directory + "/upload.json", key: "trustedOrigins"))
+        settings = try resolve(environment: ["CAPTURE_TRUSTED_ORIGINS": "https://c.example, https://d.example"])
+        #expect(settings.trustedOrigins?.value == [URLOrigin("https://c.example")!, URLOrigin("https://d.example")!])
+        #expect(settings.trustedOrigins?.origin == .environment("CAPTURE_TRUSTED_ORIGINS"))
+        settings = try resolve(["https://e.example", "https://f.example:8443"], environment: ["CAPTURE_TRUSTED_ORIGINS": "https://c.example"])
+        #expect(settings.trustedOrigins?.value == [URLOrigin("https://e.example")!, URLOrigin("https://f.example:8443")!])
+        #expect(settings.trustedOrigins?.origin == .option("--trust-origin"))
+    }
+
+    @Test func aTrustedOriginThatIsNotAnHTTPURLIsRefused() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(throws: UploadSettingsError.invalidTrustedOrigin("ftp://x.example", origin: .option("--trust-origin"))) {
+            try resolve(["ftp://x.example"])
+        }
+        #expect(throws: UploadSettingsError.invalidTrustedOrigin("nohost", origin: .environment("CAPTURE_TRUSTED_ORIGINS"))) {
+            try resolve(environment: ["CAPTURE_TRUSTED_ORIGINS": "https://ok.example nohost"])
+        }
+    }
+}

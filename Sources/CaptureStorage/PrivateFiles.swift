@@ -1,0 +1,91 @@
+public import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The permissions of everything capture keeps: a data directory holds where a person rode, so
+/// the directory is made 0700 and every file written in it 0600, whatever the umask.
+///
+/// A directory or file that already exists keeps the mode it has: it is never changed behind
+/// the user's back.
+///
+/// ```swift
+/// try PrivateFiles.createDirectory(dataDirectory)                  // 0700
+/// let fd = PrivateFiles.open(dataDirectory + "/recorder.lock", O_RDWR)   // 0600 if created
+/// ```
+public enum PrivateFiles {
+    /// The mode of a directory capture creates: only its owner may list or enter it.
+    public static let directoryMode: UInt32 = 0o700
+    /// The mode of a file capture creates: only its owner may read or write it.
+    public static let fileMode: UInt32 = 0o600
+
+    /// Creates the directory `path` with mode 0700 whatever the umask; missing parents are
+    /// created with the usual modes (they are not capture's). An existing directory is left as
+    /// it is.
+    ///
+    /// - Throws: Foundation's error for a parent that cannot be made, or a
+    ///   ``PrivateFiles/DirectoryError`` for the directory itself.
+    public static func createDirectory(_ path: String) throws {
+        let parent = (path as NSString).deletingLastPathComponent
+        if !parent.isEmpty, parent != path {
+            try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+        }
+        if mkdir(path, mode_t(directoryMode)) == 0 {
+            // mkdir applies the umask; a umask like 0277 would leave the directory unwritable.
+            _ = chmod(path, mode_t(directoryMode))
+            return
+        }
+        let code = errno
+        var isDirectory: ObjCBool = false
+        if code == EEXIST, FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            return
+        }
+        throw DirectoryError(path: path, errno: code)
+    }
+
+    /// Why a directory could not be created: `mkdir`'s error.
+    public struct DirectoryError: Error, LocalizedError, CustomStringConvertible, Equatable {
+        /// The directory.
+        public var path: String
+        /// The error number `mkdir` set.
+        public var errno: Int32
+
+        /// The system's words for it, such as `Permission denied`.
+        public var description: String { String(cString: strerror(errno)) }
+        public var errorDescription: String? { description }
+    }
+
+    /// Opens `path` with `flags` (`O_CREAT` is implied), creating it with mode 0600 whatever the
+    /// umask; an existing file is opened as it is. Returns the descriptor (close-on-exec), or -1
+    /// with `errno` set.
+    public static func open(_ path: String, _ flags: Int32) -> Int32 {
+        for _ in 0..<8 {
+            let created = systemOpen(path, flags | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(fileMode))
+            if created >= 0 {
+                _ = fchmod(created, mode_t(fileMode))
+                return created
+            }
+            guard errno == EEXIST else { return -1 }
+            let existing = systemOpen(path, flags & ~(O_CREAT | O_EXCL) | O_CLOEXEC, 0)
+            // Removed between the two calls: try creating it again.
+            if existing >= 0 || errno != ENOENT { return existing }
+        }
+        return -1
+    }
+
+    /// Sets the mode of a file capture has just created (a socket after `bind`, say) to 0600.
+    public static func restrict(_ path: String) {
+        _ = chmod(path, mode_t(fileMode))
+    }
+
+    private static func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
+        #if canImport(Glibc)
+            Glibc.open(path, flags, mode)
+        #else
+            Darwin.open(path, flags, mode)
+        #endif
+    }
+}
