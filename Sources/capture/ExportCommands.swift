@@ -108,15 +108,22 @@ struct Import: ParsableCommand {
             Format v1/v2, truncated or corrupt files are refused with one line naming the \
             problem and its byte offset (exit 65); nothing is stored.
 
+            The same ride is not stored twice by accident: a file whose content (fixes, events, \
+            samples, whatever its compression) was imported before is refused with exit 65, \
+            naming the measurement that holds it, as an upload would send it as a second ride. \
+            --again imports it as a new measurement on purpose.
+
             \(ExitStatus.help)
             """)
     @OptionGroup var data: DataDirectoryOptions
     @OptionGroup var output: OutputOptions
     @Argument(help: "The transfer file (.ccyf).") var file: String
+    @Flag(help: "Import a ride that is already stored once more, as a new measurement, on purpose.")
+    var again = false
 
     func run() throws {
         try execute {
-            let summary = try data.openStore().importTransferFile(at: file)
+            let summary = try data.openStore().importTransferFile(at: file, duplicates: again ? .importAgain : .refuse)
             if output.json {
                 try printJSON(summary)
             } else {
