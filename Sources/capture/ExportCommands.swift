@@ -51,7 +51,9 @@ struct Export: ParsableCommand {
             Times are Unix milliseconds; `track` 0 marks data in a pause gap. With -o DIR the \
             five files accelerometer.csv, gyroscope.csv, magnetometer.csv, pressure.csv and \
             locations.csv are written into DIR (created if needed); without -o, or with -o -, \
-            the one table chosen by --table (default: locations) goes to standard output.
+            the one table chosen by --table (default: locations) goes to standard output. -o \
+            x.csv is refused (exit 64) rather than made a directory: give a directory, or \
+            --table to standard output (capture export 1 --format csv --table gyroscope > gyr.csv).
 
             --clean keeps only fixes with 1 < speed < 100 m/s and accuracy < 20 m (gpx, geojson, \
             csv locations). Files are written atomically: a temporary file, then a rename; on \

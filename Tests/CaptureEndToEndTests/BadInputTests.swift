@@ -586,6 +586,10 @@ func nmea(_ body: String) -> String {
             (["export", "1", "--format", "cyface", "-o", file + "/ride.ccyf"], 74, file + "/ride.ccyf"),
             (["export", "1", "--format", "csv", "-o", file], 74, "cannot create the directory \(file)"),
             (["export", "2", "--format", "geojson", "-o", scratch("never.geojson")], 66, "no measurement 2"),
+            (
+                ["export", "1", "--format", "csv", "-o", scratch("tables.csv")], 64,
+                "names a .csv file; nothing was written; pass a directory (-o DIR) for every table, or --table TABLE without -o for one on standard output"
+            ),
         ] {
             let result = try cli.run(arguments)
             expectRefusal(result, status, message, arguments.joined(separator: " "))
