@@ -8,6 +8,9 @@ import NIOCore
 /// A Cyface collector (§2 of the protocol notes) on Hummingbird: the pre-request, chunk and
 /// status PUTs of the resumable upload protocol, with bearer-token authentication, payload
 /// limits, session expiry and an optional ``FaultPlan``.
+///
+/// Its logger gets one info line per request (method, path, status, measurement, session,
+/// body bytes; never a header, so never the token); session details are at debug level.
 public struct Collector: Sendable {
     /// How the collector runs.
     public struct Configuration: Sendable {
@@ -53,6 +56,8 @@ public struct Collector: Sendable {
         host: String, port: Int, onRunning: @escaping @Sendable (Int) async -> Void
     ) -> some ApplicationProtocol {
         let router = Router()
+        // First, so that it sees every answer, a refusal or a 404 for an unknown path too.
+        router.add(middleware: RequestLogMiddleware(logger: logger, storage: storage))
         router.post("measurements") { request, context in
             try await preRequest(request, context: context)
         }
@@ -97,7 +102,7 @@ public struct Collector: Sendable {
         let scheme = request.headers[HTTPField.Name("X-Forwarded-Proto")!] ?? "http"
         let authority = request.head.authority ?? "127.0.0.1"
         let location = "\(scheme)://\(authority)/measurements/(\(sid))/"
-        logger.info("session opened", metadata: ["sid": "\(sid)", "total": "\(total)"])
+        logger.debug("session opened", metadata: ["sid": "\(sid)", "total": "\(total)"])
         return Response(status: .ok, headers: [.location: location, .contentLength: "0"])
     }
 
@@ -237,7 +242,7 @@ public struct Collector: Sendable {
             return Response(status: .conflict)
         }
         storage.log("\(line) 201" + (fault == .loseFinal ? " (response lost)" : ""))
-        logger.info("stored", metadata: ["sid": "\(sid)", "bytes": "\(size)"])
+        logger.debug("stored", metadata: ["sid": "\(sid)", "bytes": "\(size)"])
         var headers: HTTPFields = [.contentLength: "0"]
         if fault == .loseFinal { headers[FaultInjectionHandler.loseHeader] = "1" }
         return Response(status: .created, headers: headers)
@@ -267,7 +272,7 @@ public struct Collector: Sendable {
                 }
             }
         } catch {
-            logger.info("upload interrupted", metadata: ["bytes": "\(written)"])
+            logger.debug("upload interrupted", metadata: ["bytes": "\(written)"])
         }
         return written
     }

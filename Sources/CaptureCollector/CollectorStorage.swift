@@ -66,6 +66,11 @@ final class CollectorStorage: Sendable {
         state.withLock { $0.stored.contains(Self.key(metadata)) }
     }
 
+    /// The metadata of an open session, for the request log; changes nothing.
+    func metadata(of sid: String) -> CollectorMetadata? {
+        state.withLock { $0.sessions[sid]?.metadata }
+    }
+
     /// Opens a session and returns its id.
     func open(_ metadata: CollectorMetadata, total: Int64) -> String {
         var generator = SystemRandomNumberGenerator()

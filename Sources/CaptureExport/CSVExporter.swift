@@ -26,6 +26,8 @@ public enum CSVTable: String, Sendable, CaseIterable {
 ///
 /// To a file destination (a directory, created if needed) all five tables are written, each
 /// atomically; to standard output the one table of ``ExportOptions/table`` (default: locations).
+/// A destination ending in `.csv` is refused with ``ExportError/directoryExpected(path:tables:)``
+/// before anything is created.
 public struct CSVExporter: MeasurementExporter {
     public let name = "csv"
     public let filtersFixes = true
@@ -41,6 +43,10 @@ public struct CSVExporter: MeasurementExporter {
         case .standardOutput:
             try OutputSink.writing(to: .standardOutput) { try write(options.table ?? .locations, of: record, from: store, options: options, to: $0) }
         case .file(let directory):
+            // A multi-table export to `x.csv` would otherwise silently become a directory of that name.
+            guard !directory.lowercased().hasSuffix(".csv") else {
+                throw .directoryExpected(path: directory, tables: CSVTable.allCases.count)
+            }
             do {
                 try PrivateFiles.createDirectory(directory)
             } catch {

@@ -13,6 +13,9 @@ public enum ExportError: Error, Sendable, Equatable, CustomStringConvertible {
     case cannotWrite(path: String, reason: String)
     /// A file to copy (the cached transfer file) could not be read.
     case cannotRead(path: String)
+    /// A format of several files (CSV: one per table) was given a path that names a single file
+    /// of that kind (`x.csv`); nothing was created.
+    case directoryExpected(path: String, tables: Int)
 
     /// One line: what failed.
     public var description: String {
@@ -22,6 +25,8 @@ public enum ExportError: Error, Sendable, Equatable, CustomStringConvertible {
         case .cannotCreateDirectory(let path, let reason): "cannot create the directory \(path): \(reason)"
         case .cannotWrite(let path, let reason): "cannot write \(path): \(reason)"
         case .cannotRead(let path): "cannot read \(path)"
+        case .directoryExpected(let path, let tables):
+            "a CSV export writes \(tables) tables into a directory, and \(path) names a .csv file; nothing was written"
         }
     }
 

@@ -41,12 +41,25 @@ public struct ControlReply: Codable, Sendable {
     public var ok: Bool
     public var failure: ControlFailure?
     public var status: RecorderStatus?
+    /// For `modality`: whether it changed the modality or the modality was in force already
+    /// (`nil` for the other commands, and from recorders that do not say).
+    public var outcome: LifecycleOutcome?
 
-    public init(ok: Bool, failure: ControlFailure? = nil, status: RecorderStatus? = nil) {
+    public init(ok: Bool, failure: ControlFailure? = nil, status: RecorderStatus? = nil, outcome: LifecycleOutcome? = nil) {
         self.ok = ok
         self.failure = failure
         self.status = status
+        self.outcome = outcome
     }
+}
+
+/// Whether a lifecycle command changed the measurement; the raw values are the JSON words.
+public enum LifecycleOutcome: String, Codable, Sendable, Equatable, CaseIterable {
+    /// It took effect: its event was recorded.
+    case changed
+    /// The measurement already was as asked (`modality` with the modality in force): nothing
+    /// was recorded.
+    case unchanged
 }
 
 /// Why the recorder refused or failed a request.

@@ -304,6 +304,7 @@ public final class Recorder: @unchecked Sendable {
             }
             do {
                 let now = WallClock.now()
+                let modalityBefore = engine.lifecycle.modality
                 let flush = try engine.apply(lifecycleCommand, at: now)
                 commit(flush)
                 trace?.append(.mark(lifecycleCommand, at: now))
@@ -312,7 +313,12 @@ public final class Recorder: @unchecked Sendable {
                     return ControlReply(ok: false, failure: ControlFailure(failure))
                 }
                 if lifecycleCommand == .stop { finish() }
-                return ControlReply(ok: true, status: statusLocked())
+                var outcome: LifecycleOutcome?
+                if case .modality(let modality) = lifecycleCommand {
+                    // The lifecycle ignores the modality in force; say so rather than "is now".
+                    outcome = modality == modalityBefore ? .unchanged : .changed
+                }
+                return ControlReply(ok: true, status: statusLocked(), outcome: outcome)
             } catch let error as LifecycleError {
                 return ControlReply(ok: false, failure: ControlFailure(error))
             } catch {

@@ -16,13 +16,20 @@ public struct LifecycleReport: Codable, Sendable, Equatable {
     public var modality: Modality?
     /// The recorder's process id, when one runs.
     public var pid: Int32?
+    /// For `modality`: ``LifecycleOutcome/unchanged`` when that modality was in force already
+    /// (nothing recorded); `nil` for the other commands.
+    public var outcome: LifecycleOutcome?
 
-    public init(measurement: Int64, state: Lifecycle.Phase, track: Int, modality: Modality?, pid: Int32? = nil) {
+    public init(
+        measurement: Int64, state: Lifecycle.Phase, track: Int, modality: Modality?, pid: Int32? = nil,
+        outcome: LifecycleOutcome? = nil
+    ) {
         self.measurement = measurement
         self.state = state
         self.track = track
         self.modality = modality
         self.pid = pid
+        self.outcome = outcome
     }
 
     /// The report a running recorder gives.
@@ -120,7 +127,8 @@ public struct RecorderControl: Sendable {
     /// Pauses the measurement.
     public func pause() throws -> LifecycleReport { try send(ControlRequest(command: .pause)) }
 
-    /// Records a change of modality.
+    /// Records a change of modality; the report's ``LifecycleReport/outcome`` is
+    /// ``LifecycleOutcome/unchanged`` when `modality` was in force already (nothing is recorded then).
     public func changeModality(to modality: Modality) throws -> LifecycleReport { try send(.modality(modality)) }
 
     /// Resumes a paused measurement on a new track; an interrupted one (its recorder gone) is
@@ -166,7 +174,9 @@ public struct RecorderControl: Sendable {
             guard reply.ok, let status = reply.status else {
                 throw reply.failure ?? ControlFailure(kind: .storage, message: "the recorder gave no answer")
             }
-            return LifecycleReport(status)
+            var report = LifecycleReport(status)
+            report.outcome = reply.outcome
+            return report
         }
         if let store = try existingStore(), let open = try store.openMeasurement() {
             throw RecorderControlError.recorderGone(measurement: open.id)

@@ -139,6 +139,18 @@ enum Schema {
                     CREATE INDEX sensor_batch_by_measurement ON sensor_batch (measurement_id, id);
                     """)
         }
+        migrator.registerMigration("v4: where an imported measurement came from") { db in
+            // A Cyface transfer file carries no device or measurement id, so an import remembers
+            // its content's digest (CyfaceTransferFile.contentDigest) to refuse the same ride twice.
+            try db.execute(
+                sql: """
+                    CREATE TABLE measurement_origin (
+                        measurement_id INTEGER PRIMARY KEY REFERENCES measurement (id) ON DELETE CASCADE,
+                        content_sha256 TEXT NOT NULL     -- hex digest of the imported fixes, events, samples
+                    ) WITHOUT ROWID;
+                    CREATE INDEX measurement_origin_by_content ON measurement_origin (content_sha256);
+                    """)
+        }
         return migrator
     }
 }

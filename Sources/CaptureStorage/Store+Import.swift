@@ -9,14 +9,27 @@ public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidLifecycle(String)
     /// A value no ride can have (a latitude beyond ±90°), or nothing at all to import.
     case invalidContent(String)
+    /// The same content (``CyfaceTransferFile/contentDigest``) was imported before, as this
+    /// measurement; with ``ImportDuplicates/refuse`` nothing is stored.
+    case alreadyImported(measurement: Int64)
 
     /// One line: what is wrong with the file.
     public var description: String {
         switch self {
         case .invalidLifecycle(let detail): "invalid lifecycle events: \(detail)"
         case .invalidContent(let detail): detail
+        case .alreadyImported(let id): "the same ride is already stored as measurement \(id)"
         }
     }
+}
+
+/// What an import does with content that was imported before (the same
+/// ``CyfaceTransferFile/contentDigest``).
+public enum ImportDuplicates: Sendable, Equatable {
+    /// Refuse it with ``ImportError/alreadyImported(measurement:)``; nothing is stored.
+    case refuse
+    /// Store it again as a new measurement, on purpose (`capture import --again`).
+    case importAgain
 }
 
 /// What an import stored.
@@ -115,9 +128,16 @@ extension Store {
     ///   start the LIFECYCLE_START (else the earliest timestamp), its end the LIFECYCLE_STOP
     ///   (else the latest timestamp).
     ///
-    /// - Throws: ``ImportError`` for inconsistent lifecycle events, ``StoreError`` for storage
-    ///   failures, ``CyfaceError`` if a value cannot be stored in the format.
-    public func importMeasurement(_ file: CyfaceTransferFile, sources: String = "import") throws -> ImportSummary {
+    /// - The content's digest (``CyfaceTransferFile/contentDigest``) is remembered with the
+    ///   measurement; content imported before is refused unless `duplicates` is
+    ///   ``ImportDuplicates/importAgain`` (the check and the insert are one transaction).
+    ///
+    /// - Throws: ``ImportError`` for inconsistent lifecycle events or content already imported,
+    ///   ``StoreError`` for storage failures, ``CyfaceError`` if a value cannot be stored in the
+    ///   format.
+    public func importMeasurement(
+        _ file: CyfaceTransferFile, sources: String = "import", duplicates: ImportDuplicates = .refuse
+    ) throws -> ImportSummary {
         if let fix = file.fixes.first(where: { !(abs($0.latitude) <= 90 && abs($0.longitude) <= 180) }) {
             throw ImportError.invalidContent(
                 "the fix at \(fix.timestamp) has latitude \(fix.latitude), longitude \(fix.longitude): not a position on Earth")
@@ -147,8 +167,16 @@ extension Store {
         var summary = ImportSummary(
             measurement: 0, tracks: slicing.intervals.count, locations: file.fixes.count, accelerometer: 0, gyroscope: 0,
             magnetometer: 0, events: events.count, inPauseGaps: 0, skippedMetadataEvents: file.metadataEvents.count)
+        let digest = file.contentDigest
         do {
             summary.measurement = try queue.write { db -> Int64 in
+                if duplicates == .refuse,
+                    let earlier = try Int64.fetchOne(
+                        db, sql: "SELECT measurement_id FROM measurement_origin WHERE content_sha256 = ? ORDER BY measurement_id",
+                        arguments: [digest])
+                {
+                    throw ImportError.alreadyImported(measurement: earlier)
+                }
                 try db.execute(
                     sql: """
                         INSERT INTO measurement (status, modality, start_ts, end_ts, track_count, sources)
@@ -156,6 +184,8 @@ extension Store {
                         """,
                     arguments: [modality.rawValue, start, end, slicing.intervals.count, sources])
                 let id = db.lastInsertedRowID
+                try db.execute(
+                    sql: "INSERT INTO measurement_origin (measurement_id, content_sha256) VALUES (?, ?)", arguments: [id, digest])
                 for (index, interval) in slicing.intervals.enumerated() {
                     let trackStart = interval.start ?? (index == 0 ? min(start, earliest) : earliest)
                     let trackEnd = interval.end ?? max(end, latest)
@@ -207,6 +237,8 @@ extension Store {
                 return id
             }
         } catch let error as CyfaceError {
+            throw error
+        } catch let error as ImportError {
             throw error
         } catch {
             throw Self.map(error, path: path)

@@ -26,6 +26,9 @@ public struct ImportFileError: Error, Sendable, Equatable, CustomStringConvertib
         /// A well-formed file whose content cannot become a measurement (inconsistent lifecycle
         /// events, a position not on Earth, nothing at all).
         case invalidContent(ImportError)
+        /// The same ride (the same content, whatever its packing) was imported before, as this
+        /// measurement; refused with ``ImportDuplicates/refuse``.
+        case alreadyImported(measurement: Int64)
         /// A value the store cannot keep in the transfer format's encoding.
         case unrepresentable(CyfaceError)
         /// The store failed (disk full, database error).
@@ -52,6 +55,7 @@ public struct ImportFileError: Error, Sendable, Equatable, CustomStringConvertib
         case .unreadable: "cannot read \(path)"
         case .notTransferFile(let error): "\(path): not a Cyface v3 transfer file: \(error)"
         case .invalidContent(let error): "\(path): \(error)"
+        case .alreadyImported(let id): "\(path) is already stored as measurement \(id); nothing imported"
         case .unrepresentable(let error): "\(path): \(error)"
         case .storage(let error): error.description
         }
@@ -60,7 +64,12 @@ public struct ImportFileError: Error, Sendable, Equatable, CustomStringConvertib
 
 extension Store {
     /// Imports the Cyface transfer file at `path` as one new finished measurement (see
-    /// ``importMeasurement(_:sources:)``), recording `import:<path>` as its sources.
+    /// ``importMeasurement(_:sources:duplicates:)``), recording `import:<path>` as its sources.
+    ///
+    /// A file whose content was imported before (compared by ``CyfaceTransferFile/contentDigest``,
+    /// as the file carries no device or measurement id) is refused with
+    /// ``ImportFileError/Fault/alreadyImported(measurement:)`` unless `duplicates` is
+    /// ``ImportDuplicates/importAgain``.
     ///
     /// The path is checked before anything is read: a missing file or a directory, a device or
     /// FIFO (`/dev/zero` would never end), or a file larger than any transfer file is refused
@@ -71,7 +80,9 @@ extension Store {
     /// ```
     ///
     /// - Throws: ``ImportFileError`` naming the file and the fault; nothing is stored then.
-    public func importTransferFile(at path: String) throws(ImportFileError) -> ImportSummary {
+    public func importTransferFile(
+        at path: String, duplicates: ImportDuplicates = .refuse
+    ) throws(ImportFileError) -> ImportSummary {
         func fail(_ fault: ImportFileError.Fault) -> ImportFileError { ImportFileError(path: path, fault: fault) }
         var info = stat()
         guard stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFDIR else { throw fail(.missing) }
@@ -85,7 +96,9 @@ extension Store {
             throw fail(.notTransferFile(error))
         }
         do {
-            return try importMeasurement(decoded, sources: "import:\(path)")
+            return try importMeasurement(decoded, sources: "import:\(path)", duplicates: duplicates)
+        } catch ImportError.alreadyImported(let id) {
+            throw fail(.alreadyImported(measurement: id))
         } catch let error as ImportError {
             throw fail(.invalidContent(error))
         } catch let error as CyfaceError {

@@ -42,14 +42,17 @@ extension TransferError: CLIReportable {
 
 extension ImportError: CLIReportable {
     var exitStatus: ExitStatus { .dataError }
-    var cliMessage: String { description }
+    var cliMessage: String {
+        if case .alreadyImported = self { return description + "; " + ImportFileError.againHint }
+        return description
+    }
 }
 
 extension ImportFileError: CLIReportable {
     var exitStatus: ExitStatus {
         switch fault {
         case .missing: .notFound
-        case .notRegularFile, .tooLarge, .notTransferFile, .invalidContent, .unrepresentable: .dataError
+        case .notRegularFile, .tooLarge, .notTransferFile, .invalidContent, .unrepresentable, .alreadyImported: .dataError
         case .unreadable: .ioError
         case .storage(let error): error.exitStatus
         }
@@ -57,9 +60,15 @@ extension ImportFileError: CLIReportable {
     var cliMessage: String {
         switch fault {
         case .notRegularFile: description + "; import a .ccyf file"
+        case .alreadyImported(let id): description + " (`capture show \(id)`); " + Self.againHint
         case .unreadable: description + ": check its permissions"
         case .storage(let error): error.cliMessage
         default: description
         }
     }
+}
+
+extension ImportFileError {
+    /// What to do about a ride that is already stored.
+    static let againHint = "`capture import --again` stores it once more on purpose"
 }

@@ -15,7 +15,8 @@ enum ExitStatus: Int32, CaseIterable {
     case notPaused = 6
     /// Bad arguments (unknown modality, bad option value). ArgumentParser's own usage errors use it too.
     case usage = 64
-    /// A malformed input file (trace or transfer file), or stored values a transfer file cannot hold.
+    /// A malformed input file (trace or transfer file), stored values a transfer file cannot hold,
+    /// or a transfer file whose ride is already stored (`import` without `--again`).
     case dataError = 65
     /// A file or measurement that does not exist.
     case notFound = 66
@@ -43,7 +44,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .notCapturing: "not capturing (pause while paused; pause or modality when interrupted)"
         case .notPaused: "not paused (resume while capturing)"
         case .usage: "bad arguments (unknown modality or source, bad value); delete declined"
-        case .dataError: "malformed input file (trace, transfer file); the message says where"
+        case .dataError: "malformed input file (trace, transfer file), or a ride already imported"
         case .notFound: "no such file, measurement or sensor"
         case .unavailable: "recorder or device unavailable"
         case .diskFull: "disk full (nothing committed was lost)"

@@ -51,7 +51,9 @@ struct Export: ParsableCommand {
             Times are Unix milliseconds; `track` 0 marks data in a pause gap. With -o DIR the \
             five files accelerometer.csv, gyroscope.csv, magnetometer.csv, pressure.csv and \
             locations.csv are written into DIR (created if needed); without -o, or with -o -, \
-            the one table chosen by --table (default: locations) goes to standard output.
+            the one table chosen by --table (default: locations) goes to standard output. -o \
+            x.csv is refused (exit 64) rather than made a directory: give a directory, or \
+            --table to standard output (capture export 1 --format csv --table gyroscope > gyr.csv).
 
             --clean keeps only fixes with 1 < speed < 100 m/s and accuracy < 20 m (gpx, geojson, \
             csv locations). Files are written atomically: a temporary file, then a rename; on \
@@ -108,15 +110,22 @@ struct Import: ParsableCommand {
             Format v1/v2, truncated or corrupt files are refused with one line naming the \
             problem and its byte offset (exit 65); nothing is stored.
 
+            The same ride is not stored twice by accident: a file whose content (fixes, events, \
+            samples, whatever its compression) was imported before is refused with exit 65, \
+            naming the measurement that holds it, as an upload would send it as a second ride. \
+            --again imports it as a new measurement on purpose.
+
             \(ExitStatus.help)
             """)
     @OptionGroup var data: DataDirectoryOptions
     @OptionGroup var output: OutputOptions
     @Argument(help: "The transfer file (.ccyf).") var file: String
+    @Flag(help: "Import a ride that is already stored once more, as a new measurement, on purpose.")
+    var again = false
 
     func run() throws {
         try execute {
-            let summary = try data.openStore().importTransferFile(at: file)
+            let summary = try data.openStore().importTransferFile(at: file, duplicates: again ? .importAgain : .refuse)
             if output.json {
                 try printJSON(summary)
             } else {

@@ -122,7 +122,11 @@ struct ModalityCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "modality",
         abstract: "Record a change of modality, e.g. `capture modality WALKING`.",
-        discussion: "The modality already in force is ignored. Modalities: \(Modality.spellings) (any case).")
+        discussion: """
+            The modality already in force is ignored: nothing is recorded, and capture says \
+            "measurement 1 is already WALKING" (exit 0; --json has "outcome": "unchanged"). \
+            Modalities: \(Modality.spellings) (any case).
+            """)
     @OptionGroup var data: DataDirectoryOptions
     @OptionGroup var output: OutputOptions
     @Argument(help: "The new modality.") var modality: Modality
@@ -130,7 +134,8 @@ struct ModalityCommand: ParsableCommand {
     func run() throws {
         try execute {
             let report = try RecorderControl(directory: data.path).changeModality(to: modality)
-            try printLifecycle(report, json: output.json, verb: "is now \(modality.rawValue)")
+            let verb = report.outcome == .unchanged ? "is already" : "is now"
+            try printLifecycle(report, json: output.json, verb: "\(verb) \(modality.rawValue)")
         }
     }
 }

@@ -15,12 +15,12 @@ final class CollectorUnderTest: Sendable {
     let directory: String
     let collector: Collector
 
-    init(payloadLimit: Int64? = nil, sessionExpiry: Duration? = nil) throws {
+    init(payloadLimit: Int64? = nil, sessionExpiry: Duration? = nil, logger: Logger = Logger(label: "collector-route-tests")) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("collector-routes-\(UUID().uuidString)").path
         var configuration = Collector.Configuration(dataDirectory: directory, token: Self.token)
         if let payloadLimit { configuration.payloadLimit = payloadLimit }
         if let sessionExpiry { configuration.sessionExpiry = sessionExpiry }
-        collector = try Collector(configuration, logger: Logger(label: "collector-route-tests"))
+        collector = try Collector(configuration, logger: logger)
     }
 
     deinit { try? FileManager.default.removeItem(atPath: directory) }

@@ -309,6 +309,24 @@ func nmea(_ body: String) -> String {
         }
         #expect(try cli.databaseDump() == "")
     }
+
+    @Test func sameRideTwiceIsRefusedUnlessAgain() throws {
+        try #require(!Self.valid.isEmpty, "could not make a transfer file to import")
+        let cli = CLI()
+        let path = try BadFile("ride", Self.valid, "").write()
+        defer { unlink(path) }
+        let first = try cli.run(["import", path])
+        #expect(first.status == 0 && first.stdout == "1\n", "\(first.stderr)")
+        let stored = try cli.databaseDump()
+        let second = try cli.run(["import", path])
+        expectRefusal(
+            second, 65,
+            "\(path) is already stored as measurement 1; nothing imported (`capture show 1`); "
+                + "`capture import --again` stores it once more on purpose", "the same file again")
+        #expect(try cli.databaseDump() == stored, "a refused import stored something")
+        let again = try cli.run(["import", "--again", path])
+        #expect(again.status == 0 && again.stdout == "2\n", "\(again.stderr)")
+    }
 }
 
 // MARK: - Odd sysfs values
@@ -568,6 +586,10 @@ func nmea(_ body: String) -> String {
             (["export", "1", "--format", "cyface", "-o", file + "/ride.ccyf"], 74, file + "/ride.ccyf"),
             (["export", "1", "--format", "csv", "-o", file], 74, "cannot create the directory \(file)"),
             (["export", "2", "--format", "geojson", "-o", scratch("never.geojson")], 66, "no measurement 2"),
+            (
+                ["export", "1", "--format", "csv", "-o", scratch("tables.csv")], 64,
+                "names a .csv file; nothing was written; pass a directory (-o DIR) for every table, or --table TABLE without -o for one on standard output"
+            ),
         ] {
             let result = try cli.run(arguments)
             expectRefusal(result, status, message, arguments.joined(separator: " "))

@@ -29,8 +29,13 @@ import Testing
 
         #expect(try cli.json(["resume"])["track"] as? Int == 2)
         #expect(try cli.run(["resume"]).status == 6)
-        #expect(try cli.run(["modality", "walking"]).status == 0)
-        #expect(try cli.run(["modality", "WALKING"]).status == 0)  // the same modality: ignored
+        let walking = try cli.run(["modality", "walking"])
+        #expect(walking.status == 0 && walking.stdout == "measurement 1 is now WALKING (capturing, track 2)\n", "\(walking.stdout)")
+        // The same modality again: ignored, and said so.
+        let again = try cli.run(["modality", "WALKING"])
+        #expect(again.status == 0 && again.stdout == "measurement 1 is already WALKING (capturing, track 2)\n", "\(again.stdout)")
+        let againJSON = try cli.json(["modality", "walking"])
+        #expect(againJSON["outcome"] as? String == "unchanged" && againJSON["modality"] as? String == "WALKING")
         #expect(try cli.waitForCommitted(150))
         let stop = try cli.json(["stop"])
         #expect(stop["state"] as? String == "finished")

@@ -62,6 +62,21 @@ import Testing
         #expect(ExportFixtures.contents(file) == Array("keep".utf8))
     }
 
+    @Test(arguments: ["x.csv", "Tables.CSV", "new/dir/x.csv"])
+    func csvToAPathNamingACSVFileIsRefusedAndCreatesNothing(_ name: String) throws {
+        let path = output + "/" + name
+        #expect {
+            try export("csv", to: path)
+        } throws: { error in
+            error as? ExportError == .directoryExpected(path: path, tables: 5)
+        }
+        #expect(!FileManager.default.fileExists(atPath: path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: output).isEmpty, "something was created")
+        #expect(
+            ExportError.directoryExpected(path: "/tmp/x.csv", tables: 5).description
+                == "a CSV export writes 5 tables into a directory, and /tmp/x.csv names a .csv file; nothing was written")
+    }
+
     @Test func cyfaceIsTheCachedTransferFile() throws {
         try export("cyface", to: output + "/ride.ccyf")
         let written = try #require(ExportFixtures.contents(output + "/ride.ccyf"))

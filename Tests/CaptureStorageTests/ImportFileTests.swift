@@ -90,4 +90,35 @@ import Testing
                 == "\(path): invalid lifecycle events: LIFECYCLE_RESUME at 2000 without a preceding LIFECYCLE_PAUSE")
         #expect(try store.measurements().count == 1, "only the measurement the valid file came from")
     }
+
+    @Test func theSameRideIsRefusedWhateverItsPackingUnlessImportedAgain() throws {
+        let path = try validFile()
+        #expect(try store.importTransferFile(at: path).measurement == 2)
+        #expect(fault(of: path) == .alreadyImported(measurement: 2))
+        #expect(
+            ImportFileError(path: path, fault: .alreadyImported(measurement: 2)).description
+                == "\(path) is already stored as measurement 2; nothing imported")
+        // The same content repacked: uncompressed, in batches of one, is the same ride.
+        let decoded = try TransferFileDecoder.decode([UInt8](try #require(FileManager.default.contents(atPath: path))))
+        let repacked = directory + "/repacked.ccyf"
+        let measurement = CyfaceMeasurement(
+            fixes: decoded.fixes, samples: Dictionary(uniqueKeysWithValues: MotionSensor.allCases.map { ($0, decoded.samples(of: $0)) }),
+            events: decoded.events)
+        try Data(try TransferFileWriter.serialize(measurement, batchSize: 1)).write(to: URL(fileURLWithPath: repacked))
+        #expect(decoded.contentDigest == (try TransferFileDecoder.decode(try TransferFileWriter.serialize(measurement))).contentDigest)
+        #expect(fault(of: repacked) == .alreadyImported(measurement: 2))
+        #expect(try store.measurements().count == 2, "a refused import stored nothing")
+        // On purpose: a new measurement; refusals then name the first copy.
+        #expect(try store.importTransferFile(at: path, duplicates: .importAgain).measurement == 3)
+        #expect(fault(of: repacked) == .alreadyImported(measurement: 2))
+        // Other content is another ride.
+        let other = CyfaceMeasurement(fixes: [Fix(timestamp: 5_000, latitude: 52, longitude: 13)])
+        let otherPath = directory + "/other.ccyf"
+        try Data(try TransferFileWriter.serialize(other)).write(to: URL(fileURLWithPath: otherPath))
+        #expect(try store.importTransferFile(at: otherPath).measurement == 4)
+        // Once its copies are deleted, the ride may come in again.
+        try store.deleteMeasurement(2, directory: directory + "/data")
+        try store.deleteMeasurement(3, directory: directory + "/data")
+        #expect(try store.importTransferFile(at: path).measurement == 5)
+    }
 }

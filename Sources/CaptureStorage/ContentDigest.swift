@@ -1,0 +1,61 @@
+public import CaptureCore
+import Crypto
+
+extension CyfaceTransferFile {
+    /// A SHA-256 of what an import stores from the file: every fix, every event and, per sensor,
+    /// every motion sample (batches concatenated), each value by its exact bits, as lowercase hex.
+    ///
+    /// It identifies a ride independently of how its file was packed: the same content
+    /// compressed otherwise, with or without the `00 03` header, or batched differently gives the
+    /// same digest. A Cyface v3 transfer file carries no device or measurement id (those travel in
+    /// the upload's metadata), so this digest is what ``Store/importTransferFile(at:duplicates:)``
+    /// compares to tell a ride already imported.
+    public var contentDigest: String {
+        var hasher = SHA256()
+        func bits(_ value: UInt64) { withUnsafeBytes(of: value.littleEndian) { hasher.update(bufferPointer: $0) } }
+        func integer(_ value: Int64) { bits(UInt64(bitPattern: value)) }
+        func real(_ value: Double) { bits(value.bitPattern) }
+        func optional(_ value: Double?) {
+            if let value {
+                bits(1)
+                real(value)
+            } else {
+                bits(0)
+            }
+        }
+        integer(Int64(fixes.count))
+        for fix in fixes {
+            integer(fix.timestamp)
+            real(fix.latitude)
+            real(fix.longitude)
+            optional(fix.altitude)
+            optional(fix.horizontalAccuracy)
+            optional(fix.verticalAccuracy)
+            optional(fix.speed)
+            optional(fix.course)
+        }
+        integer(Int64(events.count))
+        for event in events {
+            integer(event.timestamp)
+            integer(Int64(event.type.rawValue))
+            if let value = event.value {
+                let bytes = Array(value.utf8)
+                integer(Int64(bytes.count) + 1)
+                hasher.update(data: bytes)
+            } else {
+                integer(0)
+            }
+        }
+        for sensor in MotionSensor.allCases {
+            let values = self.samples(of: sensor)
+            integer(Int64(values.count))
+            for sample in values {
+                integer(sample.timestamp)
+                real(sample.x)
+                real(sample.y)
+                real(sample.z)
+            }
+        }
+        return hasher.finalize().hex
+    }
+}
