@@ -169,7 +169,13 @@ public struct RecorderControl: Sendable {
             do {
                 reply = try RecorderClient.send(request, directory: directory)
             } catch {
-                throw RecorderControlError.noAnswer(reason: "\(error)")
+                // A recorder that ended its measurement by itself (its trace's stop mark) stops
+                // answering a moment before it lets go of its lock: then nothing is open, and the
+                // command is refused as with no recorder at all.
+                guard let store = try existingStore(), try store.openMeasurement() == nil else {
+                    throw RecorderControlError.noAnswer(reason: "\(error)")
+                }
+                throw LifecycleError.notOpen(state: .idle)
             }
             guard reply.ok, let status = reply.status else {
                 throw reply.failure ?? ControlFailure(kind: .storage, message: "the recorder gave no answer")
