@@ -25,6 +25,10 @@ public struct TraceSpec: Sendable, Equatable {
         self.delay = delay
     }
 
+    /// The longest hold `@delay=` takes: ten years in milliseconds. A larger value (typed by
+    /// hand) would overflow the re-based times; it is not an option then but part of the path.
+    public static let maximumDelay: Int64 = 10 * 366 * 86_400_000
+
     /// Splits the argument of a `trace:` spec into the file and its trailing options.
     public init(parsing argument: String) {
         var rest = Substring(argument)
@@ -34,7 +38,9 @@ public struct TraceSpec: Sendable, Equatable {
             let option = rest[rest.index(after: at)...]
             if option == "loop" {
                 loop = true
-            } else if option.hasPrefix("delay="), let value = Int64(option.dropFirst("delay=".count)), value >= 0 {
+            } else if option.hasPrefix("delay="), let value = Int64(option.dropFirst("delay=".count)),
+                (0...Self.maximumDelay).contains(value)
+            {
                 delay = value
             } else {
                 break

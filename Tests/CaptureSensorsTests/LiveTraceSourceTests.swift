@@ -107,6 +107,10 @@ import Testing
         #expect(TraceSpec(parsing: "/r/a.trace@loop@delay=12") == TraceSpec(path: "/r/a.trace", loop: true, delay: 12))
         #expect(TraceSpec(parsing: "/r/a@b.trace") == TraceSpec(path: "/r/a@b.trace"))
         #expect(TraceSpec(parsing: "/r/a.trace@delay=x") == TraceSpec(path: "/r/a.trace@delay=x"))
+        // A hold that would overflow the re-based times is no option (it was a trap).
+        let huge = "/r/a.trace@delay=\(Int64.max)"
+        #expect(TraceSpec(parsing: huge) == TraceSpec(path: huge))
+        #expect(TraceSpec(parsing: "/r/a.trace@delay=-5") == TraceSpec(path: "/r/a.trace@delay=-5"))
         #expect(TraceSpec(path: "/r/a.trace", loop: true, delay: 7).argument == "/r/a.trace@loop@delay=7")
         #expect(SourceRegistry.standard.normalized("trace:a.trace@loop").hasSuffix("/a.trace@loop"))
         #expect(SourceRegistry.standard.normalized("trace:a.trace@loop").hasPrefix("trace:/"))
