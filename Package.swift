@@ -37,6 +37,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         // FileDescriptor: read/write with EINTR and short writes handled once, for Storage and Sensors.
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        // The configuration file (docs/configuration.md): typed values through swift-configuration's
+        // YAML snapshot; Yams (which that trait uses) for what the snapshot cannot do: list the
+        // keys a file holds (unknown keys are errors), lists of mappings (privacy.zones), lines.
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: ["YAML"]),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         // Pure core: model, lifecycle, recording engine, trace format, units. No I/O of its own.
@@ -111,10 +116,24 @@ let package = Package(
             name: "CaptureExportTests",
             dependencies: ["CaptureCore", "CaptureStorage", "CaptureExport", "CaptureRecorder", "CaptureTestSupport"],
             swiftSettings: strict),
+        // The configuration file and the layered device settings (flags > environment > file).
+        .target(
+            name: "CaptureConfig",
+            dependencies: [
+                "CaptureCore", "CaptureStorage", "CaptureUpload",
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "CaptureConfigTests",
+            dependencies: ["CaptureCore", "CaptureStorage", "CaptureUpload", "CaptureConfig"],
+            swiftSettings: strict),
         .executableTarget(
             name: "capture",
             dependencies: [
                 "CaptureCore", "CaptureStorage", "CaptureSensors", "CaptureRecorder", "CaptureUpload", "CaptureExport",
+                "CaptureConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),

@@ -34,13 +34,16 @@ public struct UploadSettings: Sendable {
         case environment(String)
         /// A key in a settings file.
         case file(path: String, key: String)
+        /// No layer set it: the built-in default (`capture config` shows these too).
+        case builtIn
 
-        /// `--url`, `$CAPTURE_UPLOAD_URL` or `"url" in /path/upload.json`.
+        /// `--url`, `$CAPTURE_UPLOAD_URL`, `"url" in /path/upload.json` or `default`.
         public var description: String {
             switch self {
             case .option(let name): name
             case .environment(let name): "$" + name
             case .file(let path, let key): "\"\(key)\" in \(path)"
+            case .builtIn: "default"
             }
         }
     }

@@ -1,0 +1,270 @@
+import CaptureCore
+import Configuration
+import Foundation
+import Yams
+
+/// The configuration file, read and checked: every key known, every value of the right shape.
+///
+/// The typed values (strings, numbers, booleans, lists of strings) are read through
+/// swift-configuration's `YAMLSnapshot` (its YAML trait). That snapshot cannot do three things
+/// the file needs, so Yams, which the trait itself parses with, does them first:
+/// - list the keys a file holds: the snapshot answers only for keys asked for, so a misspelt key
+///   (`colector:`) would be silently ignored; here it is an error naming the key and its line;
+/// - lists of mappings: the snapshot refuses a whole file that holds one (`privacy.zones`);
+/// - line numbers for messages.
+/// The snapshot is therefore given the document without `privacy`, which Yams reads.
+public struct ConfigFile: Sendable, Equatable {
+    /// A value as the file holds it.
+    enum Value: Sendable, Equatable {
+        case bool(Bool)
+        case int(Int)
+        case string(String)
+        case strings([String])
+        case zones([PrivacyZone])
+    }
+
+    /// The file's path.
+    public let path: String
+    /// Its values, for the keys it sets (a key with an empty value is not set).
+    var values: [ConfigKey: Value]
+    /// The line of each key, 1-based.
+    var lines: [ConfigKey: Int]
+
+    /// The keys the file sets.
+    public var keys: Set<ConfigKey> { Set(values.keys) }
+
+    /// The standard place of the system-wide file.
+    public static let systemPath = "/etc/capture/config.yaml"
+
+    /// Where the file is looked for: `$CAPTURE_CONFIG` (which must then exist), else
+    /// `$XDG_CONFIG_HOME/capture/config.yaml` (`~/.config/capture/config.yaml`), else
+    /// `systemPath`; the first that exists. `nil`: no file (every value from elsewhere).
+    public static func locate(
+        environment: [String: String], systemPath: String = ConfigFile.systemPath
+    ) -> (path: String, explicit: Bool)? {
+        if let named = environment["CAPTURE_CONFIG"], !named.isEmpty { return (named, true) }
+        let configHome =
+            environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.config")
+        for candidate in [configHome + "/capture/config.yaml", systemPath]
+        where FileManager.default.fileExists(atPath: candidate) {
+            return (candidate, false)
+        }
+        return nil
+    }
+
+    /// Reads and checks the file at `path`.
+    ///
+    /// - Parameter isSource: whether a `capture.sources` entry names a known kind of source.
+    /// - Throws: ``DeviceConfigurationError`` for a file that cannot be read, is not YAML, holds
+    ///   an unknown key or a value of the wrong type or range.
+    public static func read(path: String, isSource: @escaping (String) -> Bool = { _ in true }) throws(DeviceConfigurationError)
+        -> ConfigFile
+    {
+        let text: String
+        do {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+                throw DeviceConfigurationError(
+                    place: path, key: "", expected: "a YAML file", kind: .unreadable(reason: "it is a directory"))
+            }
+            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            guard let decoded = String(data: data, encoding: .utf8) else {
+                throw DeviceConfigurationError(
+                    place: path, key: "", expected: "UTF-8 text", kind: .malformed(reason: "not UTF-8 text"))
+            }
+            text = decoded
+        } catch let error as DeviceConfigurationError {
+            throw error
+        } catch {
+            let reason = Self.reason(for: error)
+            throw DeviceConfigurationError(place: path, key: "", expected: "a readable file", kind: .unreadable(reason: reason))
+        }
+        return try parse(text, path: path, isSource: isSource)
+    }
+
+    /// Checks `text` as the contents of the file at `path`.
+    public static func parse(_ text: String, path: String, isSource: @escaping (String) -> Bool = { _ in true })
+        throws(DeviceConfigurationError) -> ConfigFile
+    {
+        let topLevel = "the keys " + (ConfigKey.allCases.filter { $0.path.count == 1 }.map(\.name)
+            + ConfigKey.sections.keys.sorted()).joined(separator: ", ")
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: text)
+        } catch {
+            let (line, reason) = Self.describe(error)
+            throw DeviceConfigurationError(place: path, line: line, key: "", expected: topLevel, kind: .malformed(reason: reason))
+        }
+        var file = ConfigFile(path: path, values: [:], lines: [:])
+        // An empty file (or only comments) sets nothing.
+        guard let root, !(root.null != nil) else { return file }
+        guard let mapping = root.mapping else {
+            throw DeviceConfigurationError(
+                place: path, line: root.mark.map { $0.line }, key: "", expected: topLevel,
+                kind: .malformed(reason: "the top level is not a mapping"))
+        }
+        // 1. Yams: every key known, each leaf of the right shape, the zones.
+        var leaves: [ConfigKey: Node] = [:]
+        var withoutPrivacy: [(Node, Node)] = []
+        for (keyNode, value) in mapping {
+            let name = keyNode.string ?? ""
+            let line = keyNode.mark?.line
+            if let key = ConfigKey(rawValue: name), key.path.count == 1 {
+                leaves[key] = value
+                withoutPrivacy.append((keyNode, value))
+            } else if let allowed = ConfigKey.sections[name] {
+                if value.null != nil { continue }
+                guard let section = value.mapping else {
+                    throw DeviceConfigurationError(
+                        place: path, line: line, key: name,
+                        expected: "a mapping with the keys " + allowed.joined(separator: ", "),
+                        kind: .badValue(found: value.string ?? "a list"))
+                }
+                for (subNode, subValue) in section {
+                    let sub = subNode.string ?? ""
+                    guard let key = ConfigKey(rawValue: name + "." + sub) else {
+                        throw DeviceConfigurationError(
+                            place: path, line: subNode.mark?.line, key: name + "." + sub,
+                            expected: "one of " + allowed.map { name + "." + $0 }.joined(separator: ", "),
+                            kind: .unknownKey)
+                    }
+                    leaves[key] = subValue
+                }
+                if name != "privacy" { withoutPrivacy.append((keyNode, value)) }
+            } else {
+                throw DeviceConfigurationError(place: path, line: line, key: name, expected: topLevel, kind: .unknownKey)
+            }
+        }
+        for (key, node) in leaves {
+            file.lines[key] = node.mark?.line
+            if node.null != nil { continue }
+            let isList = [.trustedOrigins, .sources, .privacyZones].contains(key)
+            let shapeOK = isList ? node.sequence != nil : node.scalar != nil
+            guard shapeOK else {
+                throw DeviceConfigurationError(
+                    place: path, line: node.mark?.line, key: key.name, expected: key.expected,
+                    kind: .badValue(found: isList ? (node.string ?? "a mapping") : (node.sequence != nil ? "a list" : "a mapping")))
+            }
+        }
+        if let zones = leaves[.privacyZones], let list = zones.sequence {
+            file.values[.privacyZones] = .zones(try Self.zones(list, path: path))
+        }
+
+        // 2. swift-configuration: the typed values of everything else.
+        let document = Node.mapping(Node.Mapping(withoutPrivacy))
+        let snapshot: YAMLSnapshot
+        do {
+            let serialized = try Yams.serialize(node: document)
+            let bytes = Array(serialized.utf8)
+            snapshot = try YAMLSnapshot(data: bytes.span.bytes, providerName: path, parsingOptions: .default)
+        } catch {
+            throw DeviceConfigurationError(
+                place: path, key: "", expected: topLevel, kind: .malformed(reason: "\(error)"))
+        }
+        for (key, node) in leaves where key != .privacyZones && node.null == nil {
+            let found = node.string ?? node.sequence.map { $0.compactMap(\.string).joined(separator: ", ") } ?? ""
+            func bad() -> DeviceConfigurationError {
+                DeviceConfigurationError(
+                    place: path, line: node.mark?.line, key: key.name, expected: key.expected, kind: .badValue(found: found))
+            }
+            func lookUp(_ type: ConfigType) -> ConfigContent? {
+                (try? snapshot.value(forKey: AbsoluteConfigKey(key.path), type: type))?.value?.content
+            }
+            let value: Value
+            switch key {
+            case .uploadAuto, .unmeteredOnly:
+                guard case .bool(let flag) = lookUp(.bool) else { throw bad() }
+                value = .bool(flag)
+            case .minWaiting:
+                guard case .int(let number) = lookUp(.int) else { throw bad() }
+                value = .int(number)
+            case .keepUploadedDays:
+                if case .int(let number) = lookUp(.int) {
+                    value = .int(number)
+                } else if case .string(let word) = lookUp(.string) {
+                    value = .string(word)
+                } else {
+                    throw bad()
+                }
+            case .trustedOrigins, .sources:
+                guard case .stringArray(let items) = lookUp(.stringArray) else { throw bad() }
+                value = .strings(items)
+            default:
+                guard case .string(let string) = lookUp(.string) else { throw bad() }
+                if string.isEmpty { continue }
+                value = .string(string)
+            }
+            file.values[key] = value
+        }
+        // 3. The values' meaning, checked now so that nothing starts with a bad file.
+        _ = try Resolver(file: file, environment: [:], flags: [:], isSource: isSource).checkFile()
+        return file
+    }
+
+    /// `privacy.zones`: a list of `{latitude, longitude, radius}`.
+    private static func zones(_ list: Node.Sequence, path: String) throws(DeviceConfigurationError) -> [PrivacyZone] {
+        var zones: [PrivacyZone] = []
+        for (index, item) in list.enumerated() {
+            let key = "privacy.zones[\(index)]"
+            func bad(_ found: String) -> DeviceConfigurationError {
+                DeviceConfigurationError(
+                    place: path, line: item.mark?.line, key: key, expected: ConfigKey.privacyZones.expected,
+                    kind: .badValue(found: found))
+            }
+            guard let mapping = item.mapping else { throw bad(item.string ?? "a list") }
+            var numbers: [String: Double] = [:]
+            for (fieldNode, value) in mapping {
+                let field = fieldNode.string ?? ""
+                guard ["latitude", "longitude", "radius"].contains(field) else {
+                    throw DeviceConfigurationError(
+                        place: path, line: fieldNode.mark?.line, key: key + "." + field,
+                        expected: "latitude, longitude and radius", kind: .unknownKey)
+                }
+                guard let text = value.scalar?.string, let number = Double(text), number.isFinite else {
+                    throw DeviceConfigurationError(
+                        place: path, line: value.mark?.line, key: key + "." + field, expected: "a number",
+                        kind: .badValue(found: value.string ?? "a list"))
+                }
+                numbers[field] = number
+            }
+            guard let latitude = numbers["latitude"], let longitude = numbers["longitude"], let radius = numbers["radius"]
+            else { throw bad("missing " + ["latitude", "longitude", "radius"].filter { numbers[$0] == nil }.joined(separator: ", ")) }
+            guard let zone = PrivacyZone(latitude: latitude, longitude: longitude, radius: radius) else {
+                throw bad("latitude \(Self.number(latitude)), longitude \(Self.number(longitude)), radius \(Self.number(radius))")
+            }
+            zones.append(zone)
+        }
+        return zones
+    }
+
+    private static func number(_ value: Double) -> String {
+        value.rounded() == value && abs(value) < 1e15 ? String(Int(value)) : String(value)
+    }
+
+    /// The line and problem of a Yams error.
+    private static func describe(_ error: any Error) -> (Int?, String) {
+        guard let error = error as? YamlError else { return (nil, "\(error)") }
+        switch error {
+        case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _),
+            .composer(_, let problem, let mark, _):
+            return (mark.line, problem)
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            return (context.mark.line, "duplicated key " + duplicates.joined(separator: ", "))
+        case .reader(let problem, _, _, _): return (nil, problem)
+        default: return (nil, "\(error)")
+        }
+    }
+
+    private static func reason(for error: any Error) -> String {
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        switch nsError.code {
+        case NSFileReadNoSuchFileError: return "no such file"
+        case NSFileReadNoPermissionError: return "permission denied"
+        default: return nsError.localizedDescription
+        }
+    }
+}
