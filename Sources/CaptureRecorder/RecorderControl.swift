@@ -109,6 +109,13 @@ public struct RecorderControl: Sendable {
             measurement: open.id, status: open.status, recorderRunning: recorderIsRunning)
     }
 
+    /// The open measurement whose recorder is gone (a crash, a power loss), with its sources:
+    /// what ``resume(maximumSize:)`` continues. `nil` when nothing is open or a recorder runs.
+    public func interruptedMeasurement() throws -> (id: Int64, sources: [String])? {
+        guard !recorderIsRunning, let store = try existingStore(), let open = try store.openMeasurement() else { return nil }
+        return (open.id, open.sources.split(separator: "\n").map(String.init))
+    }
+
     /// Starts a background recorder for a new measurement, once ``refuseIfOpen()`` passes.
     public func start(_ configuration: RecorderConfiguration) throws -> LifecycleReport {
         try refuseIfOpen()

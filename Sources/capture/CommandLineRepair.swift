@@ -3,7 +3,7 @@
 enum CommandLineRepair {
     /// Options every command takes that people also type before the subcommand
     /// (`capture --data-dir X list`), with whether they take a value.
-    static let global: [String: Bool] = ["--data-dir": true, "--json": false]
+    static let global: [String: Bool] = ["--data-dir": true, "--json": false, "--log-level": true, "-v": false, "-vv": false]
 
     /// `arguments` (without the program name) with global options that stand before the
     /// subcommand moved to just after it; unchanged when no known subcommand follows them.

@@ -1,32 +1,50 @@
 import ArgumentParser
+import CaptureConfig
 import CaptureCore
 import CaptureStorage
 import Foundation
 
-/// `--data-dir`, shared by every command.
+/// `--data-dir` and the log level, shared by every command. Both, like every setting, also come
+/// from the environment and the configuration file (docs/configuration.md).
 struct DataDirectoryOptions: ParsableArguments {
     @Option(
         name: .customLong("data-dir"),
         help: ArgumentHelp(
             "Where measurements are kept.",
-            discussion: "Default: $CAPTURE_HOME, else $XDG_DATA_HOME/capture, else ~/.local/share/capture.",
+            discussion:
+                "Default: $CAPTURE_HOME, else data_dir in the configuration file, else $XDG_DATA_HOME/capture, else ~/.local/share/capture.",
             valueName: "dir"))
     var dataDirectory: String?
 
-    /// The resolved, absolute data directory.
-    var path: String {
-        let environment = ProcessInfo.processInfo.environment
-        let chosen: String
-        if let dataDirectory, !dataDirectory.isEmpty {
-            chosen = dataDirectory
-        } else if let home = environment["CAPTURE_HOME"], !home.isEmpty {
-            chosen = home
-        } else if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty {
-            chosen = xdg + "/capture"
-        } else {
-            chosen = (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share/capture"
+    @Option(
+        help: ArgumentHelp(
+            "What goes to stderr besides results: error, warning (default), info or debug.", valueName: "level"))
+    var logLevel: String?
+
+    @Flag(name: .short, help: "More messages on stderr: -v info, -vv debug.")
+    var verbose: Int
+
+    /// The configuration flags these options give.
+    var configFlags: [ConfigKey: DeviceConfiguration.Flag] {
+        var flags: [ConfigKey: DeviceConfiguration.Flag] = [:]
+        if let dataDirectory, !dataDirectory.isEmpty { flags[.dataDirectory] = .init(dataDirectory, option: "--data-dir") }
+        if let logLevel {
+            flags[.logLevel] = .init(logLevel, option: "--log-level")
+        } else if verbose > 0 {
+            flags[.logLevel] = .init(verbose == 1 ? "info" : "debug", option: "-" + String(repeating: "v", count: verbose))
         }
-        return URL(fileURLWithPath: chosen).standardizedFileURL.path
+        return flags
+    }
+
+    /// The device's configuration with these options and `extra` flags of the command.
+    func device(_ extra: [ConfigKey: DeviceConfiguration.Flag] = [:]) throws -> DeviceConfiguration {
+        try DeviceSettings.load(configFlags.merging(extra) { _, new in new })
+    }
+
+    /// The resolved, absolute data directory: --data-dir, $CAPTURE_HOME, `data_dir` in the
+    /// configuration file, else the XDG default. A bad configuration ends the command (exit 78).
+    var path: String {
+        DeviceSettings.loadOrExit(configFlags).dataDirectory.value
     }
 
     func openStore(durability: Store.Durability = .everyCommit) throws -> Store {

@@ -29,6 +29,7 @@ extension UploadSettingsError: CLIReportable {
         case .option(let name): "pass \(name)"
         case .environment(let name): "set \(name)"
         case .file(let path, let key): "put \"\(key)\" in \(path)"
+        case .builtIn: "rely on the default"
         }
     }
 

@@ -30,7 +30,9 @@ enum ExitStatus: Int32, CaseIterable {
     case uploadIncomplete = 75
     /// `upload`: the collector rejected the token (401), or the token file is readable by others.
     case tokenRejected = 77
-    /// `upload`: no collector URL or token is configured, or upload.json is malformed.
+    /// A bad configuration file or environment value (unknown key, bad value, unreadable or
+    /// malformed file: docs/configuration.md), before anything starts; `upload`: no collector
+    /// URL or token is configured, or upload.json is malformed.
     case configuration = 78
 
     /// One line for `--help`, and the README's table word for word (`ExitCodeTableTests` checks
@@ -51,7 +53,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .ioError: "database, file or device I/O error"
         case .uploadIncomplete: "upload: some measurements failed (the others were uploaded)"
         case .tokenRejected: "upload: token rejected (401), or token file readable by others"
-        case .configuration: "upload: no URL or token configured"
+        case .configuration: "bad configuration file or value; upload: no URL or token"
         }
     }
 

@@ -24,7 +24,7 @@ struct Start: ParsableCommand {
             With --foreground it runs in this terminal instead and Ctrl-C stops the measurement.
 
             Without --source, capture uses every IIO motion or pressure sensor it finds under \
-            --sysfs-root, and gpsd (or a GNSS tty) if one answers, and says on stderr what it chose. \
+            --sysfs-root, and gpsd (or a GNSS tty) if one answers; with -v it says on stderr what it chose. \
             --record-trace also writes what the sources deliver as a native trace that `capture \
             replay` takes.
 
@@ -34,6 +34,15 @@ struct Start: ParsableCommand {
             the measurement ends by itself at its stop mark (or last record), as `capture stop` \
             would. With --loop it starts again from the top on a new track instead. After a \
             crash, `capture resume` continues the trace where the committed data ends.
+
+            Without --source, --modality or --flush-interval, capture.sources, capture.modality \
+            and capture.flush_interval from the configuration (`capture config`) apply.
+
+            --continue-interrupted: if the last measurement was interrupted (its recorder died \
+            in a crash or a power loss), continue it as `capture resume` does instead of \
+            refusing with exit 3; otherwise start a new one. With --foreground this is what \
+            the systemd unit dist/systemd/capture-record.service runs, so that a restart after \
+            a crash continues the ride.
 
             Example: capture start --modality BICYCLE --source trace:fixtures/bicycle.trace
             """)
@@ -47,11 +56,14 @@ struct Start: ParsableCommand {
     @Option(name: .customLong("source"), help: ArgumentHelp(Start.sourceHelp, valueName: "spec"))
     var sources: [String] = []
 
-    @Option(help: "Seconds between commits; a crash loses at most this much (0.05 to 3600).")
-    var flushInterval: FlushInterval = .default
+    @Option(help: "Seconds between commits; a crash loses at most this much (0.05 to 3600; default: capture.flush_interval, else 1).")
+    var flushInterval: FlushInterval?
 
     @Flag(help: "Run the recorder in this terminal; Ctrl-C stops the measurement.")
     var foreground = false
+
+    @Flag(help: "Continue an interrupted measurement (as `capture resume` does) instead of refusing.")
+    var continueInterrupted = false
 
     @Option(help: "Where sys/bus/iio/devices and dev are looked up (a fake tree in tests).")
     var sysfsRoot = "/"
@@ -75,16 +87,38 @@ struct Start: ParsableCommand {
 
     func run() throws {
         try execute {
+            // The configuration first: a bad file starts nothing (exit 78).
+            let device = try data.device()
             let options = SourceOptions(sysfsRoot: sysfsRoot, rate: rate?.hertz, loop: loop)
-            let selection = try SourceRegistry.standard.select(sources, options: options)
+            let flushMilliseconds = flushInterval?.milliseconds ?? Int64((device.flushInterval.value.seconds * 1000).rounded())
+            let modality = modality ?? device.modality.value
+            let control = RecorderControl(directory: data.path)
+            if continueInterrupted, let interrupted = try control.interruptedMeasurement() {
+                guard foreground else {
+                    try printLifecycleStart(control.resume(maximumSize: limit.maximumSize))
+                    return
+                }
+                Log.info("continuing the interrupted measurement \(interrupted.id)")
+                let configuration = RecorderConfiguration(
+                    directory: data.path, sources: interrupted.sources, sourceOptions: options,
+                    flushInterval: flushMilliseconds, maximumSize: limit.maximumSize)
+                try RecorderProcess.run(configuration, recover: true) { id in
+                    let pid = ProcessInfo.processInfo.processIdentifier
+                    let stored = (try? data.existingStore()).flatMap { try? LifecycleReport(store: $0, id: id, pid: pid) }
+                    try? printLifecycleStart(
+                        stored ?? LifecycleReport(measurement: id, state: .capturing, track: 1, modality: nil, pid: pid))
+                    Log.info("capturing measurement \(id); Ctrl-C stops it")
+                }
+                return
+            }
+            let selection = try SourceRegistry.standard.select(sources.isEmpty ? device.sources.value : sources, options: options)
             for source in selection.announcements {
-                FileHandle.standardError.write(Data("using \(source.spec): \(source.summary)\n".utf8))
+                Log.info("using \(source.spec): \(source.summary)")
             }
             let configuration = RecorderConfiguration(
                 directory: data.path, modality: modality, sources: selection.specs, sourceOptions: options,
-                recordTrace: recordTrace.map(SourcePath.absolute), flushInterval: flushInterval.milliseconds,
+                recordTrace: recordTrace.map(SourcePath.absolute), flushInterval: flushMilliseconds,
                 maximumSize: limit.maximumSize)
-            let control = RecorderControl(directory: data.path)
             guard foreground else {
                 try printLifecycleStart(control.start(configuration))
                 return
@@ -93,7 +127,7 @@ struct Start: ParsableCommand {
             try RecorderProcess.run(configuration) { id in
                 try? printLifecycleStart(
                     LifecycleReport(measurement: id, state: .capturing, track: 1, modality: modality, pid: ProcessInfo.processInfo.processIdentifier))
-                FileHandle.standardError.write(Data("capturing measurement \(id); Ctrl-C stops it\n".utf8))
+                Log.info("capturing measurement \(id); Ctrl-C stops it")
             }
         }
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CaptureConfig
 import CaptureUpload
 import Foundation
 import Synchronization
@@ -24,8 +25,11 @@ struct Upload: ParsableCommand {
             the measurement skipped; other 4xx mark it failed with the collector's reason.
 
             The collector URL (such as https://host/api/v4) comes from --url, \
-            $CAPTURE_UPLOAD_URL or "url" in <data dir>/upload.json; the bearer token from the \
-            file named by --token-file, $CAPTURE_TOKEN_FILE or "tokenFile" in upload.json. The \
+            $CAPTURE_UPLOAD_URL, collector.url in the configuration file (`capture config`) or \
+            "url" in <data dir>/upload.json; the bearer token from the file named by \
+            --token-file, $CAPTURE_TOKEN_FILE, collector.token_file or "tokenFile" in \
+            upload.json; --retry-budget from $CAPTURE_COLLECTOR_RETRY_BUDGET or \
+            collector.retry_budget (default 15m). The \
             token file must not be readable by group or others (chmod 600), and the token is \
             never printed. HTTPS certificates are verified.
 
@@ -33,7 +37,8 @@ struct Upload: ParsableCommand {
             collector whose session Location points at another origin fails that measurement \
             ("another origin … not trusted with the token"), and nothing is sent there, unless \
             that origin is trusted: --trust-origin URL (repeatable), $CAPTURE_TRUSTED_ORIGINS \
-            (URLs separated by spaces or commas) or "trustedOrigins" (an array) in upload.json.
+            (URLs separated by spaces or commas), collector.trusted_origins or "trustedOrigins" \
+            (an array) in upload.json.
 
             EXIT CODES: 0 everything chosen was uploaded or skipped, 75 some measurements \
             failed (the others were uploaded), 77 the token was rejected (401) or the token \
@@ -54,8 +59,11 @@ struct Upload: ParsableCommand {
     var trustOrigin: [String] = []
     @Option(help: ArgumentHelp("The largest PUT body in bytes (default: the whole file).", valueName: "bytes"))
     var chunkSize: Int64?
-    @Option(help: ArgumentHelp("Seconds of retrying per measurement before it is marked failed.", valueName: "seconds"))
-    var retryBudget: Double = 900
+    @Option(
+        help: ArgumentHelp(
+            "Seconds of retrying per measurement before it is marked failed (default: collector.retry_budget, else 900).",
+            valueName: "seconds"))
+    var retryBudget: Double?
     @Option(
         help: ArgumentHelp(
             "Upload this file as the transfer file of the single ID given (transport benchmarks).", valueName: "file",
@@ -64,7 +72,7 @@ struct Upload: ParsableCommand {
 
     func validate() throws {
         if let chunkSize, chunkSize < 1 { throw ValidationError("--chunk-size must be at least 1 byte") }
-        guard retryBudget >= 0, retryBudget.isFinite else { throw ValidationError("--retry-budget must be ≥ 0") }
+        if let retryBudget { guard retryBudget >= 0, retryBudget.isFinite else { throw ValidationError("--retry-budget must be ≥ 0") } }
         if transferFile != nil, ids.count != 1 { throw ValidationError("--transfer-file needs exactly one ID") }
         if !ids.isEmpty, all { throw ValidationError("IDs exclude --all") }
     }
@@ -75,15 +83,26 @@ struct Upload: ParsableCommand {
         // peak RSS of a large upload would grow with the number of threads that touched them.
         _ = glibcMallopt(-3 /* M_MMAP_THRESHOLD, <malloc.h> */, 128 * 1024)
         try execute {
-            let settings = try UploadSettings.resolve(
-                url: url, tokenFile: tokenFile, trustedOrigins: trustOrigin, dataDirectory: data.path)
+            var flags: [ConfigKey: DeviceConfiguration.Flag] = [:]
+            if let url { flags[.collectorURL] = .init(url, option: "--url") }
+            if let tokenFile { flags[.tokenFile] = .init(tokenFile, option: "--token-file") }
+            if let retryBudget { flags[.retryBudget] = .init(String(retryBudget), option: "--retry-budget") }
+            // Several --trust-origin: checked by UploadSettings below, one by one.
+            if let first = trustOrigin.first, trustOrigin.count == 1 { flags[.trustedOrigins] = .init(first, option: "--trust-origin") }
+            let device = try data.device(flags)
+            var layers = try device.uploadLayers()
+            if !trustOrigin.isEmpty {
+                layers[0] = .options(url: url, tokenFile: tokenFile, trustedOrigins: trustOrigin)
+            }
+            let settings = try UploadSettings.resolve(layers)
+            let budget = device.retryBudget.value.seconds
             guard let store = try data.existingStore() else {
                 if output.json { try printJSON([UploadResult]()) } else { print("nothing to upload: no measurements yet") }
                 return
             }
             let options = UploadRun.Options(
                 appVersion: Capture.configuration.version, chunkSize: chunkSize,
-                retryPolicy: .init(initialDelay: 250, maximumDelay: 30_000, budget: Int64(retryBudget * 1000)),
+                retryPolicy: .init(initialDelay: 250, maximumDelay: 30_000, budget: Int64(budget * 1000)),
                 transferFileOverride: transferFile)
             let run = UploadRun(store: store, dataDirectory: data.path, settings: settings, options: options)
             let printer = ResultPrinter(
