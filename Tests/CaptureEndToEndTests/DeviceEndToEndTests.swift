@@ -72,7 +72,7 @@ import Testing
             close(fd)
         }
         writer.start()
-        let started = try cli.run(["start", "--sysfs-root", root, "--rate", "90", "--record-trace", trace])
+        let started = try cli.run(["start", "-v", "--sysfs-root", root, "--rate", "90", "--record-trace", trace])
         #expect(started.status == 0, "\(started.stderr)")
         #expect(started.stderr.contains("using iio:\(root)/sys/bus/iio/devices/iio:device0"))
         #expect(started.stderr.contains("rate 100 Hz (asked 90)"))
