@@ -68,7 +68,16 @@ public struct ConfigFile: Sendable, Equatable {
                 throw DeviceConfigurationError(
                     place: path, key: "", expected: "a YAML file", kind: .unreadable(reason: "it is a directory"))
             }
-            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            // open(2) and read, not Data(contentsOf:), which refuses character devices such as
+            // /dev/null (`CAPTURE_CONFIG=/dev/null`: no file).
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                throw DeviceConfigurationError(
+                    place: path, key: "", expected: "a readable file",
+                    kind: .unreadable(reason: String(cString: strerror(errno)).lowercased()))
+            }
+            let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+            let data = try handle.readToEnd() ?? Data()
             guard let decoded = String(data: data, encoding: .utf8) else {
                 throw DeviceConfigurationError(
                     place: path, key: "", expected: "UTF-8 text", kind: .malformed(reason: "not UTF-8 text"))

@@ -130,7 +130,7 @@ import Testing
         let before = try committed()
         let second = try Subprocess(arguments, bytes: [], executable: "/usr/bin/env")
         defer { second.stop() }
-        #expect(try waitFor { try committed() > before })
+        #expect(try waitFor { try committed() > before }, "\(second.stderr) \((try? status()) ?? [:])")
         let state = try status()
         #expect(state["measurement"] as? Int == 1, "\(state)")
         let stopped = try device.run(["stop", "--data-dir", device.data], ["CAPTURE_CONFIG": "/dev/null"])
