@@ -76,6 +76,22 @@ public enum PrivateFiles {
         return -1
     }
 
+    /// Creates `path` as an empty file with mode 0600 whatever the umask, unless it exists; an
+    /// existing file is never opened. Returns whether it exists now.
+    ///
+    /// For a SQLite database: closing any descriptor of a file releases every POSIX lock the
+    /// process holds on it, SQLite's own included. Opening and closing a database that another
+    /// connection of this process has open would drop that connection's shared lock, and the
+    /// next process to close its connection would checkpoint and delete the WAL under it: every
+    /// later commit of the first connection would go to a deleted file.
+    public static func createIfAbsent(_ path: String) -> Bool {
+        let created = systemOpen(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(fileMode))
+        guard created >= 0 else { return errno == EEXIST }
+        _ = fchmod(created, mode_t(fileMode))
+        close(created)
+        return true
+    }
+
     /// Sets the mode of a file capture has just created (a socket after `bind`, say) to 0600.
     public static func restrict(_ path: String) {
         _ = chmod(path, mode_t(fileMode))

@@ -41,8 +41,9 @@ public final class Store: Sendable {
         path = (directory as NSString).appendingPathComponent("capture.sqlite")
         // Created here with mode 0600 before SQLite opens it (an empty file is an empty
         // database): SQLite gives its -wal, -shm and -journal the database file's permissions.
-        let created = PrivateFiles.open(path, O_RDWR)
-        if created >= 0 { close(created) }
+        // An existing database is not opened here: closing that descriptor would release the
+        // locks of another Store of this process on the same file (PrivateFiles.createIfAbsent).
+        _ = PrivateFiles.createIfAbsent(path)
         var config = Configuration()
         config.journalMode = .wal
         config.busyMode = .timeout(10)

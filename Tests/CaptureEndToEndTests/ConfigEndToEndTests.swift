@@ -122,10 +122,6 @@ import Testing
             }
             return false
         }
-        // Known bug (session 4): under load the continued recorder plays the trace but its
-        // samples do not reach the store's committed counts within the wait; passes when run
-        // alone. Recorded as a known issue, reported on every run, until it is found.
-        try withKnownIssue("continued foreground recorder commits nothing under load", isIntermittent: true) {
         let first = try Subprocess(arguments, bytes: [], executable: "/usr/bin/env")
         defer { first.stop() }
         #expect(try waitFor { try committed() > 0 })
@@ -143,7 +139,6 @@ import Testing
         #expect(second.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "1", "\(second.stdout)")
         let list = try device.run(["list", "--json", "--data-dir", device.data], ["CAPTURE_CONFIG": "/dev/null"])
         #expect((try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [Any])?.count == 1)
-        }
     }
 
     @Test func theXDGFileIsFoundWithoutCaptureConfig() throws {

@@ -43,6 +43,31 @@ final class TemporaryDirectory {
         #expect(journal == "wal")
     }
 
+    /// A second Store of the same process (the foreground recorder opens one to print its
+    /// report) must leave the first one's SQLite locks alone. Before the fix, opening it closed a
+    /// descriptor of the database, which released the first connection's POSIX locks; the next
+    /// process to close its connection (`capture status`, here sqlite3) then took itself for the
+    /// last one and deleted the WAL, and the first Store's later commits went to a deleted file.
+    @Test func aSecondStoreInTheSameProcessLeavesTheFirstOnesCommitsVisible() throws {
+        let store = try Store(directory: directory.path)
+        var (id, engine) = try started(store)
+        do {
+            let second = try Store(directory: directory.path)
+            _ = try second.deviceID()
+        }
+        let sqlite = Process()
+        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        sqlite.arguments = [directory.path + "/capture.sqlite", "SELECT count(*) FROM measurement;"]
+        sqlite.standardOutput = FileHandle.nullDevice
+        try sqlite.run()
+        sqlite.waitUntilExit()
+        #expect(sqlite.terminationStatus == 0)
+        for sample in motion(50, from: 2_000) { engine.ingest(.motion(.accelerometer, sample)) }
+        try store.commit(engine.takeFlush(), to: id)
+        #expect(FileManager.default.fileExists(atPath: directory.path + "/capture.sqlite-wal"))
+        #expect(try Store(directory: directory.path).counts(of: id).accelerometer == 50)
+    }
+
     @Test func migrationV3KeepsEveryRowAndNumbersNewOnesAfterThem() throws {
         // A database as version 2 left it: two measurements whose rows interleave (rowids are
         // table-wide there), each with fixes, pressure readings and batches of two sensors.
