@@ -34,6 +34,9 @@ public struct DeviceConfigurationError: Error, Sendable, Equatable, CustomString
         self.kind = kind
     }
 
+    /// Whether the fault is in a configuration file, not in a flag or an environment variable.
+    public var isInFile: Bool { !place.hasPrefix("$") && !place.hasPrefix("-") }
+
     /// `/etc/capture/config.yaml:4: upload.max_age: expected a duration such as 500ms, 1s, 30m, 6h or 7d, not 'soon'`.
     public var description: String {
         let at = place + (line.map { ":\($0)" } ?? "")

@@ -47,6 +47,13 @@ struct DataDirectoryOptions: ParsableArguments {
         DeviceSettings.loadOrExit(configFlags).dataDirectory.value
     }
 
+    /// ``path`` for the commands that reach a running recorder (status, pause, resume, modality,
+    /// stop): a broken configuration file is a warning there, not an end
+    /// (``DeviceSettings/loadForControl(_:)``).
+    var controlPath: String {
+        DeviceSettings.loadForControl(configFlags).dataDirectory.value
+    }
+
     func openStore(durability: Store.Durability = .everyCommit) throws -> Store {
         try Store(directory: path, durability: durability)
     }

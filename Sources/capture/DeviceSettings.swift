@@ -42,6 +42,37 @@ enum DeviceSettings {
     }
 }
 
+extension DeviceSettings {
+    /// ``load(_:file:)`` for the commands that reach a recorder already running (status, pause,
+    /// resume, modality, stop): the recorder runs on the settings it was started with, so a
+    /// configuration file broken since then must not keep anyone from stopping it. The file's
+    /// error becomes one warning, and the command goes on with flags, environment and defaults
+    /// (a `data_dir` set only in that file is not seen then: the warning says so). A bad flag or
+    /// environment value still ends the command (exit 78).
+    static func loadForControl(_ flags: [ConfigKey: DeviceConfiguration.Flag]) -> DeviceConfiguration {
+        do {
+            return try load(flags)
+        } catch let error where error.isInFile {
+            Log.warning(
+                "capture: warning: \(CLIError.from(error).message); going on without that file "
+                    + "(its data_dir, if any, is not used)")
+            return loadOrExit(flags, file: "/dev/null")
+        } catch {
+            return loadOrExit(flags)
+        }
+    }
+
+    private static func loadOrExit(_ flags: [ConfigKey: DeviceConfiguration.Flag], file: String) -> DeviceConfiguration {
+        do {
+            return try load(flags, file: file)
+        } catch {
+            let failure = CLIError.from(error)
+            FileHandle.standardError.write(Data("capture: \(failure.message)\n".utf8))
+            exit(failure.status.rawValue)
+        }
+    }
+}
+
 /// Messages on stderr by level: warnings and errors by default, more with `-v`, `-vv` or
 /// `--log-level` (or `log_level`, `$CAPTURE_LOG_LEVEL`). Plain lines, which journald keeps.
 enum Log {

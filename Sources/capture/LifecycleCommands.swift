@@ -147,7 +147,7 @@ struct Pause: ParsableCommand {
 
     func run() throws {
         try execute {
-            try printLifecycle(RecorderControl(directory: data.path).pause(), json: output.json, verb: "paused")
+            try printLifecycle(RecorderControl(directory: data.controlPath).pause(), json: output.json, verb: "paused")
         }
     }
 }
@@ -167,7 +167,7 @@ struct ModalityCommand: ParsableCommand {
 
     func run() throws {
         try execute {
-            let report = try RecorderControl(directory: data.path).changeModality(to: modality)
+            let report = try RecorderControl(directory: data.controlPath).changeModality(to: modality)
             let verb = report.outcome == .unchanged ? "is already" : "is now"
             try printLifecycle(report, json: output.json, verb: "\(verb) \(modality.rawValue)")
         }
@@ -190,7 +190,7 @@ struct Resume: ParsableCommand {
 
     func run() throws {
         try execute {
-            let report = try RecorderControl(directory: data.path).resume(maximumSize: limit.maximumSize)
+            let report = try RecorderControl(directory: data.controlPath).resume(maximumSize: limit.maximumSize)
             try printLifecycle(report, json: output.json, verb: "resumed")
         }
     }
@@ -210,7 +210,7 @@ struct Stop: ParsableCommand {
 
     func run() throws {
         try execute {
-            try printLifecycle(RecorderControl(directory: data.path).stop(), json: output.json, verb: "stopped")
+            try printLifecycle(RecorderControl(directory: data.controlPath).stop(), json: output.json, verb: "stopped")
         }
     }
 }

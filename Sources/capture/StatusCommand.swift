@@ -22,7 +22,7 @@ struct Status: ParsableCommand {
 
     func run() throws {
         try execute {
-            let report = try RecorderControl(directory: data.path).status()
+            let report = try RecorderControl(directory: data.controlPath).status()
             if let warning = Self.warning(report.exposed) { FileHandle.standardError.write(Data((warning + "\n").utf8)) }
             if output.json {
                 try printJSON(report)

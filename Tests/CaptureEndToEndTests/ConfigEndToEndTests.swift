@@ -141,6 +141,37 @@ import Testing
         #expect((try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [Any])?.count == 1)
     }
 
+    /// A configuration file broken while a recorder runs must not keep anyone from reaching it:
+    /// status, pause, resume, modality and stop warn in one line and go on; start still refuses.
+    @Test func aBrokenFileIsAWarningForTheCommandsThatReachARecorder() throws {
+        let device = Device()
+        let environment = ["CAPTURE_CONFIG": device.config]
+        let start = ["start", "--loop", "--source", "trace:" + Repository.fixture("bicycle.trace"), "--data-dir", device.data]
+        device.write("log_level: warning\n")
+        let started = try device.run(start, environment)
+        #expect(started.status == 0, "\(started.stderr)")
+        // Should `stop` fail, the recorder is still ended, by its pid.
+        defer {
+            if let text = try? String(contentsOfFile: device.data + "/recorder.pid", encoding: .utf8),
+                let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            {
+                kill(pid, SIGKILL)
+            }
+        }
+        device.write("collector:\n  urll: https://x.example\n")
+        for command in [["status"], ["pause"], ["resume"], ["modality", "CAR"], ["stop"]] {
+            let result = try device.run(command + ["--data-dir", device.data], environment)
+            #expect(result.status == 0, "\(command): \(result.stderr)")
+            let warnings = result.stderr.split(separator: "\n").filter { $0.hasPrefix("capture: warning: \(device.config):") }
+            #expect(warnings.count == 1, "\(command): \(result.stderr)")
+            #expect(warnings.first?.contains("unknown key 'collector.urll'") == true, "\(command): \(result.stderr)")
+        }
+        let refused = try device.run(start, environment)
+        #expect(refused.status == 78, "\(refused.stderr)")
+        let list = try device.run(["list", "--json", "--data-dir", device.data], ["CAPTURE_CONFIG": "/dev/null"])
+        #expect((try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])?.first?["status"] as? String == "finished", "\(list.stdout)")
+    }
+
     @Test func theXDGFileIsFoundWithoutCaptureConfig() throws {
         let device = Device()
         try FileManager.default.createDirectory(atPath: device.root + "/xdg/capture", withIntermediateDirectories: true)
