@@ -63,6 +63,12 @@ public struct RecorderLauncher: Sendable {
         posix_spawn_file_actions_adddup2(&actions, logFD, 1)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         posix_spawn_file_actions_adddup2(&actions, writeEnd, Self.readyDescriptor)
+        // Nothing else the caller holds goes on living in the recorder: an inherited pipe (a
+        // wrapper such as faketime, a script reading `capture start`'s output) would otherwise
+        // wait for the recorder to end before it saw its end of file.
+        for fd in Self.inheritedDescriptors() where fd > Self.readyDescriptor {
+            posix_spawn_file_actions_addclose(&actions, fd)
+        }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -105,6 +111,15 @@ public struct RecorderLauncher: Sendable {
         }
         while data.last == 0x0A { data.removeLast() }
         return data
+    }
+
+    /// This process's open descriptors that a child would inherit (not close-on-exec).
+    private static func inheritedDescriptors() -> [Int32] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return names.compactMap(Int32.init).filter { fd in
+            let flags = fcntl(fd, F_GETFD)
+            return flags >= 0 && flags & FD_CLOEXEC == 0
+        }
     }
 
     private static func reap(_ pid: pid_t) {
