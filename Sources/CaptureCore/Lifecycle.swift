@@ -155,6 +155,14 @@ public enum LifecycleCommand: Sendable, Equatable, Hashable {
     case stop
     case modality(Modality)
 
+    /// Whether the command begins a track (START or RESUME).
+    public var beginsTrack: Bool {
+        switch self {
+        case .start, .resume: true
+        default: false
+        }
+    }
+
     /// The verb as a user types it (`pause`, `modality`, …).
     public var verb: String {
         switch self {

@@ -173,4 +173,6 @@ public struct RecorderStatus: Codable, Sendable, Equatable {
     public var lostSamples: Int?
     /// The trace being written with `--record-trace`, if any.
     public var recordingTrace: String?
+    /// The host clock against GNSS time, once a live receiver delivered a fix.
+    public var clock: ClockReport?
 }

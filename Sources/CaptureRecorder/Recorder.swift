@@ -35,6 +35,19 @@ public final class Recorder: @unchecked Sendable {
     private var finished = false
     private var failure: StoreError?
     private let startedAt = WallClock.now()
+    /// One clock per measurement: the host clock against live receivers' GNSS time.
+    private var clock = GNSSClock()
+    private let gnssTime: GNSSTimePolicy
+    private let hostSynchronized = HostClock.isSynchronized()
+    /// What is added to host-clock times (events, motion, pressure); `nil` while none is.
+    private var correction: Int64?
+    /// Which clock each source's times are on.
+    private var sourceClocks: [SourceClock]
+    /// When the current track began (its START or RESUME), on the events' clock.
+    private var trackStart: Int64 = .min
+    /// Samples that arrived while capturing but were taken before the track began (a device
+    /// buffer read just after a resume); counted with those dropped while paused.
+    private var droppedBeforeTrack = 0
 
     private let done = DispatchSemaphore(value: 0)
     /// Signalled when the control server has answered its last request and stopped.
@@ -45,8 +58,11 @@ public final class Recorder: @unchecked Sendable {
 
     /// - Parameter trace: where to also write what the sources delivered (`--record-trace`).
     public init(
-        directory: String, store: Store, sources: [any SampleSource], flushInterval: Int64, trace: TraceTap? = nil
+        directory: String, store: Store, sources: [any SampleSource], flushInterval: Int64, trace: TraceTap? = nil,
+        gnssTime: GNSSTimePolicy = .auto
     ) {
+        self.gnssTime = gnssTime
+        sourceClocks = sources.map(\.clock)
         self.directory = directory
         self.store = store
         self.sources = sources
@@ -59,6 +75,7 @@ public final class Recorder: @unchecked Sendable {
     public func startNew(modality: Modality) throws -> Int64 {
         let now = WallClock.now()
         let flush = try engine.apply(.start(modality), at: now)
+        trackStart = now
         measurement = try store.begin(flush, sources: sources.map(\.name).joined(separator: "\n"))
         measurementStart = now
         lock.withLock {
@@ -78,7 +95,10 @@ public final class Recorder: @unchecked Sendable {
     public func recoverInterrupted() throws -> Int64 {
         guard let open = try store.openMeasurement() else { throw LifecycleError.notOpen(state: .idle) }
         measurement = open.id
-        measurementStart = open.startTime
+        // What an earlier recorder applied goes on: the host clock is likely still as wrong.
+        correction = try store.clockCorrection(of: open.id)
+        clock = GNSSClock(correction: correction)
+        measurementStart = open.startTime - (correction ?? 0)
         engine = Recording(
             lifecycle: Lifecycle(restoring: open.lifecycleState, modality: try store.currentModality(of: open.id)))
         let end = try store.lastTimestamp(of: open.id) ?? open.startTime
@@ -86,15 +106,20 @@ public final class Recorder: @unchecked Sendable {
         if wasCapturing {
             try store.commit(try engine.apply(.pause, at: end), to: open.id)
         }
-        let now = max(WallClock.now(), end)
+        let now = max(WallClock.now() + (correction ?? 0), end)
         let driving = sources.contains { $0 is any LifecycleDrivingSource }
         if wasCapturing || !driving {
             try store.commit(try engine.apply(.resume, at: now), to: open.id)
+            trackStart = now
         }
         if driving {
+            sourceClocks = sources.map(\.clock)
             sources = sources.map { source -> any SampleSource in
                 guard let driving = source as? any LifecycleDrivingSource else { return source }
-                return driving.continuing(measurementStart: open.startTime, committedEnd: end, resumedAt: now)
+                // A trace plays on the host clock; what it hands over is moved as it arrives.
+                let host = correction ?? 0
+                return driving.continuing(
+                    measurementStart: open.startTime - host, committedEnd: end - host, resumedAt: now - host)
             }
             for (index, source) in sources.enumerated() { sourceStates[index].name = source.name }
             try store.updateSources(sources.map(\.name).joined(separator: "\n"), of: open.id)
@@ -203,6 +228,20 @@ public final class Recorder: @unchecked Sendable {
     private func deliver(_ sample: Sample, from index: Int) {
         lock.withLock {
             guard !finished else { return }
+            var sample = sample
+            switch sourceClocks[index] {
+            case .host:
+                if let correction, correction != 0 { sample.shift(to: sample.timestamp + correction) }
+            case .gnss:
+                if case .fix(let fix) = sample { observe(fix) }
+            case .recorded: break
+            }
+            // A sample on the events' clock taken before its track began belongs to no track.
+            let onEventClock = sourceClocks[index] == .host || (sourceClocks[index] == .gnss && correction != nil)
+            if onEventClock, sample.timestamp < trackStart, engine.lifecycle.state.phase == .capturing {
+                droppedBeforeTrack += 1
+                return
+            }
             sourceStates[index].samples += 1
             trace?.append(.sample(sample))
             if engine.ingest(sample) {
@@ -212,14 +251,40 @@ public final class Recorder: @unchecked Sendable {
         }
     }
 
+    /// Notes a live receiver's fix against the host clock and, when the policy allows and the
+    /// host clock is found off (``GNSSClock``), puts the measurement on GNSS time: what is
+    /// pending is committed, then everything stored on the host clock is moved in one
+    /// transaction, and what comes after is moved as it arrives. Call with `lock` held.
+    private func observe(_ fix: Fix) {
+        guard clock.observe(gnss: fix.timestamp, host: WallClock.now()) else { return }
+        guard gnssTime == .always || (gnssTime == .auto && !hostSynchronized), let next = clock.correction else { return }
+        do {
+            if correction == nil {
+                commit(engine.takeFlush())
+                guard failure == nil else { return }
+                try store.applyClockCorrection(next, to: measurement, motion: sourceClocks.contains(.host))
+                trackStart += next
+            } else {
+                try store.recordClockCorrection(next, of: measurement)
+            }
+            correction = next
+        } catch {
+            failure = error
+            finish()
+        }
+    }
+
     /// Applies a lifecycle mark from a source as the control command would: commits what came
     /// before it, then its events. A mark the lifecycle refuses (a `pause` after `capture pause`)
     /// is left out and noted on the source.
     private func take(_ command: LifecycleCommand, at time: Int64, from index: Int) {
         lock.withLock {
             guard !finished else { return }
+            var time = time
+            if sourceClocks[index] == .host, let correction { time += correction }
             do {
                 let flush = try engine.apply(command, at: time)
+                if command.beginsTrack { trackStart = time }
                 commit(flush)
                 trace?.append(.mark(command, at: time))
                 trace?.flush()
@@ -303,9 +368,10 @@ public final class Recorder: @unchecked Sendable {
                 return ControlReply(ok: false, failure: ControlFailure(failure))
             }
             do {
-                let now = WallClock.now()
+                let now = WallClock.now() + (correction ?? 0)
                 let modalityBefore = engine.lifecycle.modality
                 let flush = try engine.apply(lifecycleCommand, at: now)
+                if lifecycleCommand.beginsTrack { trackStart = now }
                 commit(flush)
                 trace?.append(.mark(lifecycleCommand, at: now))
                 trace?.flush()
@@ -344,10 +410,15 @@ public final class Recorder: @unchecked Sendable {
             pid: getpid(), measurement: measurement, state: engine.lifecycle.state.phase,
             track: engine.lifecycle.state.track, modality: engine.lifecycle.modality,
             flushIntervalMs: flushInterval, startedAt: startedAt, sources: sourceStates, sensors: sensors,
-            lastFix: lastFix, droppedWhilePaused: engine.droppedWhileNotCapturing, rejectedUnstorable: engine.rejectedUnstorable,
+            lastFix: lastFix, droppedWhilePaused: engine.droppedWhileNotCapturing + droppedBeforeTrack, rejectedUnstorable: engine.rejectedUnstorable,
             pendingSamples: engine.pendingSamples,
             failedSources: sourceStates.filter { $0.state == .failed }.count,
-            lostSamples: sourceStates.reduce(0) { $0 + ($1.lost ?? 0) }, recordingTrace: trace.map { tap in tap.failure.map { "\(tap.path) (stopped: \($0))" } ?? tap.path })
+            lostSamples: sourceStates.reduce(0) { $0 + ($1.lost ?? 0) }, recordingTrace: trace.map { tap in tap.failure.map { "\(tap.path) (stopped: \($0))" } ?? tap.path },
+            clock: clock.fixes == 0 && correction == nil
+                ? nil
+                : ClockReport(
+                    fixes: clock.fixes, offsetMs: clock.median, spreadMs: clock.spread, correctionMs: correction,
+                    hostSynchronized: hostSynchronized, policy: gnssTime))
     }
 
     private func serve(_ listener: Int32) {

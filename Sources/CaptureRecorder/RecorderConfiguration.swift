@@ -21,12 +21,16 @@ public struct RecorderConfiguration: Sendable, Equatable {
     public var flushInterval: Int64
     /// A ceiling for the database (`--max-store-size`).
     public var maximumSize: ByteSize?
+    /// When host-clock times are put on GNSS time (`--gnss-time`).
+    public var gnssTime: GNSSTimePolicy
 
     /// A configuration; only the directory and the sources have no default.
     public init(
         directory: String, modality: Modality? = nil, sources: [String], sourceOptions: SourceOptions = SourceOptions(),
-        recordTrace: String? = nil, flushInterval: Int64 = 1000, maximumSize: ByteSize? = nil
+        recordTrace: String? = nil, flushInterval: Int64 = 1000, maximumSize: ByteSize? = nil,
+        gnssTime: GNSSTimePolicy = .auto
     ) {
+        self.gnssTime = gnssTime
         self.directory = directory
         self.modality = modality
         self.sources = sources
@@ -53,6 +57,7 @@ public struct RecorderConfiguration: Sendable, Equatable {
         if sourceOptions.loop { arguments.append("--loop") }
         if let recordTrace { arguments += ["--record-trace", recordTrace] }
         if let maximumSize { arguments += ["--max-store-size", "\(maximumSize.bytes)"] }
+        if gnssTime != .auto { arguments += ["--gnss-time", gnssTime.rawValue] }
         return arguments
     }
 }

@@ -36,7 +36,7 @@ public enum RecorderProcess {
             let trace = try configuration.recordTrace.map { path throws(DeviceError) in try TraceTap(path: path) }
             let recorder = Recorder(
                 directory: directory, store: store, sources: sources, flushInterval: configuration.flushInterval,
-                trace: trace)
+                trace: trace, gnssTime: configuration.gnssTime)
             try recorder.listen()
             let id: Int64
             do {

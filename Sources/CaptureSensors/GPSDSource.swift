@@ -38,6 +38,9 @@ public struct GPSDSource: ReportingSampleSource {
     /// `gpsd:127.0.0.1:2947`.
     public var name: String { "gpsd:\(host):\(port)" }
 
+    /// gpsd reports its receivers' GNSS time.
+    public var clock: SourceClock { .gnss }
+
     /// Whether gpsd answers at the address now (a connect that succeeds within `timeout` ms).
     public func isReachable(timeout: Int32 = 300) -> Bool {
         guard let fd = try? connect(timeout: timeout) else { return false }

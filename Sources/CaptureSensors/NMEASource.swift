@@ -23,6 +23,12 @@ public struct NMEASource: ReportingSampleSource {
     /// `nmea:/dev/ttyACM0`.
     public var name: String { "nmea:\(path)" }
 
+    /// A receiver's GNSS time; a plain file is a recording, whose times are its own.
+    public var clock: SourceClock {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? .recorded : .gnss
+    }
+
     /// Checks that `path` can be opened for reading now.
     public func check() throws(DeviceError) {
         let fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)

@@ -8,7 +8,24 @@ import Glibc
 public protocol SampleSource: Sendable {
     /// What the source is, for `capture status` (`trace:ride.trace`).
     var name: String { get }
+    /// Which clock its times are on (the host's unless it says otherwise).
+    var clock: SourceClock { get }
     func run(deliver: @Sendable (Sample) -> Void, shouldStop: @Sendable () -> Bool) throws
+}
+
+/// Which clock a source's times are on, for one clock per measurement (``GNSSClock``).
+public enum SourceClock: Sendable, Equatable {
+    /// The host's: IIO timestamps, a trace re-based onto now. Moved onto GNSS time when the
+    /// host clock is found wrong.
+    case host
+    /// A live GNSS receiver's: its fixes tell how far the host clock is off; never moved.
+    case gnss
+    /// A recording's own (a receiver log read from a file): neither moved nor a reference.
+    case recorded
+}
+
+extension SampleSource {
+    public var clock: SourceClock { .host }
 }
 
 /// A source that also drives the measurement's lifecycle, as the device it simulates would: a
@@ -56,7 +73,7 @@ public enum WallClock {
 
 extension Sample {
     /// Moves the sample to another timestamp.
-    mutating func shift(to time: Int64) {
+    public mutating func shift(to time: Int64) {
         switch self {
         case .motion(let sensor, var value):
             value.timestamp = time
@@ -68,5 +85,25 @@ extension Sample {
             pressure.timestamp = time
             self = .pressure(pressure)
         }
+    }
+}
+
+/// The host clock's standing with the kernel.
+public enum HostClock {
+    /// Whether the kernel says the clock is synchronised (NTP or PTP keeps it): `adjtimex(2)`
+    /// answers anything but `TIME_ERROR`. A board without a real-time clock says no until its
+    /// first NTP answer.
+    public static func isSynchronized() -> Bool {
+        // Glibc's module map leaves out <sys/timex.h>: the call is looked up by name, with a
+        // zeroed buffer larger than any `struct timex` (208 bytes on 64-bit Linux); modes 0
+        // only reads. TIME_ERROR is 5.
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "adjtimex") else { return false }
+        typealias AdjTimeX = @convention(c) (UnsafeMutableRawPointer) -> Int32
+        let adjtimex = unsafeBitCast(symbol, to: AdjTimeX.self)
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: 512, alignment: 16)
+        defer { buffer.deallocate() }
+        buffer.initializeMemory(as: UInt8.self, repeating: 0, count: 512)
+        let state = adjtimex(buffer)
+        return state >= 0 && state != 5
     }
 }

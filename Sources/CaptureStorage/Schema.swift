@@ -151,6 +151,11 @@ enum Schema {
                     CREATE INDEX measurement_origin_by_content ON measurement_origin (content_sha256);
                     """)
         }
+        migrator.registerMigration("v9: one clock per measurement") { db in
+            // What was added to the measurement's host-clock times to put them on GNSS time
+            // (Store.applyClockCorrection); NULL: the host clock was taken to be right.
+            try db.execute(sql: "ALTER TABLE measurement ADD COLUMN clock_correction_ms INTEGER")
+        }
         return migrator
     }
 }

@@ -117,6 +117,9 @@ public struct MeasurementSummary: Sendable, Codable {
     /// Altitude from the barometer, when the measurement has pressure samples.
     public var barometricAltitude: BarometricAltitude?
     public var upload: UploadSummary
+    /// What was added to its host-clock times to put them on GNSS time (``Store/applyClockCorrection(_:to:motion:)``),
+    /// if anything.
+    public var clockCorrectionMs: Int64? = nil
 
     /// Rounds to millimetres.
     static func millimetres(_ metres: Double) -> Double { (metres * 1000).rounded() / 1000 }
@@ -188,7 +191,7 @@ extension Store {
             events: events.map { MeasurementSummary.EventSummary(timestamp: $0.timestamp, type: $0.type.name, value: $0.value) },
             barometricAltitude: BarometricProfile(hectopascals: try pressures(of: id).map(\.hectopascals), qnh: qnh)
                 .map(MeasurementSummary.BarometricAltitude.init),
-            upload: UploadSummary(try upload(of: id)))
+            upload: UploadSummary(try upload(of: id)), clockCorrectionMs: try clockCorrection(of: id))
     }
 
     /// Every measurement, oldest first, as `capture list` prints them.

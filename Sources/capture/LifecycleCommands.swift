@@ -77,6 +77,18 @@ struct Start: ParsableCommand {
     @Flag(help: "Play trace sources again from the top, on a new track, instead of stopping at their end.")
     var loop = false
 
+    @Option(
+        help: ArgumentHelp(
+            "When to put host-clock times on GNSS time: auto, always or never.",
+            discussion: """
+                A live receiver's fixes tell how far the host clock is off. When at least 5 agree \
+                on more than 3 s, events, motion and pressure are moved onto GNSS time (what is \
+                stored so far in one transaction, the rest as it comes), so that tracks and fixes \
+                line up. auto (default) does so only while the kernel says the host clock is not \
+                synchronised (no NTP yet, as on a board without a real-time clock).
+                """, valueName: "policy"))
+    var gnssTime: GNSSTimePolicy = .auto
+
     @OptionGroup var limit: StoreLimitOptions
 
     /// The `--source` help, made from the registered source kinds.
@@ -101,7 +113,7 @@ struct Start: ParsableCommand {
                 Log.info("continuing the interrupted measurement \(interrupted.id)")
                 let configuration = RecorderConfiguration(
                     directory: data.path, sources: interrupted.sources, sourceOptions: options,
-                    flushInterval: flushMilliseconds, maximumSize: limit.maximumSize)
+                    flushInterval: flushMilliseconds, maximumSize: limit.maximumSize, gnssTime: gnssTime)
                 try RecorderProcess.run(configuration, recover: true) { id in
                     let pid = ProcessInfo.processInfo.processIdentifier
                     let stored = (try? data.existingStore()).flatMap { try? LifecycleReport(store: $0, id: id, pid: pid) }
@@ -118,7 +130,7 @@ struct Start: ParsableCommand {
             let configuration = RecorderConfiguration(
                 directory: data.path, modality: modality, sources: selection.specs, sourceOptions: options,
                 recordTrace: recordTrace.map(SourcePath.absolute), flushInterval: flushMilliseconds,
-                maximumSize: limit.maximumSize)
+                maximumSize: limit.maximumSize, gnssTime: gnssTime)
             guard foreground else {
                 try printLifecycleStart(control.start(configuration))
                 return
@@ -231,6 +243,7 @@ struct Record: ParsableCommand {
     @Option var sysfsRoot = "/"
     @Option var rate: SamplingRate?
     @Option var recordTrace: String?
+    @Option var gnssTime: GNSSTimePolicy = .auto
     @OptionGroup var limit: StoreLimitOptions
 
     func run() throws {
@@ -239,7 +252,7 @@ struct Record: ParsableCommand {
                 RecorderConfiguration(
                     directory: data.path, modality: modality, sources: sources,
                     sourceOptions: SourceOptions(sysfsRoot: sysfsRoot, rate: rate?.hertz, loop: loop), recordTrace: recordTrace,
-                    flushInterval: flushInterval.milliseconds, maximumSize: limit.maximumSize),
+                    flushInterval: flushInterval.milliseconds, maximumSize: limit.maximumSize, gnssTime: gnssTime),
                 recover: recover, readiness: readyFd.map(ReadinessPipe.init(descriptor:)))
         }
     }

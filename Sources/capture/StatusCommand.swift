@@ -75,6 +75,7 @@ struct Status: ParsableCommand {
             if let failed = recorder.failedSources, failed > 0 {
                 lines.append("  sources failed: \(failed) of \(recorder.sources.count) (the others go on)")
             }
+            if let clock = recorder.clock { lines.append("  clock      " + Format.clock(clock)) }
             if let trace = recorder.recordingTrace { lines.append("  trace      \(trace)") }
             if recorder.droppedWhilePaused > 0 { lines.append("  dropped while paused: \(recorder.droppedWhilePaused)") }
             if recorder.rejectedUnstorable > 0 {

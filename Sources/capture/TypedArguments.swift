@@ -29,6 +29,17 @@ extension ByteSize: ExpressibleByArgument {
     }
 }
 
+extension GNSSTimePolicy: ExpressibleByArgument {
+    /// `auto`, `always` or `never`, any case.
+    init?(argument: String) {
+        guard let policy = GNSSTimePolicy(rawValue: argument.lowercased()) else {
+            RejectedArgument.note(argument, "--gnss-time must be auto, always or never, not '\(argument)'")
+            return nil
+        }
+        self = policy
+    }
+}
+
 /// `--flush-interval`: seconds between commits, 0.05 to 3600 (start, replay, the recorder).
 struct FlushInterval: ExpressibleByArgument, Equatable {
     /// The interval in seconds.

@@ -68,6 +68,45 @@ final class TemporaryDirectory {
         #expect(try Store(directory: directory.path).counts(of: id).accelerometer == 50)
     }
 
+    /// One clock per measurement: the host-clock rows move, the fixes (GNSS time) stay, and
+    /// the correction is recorded with them.
+    @Test func aClockCorrectionMovesHostTimesButNotFixes() throws {
+        let store = try Store(directory: directory.path)
+        var (id, engine) = try started(store, at: 1_000)
+        for sample in motion(100, from: 1_000) { engine.ingest(.motion(.accelerometer, sample)) }
+        engine.ingest(.fix(Fix(timestamp: 86_401_500, latitude: 51, longitude: 13, horizontalAccuracy: 5)))
+        engine.ingest(.pressure(PressureSample(timestamp: 1_500, hectopascals: 1_000)))
+        try store.commit(engine.takeFlush(), to: id)
+        #expect(try store.clockCorrection(of: id) == nil)
+        func samples() throws -> [MotionSample] {
+            var samples: [MotionSample] = []
+            try store.forEachBatch(of: id, sensor: .accelerometer) { samples += try Store.samples(of: $0) }
+            return samples
+        }
+        let before = try samples()
+
+        try store.applyClockCorrection(86_400_000, to: id, motion: true)
+        #expect(try store.clockCorrection(of: id) == 86_400_000)
+        let events = try store.events(of: id)
+        #expect(events.map(\.timestamp).allSatisfy { $0 == 86_401_000 })
+        #expect(try store.fixes(of: id).map(\.timestamp) == [86_401_500])
+        #expect(try store.pressures(of: id).map(\.timestamp) == [86_401_500])
+        let times = try store.read { db in
+            try Int64.fetchAll(db, sql: "SELECT first_ts FROM sensor_batch UNION ALL SELECT last_ts FROM sensor_batch")
+        }
+        #expect(times == [86_401_000, 86_401_990])
+        let start = try store.read { db in try Int64.fetchOne(db, sql: "SELECT start_ts FROM measurement") }
+        #expect(start == 86_401_000)
+        let track = try store.read { db in try Int64.fetchOne(db, sql: "SELECT start_ts FROM track") }
+        #expect(track == 86_401_000)
+        // The samples inside the batch moved too, and nothing else about them.
+        #expect(try samples() == before.map { MotionSample(timestamp: $0.timestamp + 86_400_000, x: $0.x, y: $0.y, z: $0.z) })
+
+        try store.recordClockCorrection(0, of: id)
+        #expect(try store.clockCorrection(of: id) == 0)
+        #expect(try store.fixes(of: id).map(\.timestamp) == [86_401_500])
+    }
+
     @Test func migrationV3KeepsEveryRowAndNumbersNewOnesAfterThem() throws {
         // A database as version 2 left it: two measurements whose rows interleave (rowids are
         // table-wide there), each with fixes, pressure readings and batches of two sensors.
