@@ -211,6 +211,10 @@ public struct RecorderControl: Sendable {
             tally[(uploads[record.id]?.status ?? .pending).rawValue, default: 0] += 1
         }
         report.uploads = tally
+        let totals = try store.deliveryTotals()
+        if totals != DeliveryTotals() { report.delivery = totals }
+        let sync = try store.deliveryState()
+        if sync != DeliveryState() { report.sync = sync }
         guard let open = try store.openMeasurement() else { return report }
         report.measurement = open.id
         report.track = open.trackCount
@@ -279,6 +283,11 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var recorder: RecorderStatus?
     /// Finished measurements per upload state (pending, uploading, uploaded, skipped, failed).
     public var uploads: [String: Int]?
+    /// Delivery figures over all finished measurements (absent while there are none).
+    public var delivery: DeliveryTotals?
+    /// What `capture sync` remembers: failed passes in a row, the next attempt (absent before
+    /// the first pass).
+    public var sync: DeliveryState?
     /// The data directory and database files that group or others can read, each with the
     /// `chmod` that makes it private; empty when the data is private (``PrivacyCheck``).
     public var exposed: [PrivacyCheck.Exposure] = []

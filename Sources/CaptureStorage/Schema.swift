@@ -151,6 +151,23 @@ enum Schema {
                     CREATE INDEX measurement_origin_by_content ON measurement_origin (content_sha256);
                     """)
         }
+        migrator.registerMigration("v5: delivery accounting") { db in
+            try db.execute(
+                sql: """
+                    -- Per measurement: upload runs that tried it, and retries within them.
+                    ALTER TABLE upload ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE upload ADD COLUMN retries INTEGER NOT NULL DEFAULT 0;
+                    -- The delivery policy's memory between `capture sync` runs: consecutive
+                    -- failed passes and when the next may try again (backoff with jitter).
+                    CREATE TABLE delivery (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        failures INTEGER NOT NULL DEFAULT 0,
+                        next_attempt_at INTEGER,         -- Unix ms; NULL: any time
+                        last_attempt_at INTEGER,         -- Unix ms of the last pass that tried
+                        last_error TEXT                  -- why the last pass failed
+                    );
+                    """)
+        }
         migrator.registerMigration("v9: one clock per measurement") { db in
             // What was added to the measurement's host-clock times to put them on GNSS time
             // (Store.applyClockCorrection); NULL: the host clock was taken to be right.

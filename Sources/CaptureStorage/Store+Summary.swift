@@ -12,6 +12,12 @@ public struct UploadSummary: Sendable, Equatable, Codable {
     public var totalLength: Int64?
     /// Unix ms of success.
     public var uploadedAt: Int64?
+    /// Upload runs that tried it and retries within them; with the first try (Unix ms) and,
+    /// once delivered, the delay from its stop to its delivery. Absent before the first try.
+    public var attempts: Int?
+    public var retries: Int?
+    public var firstTryAt: Int64?
+    public var deliveryDelayMs: Int64?
 
     /// The summary of a stored upload record.
     public init(_ record: UploadRecord) {
@@ -191,7 +197,21 @@ extension Store {
             events: events.map { MeasurementSummary.EventSummary(timestamp: $0.timestamp, type: $0.type.name, value: $0.value) },
             barometricAltitude: BarometricProfile(hectopascals: try pressures(of: id).map(\.hectopascals), qnh: qnh)
                 .map(MeasurementSummary.BarometricAltitude.init),
-            upload: UploadSummary(try upload(of: id)), clockCorrectionMs: try clockCorrection(of: id))
+            upload: try uploadSummary(of: id, stoppedAt: record.endTime), clockCorrectionMs: try clockCorrection(of: id))
+    }
+
+    /// The upload state of measurement `id` with its delivery accounting.
+    public func uploadSummary(of id: Int64, stoppedAt: Int64?) throws(StoreError) -> UploadSummary {
+        let record = try upload(of: id)
+        var summary = UploadSummary(record)
+        let (attempts, retries) = try uploadAccounting(of: id)
+        if attempts > 0 {
+            summary.attempts = attempts
+            summary.retries = retries
+            summary.firstTryAt = record.createdAt
+            if let delivered = record.uploadedAt, let stoppedAt { summary.deliveryDelayMs = delivered - stoppedAt }
+        }
+        return summary
     }
 
     /// Every measurement, oldest first, as `capture list` prints them.

@@ -190,6 +190,7 @@ public struct UploadRun: Sendable {
         try store.beginUpload(
             of: id, sessionURL: session, totalLength: file.size, sha256: file.sha256,
             acknowledged: resumable ? previous.acknowledged : 0)
+        try store.noteUploadAttempt(of: id)
         observer.transferBegins(measurement: id, bytes: file.size)
         let clock = ContinuousClock()
         let began = clock.now
@@ -243,6 +244,8 @@ private struct StoreObserver: UploadObserver {
     func sent(_ bytes: Int64) { run.transferSent(bytes) }
 
     func retrying(after milliseconds: Int64, problem: String) {
+        // Accounting only: a retry that cannot be counted is still made.
+        try? store.noteUploadRetry(of: measurement)
         run.transferRetrying(after: milliseconds, problem: problem)
     }
 }

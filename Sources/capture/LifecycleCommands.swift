@@ -222,7 +222,15 @@ struct Stop: ParsableCommand {
 
     func run() throws {
         try execute {
-            try printLifecycle(RecorderControl(directory: data.controlPath).stop(), json: output.json, verb: "stopped")
+            let directory = data.controlPath
+            let report = try RecorderControl(directory: directory).stop()
+            try printLifecycle(report, json: output.json, verb: "stopped")
+            // A running recorder starts the automatic delivery as it exits; an interrupted
+            // measurement (no recorder) is delivered from here. A configuration broken since the
+            // start is only warned about (controlPath): no automatic delivery then.
+            if report.pid == nil, let device = try? data.device() {
+                AutomaticDelivery.startIfConfigured(directory: directory, device: device)
+            }
         }
     }
 }
@@ -254,6 +262,8 @@ struct Record: ParsableCommand {
                     sourceOptions: SourceOptions(sysfsRoot: sysfsRoot, rate: rate?.hertz, loop: loop), recordTrace: recordTrace,
                     flushInterval: flushInterval.milliseconds, maximumSize: limit.maximumSize, gnssTime: gnssTime),
                 recover: recover, readiness: readyFd.map(ReadinessPipe.init(descriptor:)))
+            // The measurement ended (by `capture stop` or a trace's stop mark).
+            if let device = try? data.device() { AutomaticDelivery.startIfConfigured(directory: data.path, device: device) }
         }
     }
 }

@@ -46,6 +46,20 @@ struct Status: ParsableCommand {
                 uploads[status.rawValue].map { "\($0) \(status.rawValue)" }
             }.joined(separator: ", ")
         }
+        var deliveryLines = ""
+        if let delivery = report.delivery {
+            deliveryLines += "\n  delivery   \(delivery.delivered) delivered, \(delivery.waiting) waiting"
+                + (delivery.failed > 0 ? " (\(delivery.failed) failed)" : "")
+                + ", \(delivery.skipped) skipped, \(delivery.discarded) discarded; \(delivery.retries) retries"
+        }
+        if let sync = report.sync {
+            if let next = sync.nextAttemptAt {
+                deliveryLines += "\n  sync       \(sync.failures) pass(es) failed (\(sync.lastError ?? "?")); next attempt at \(Format.time(next))"
+            } else if let last = sync.lastAttemptAt {
+                deliveryLines += "\n  sync       last delivered at \(Format.time(last))"
+            }
+        }
+        uploadLine += deliveryLines
         guard let id = report.measurement else {
             return "idle: no measurement is open (data in \(report.dataDirectory))" + uploadLine
         }

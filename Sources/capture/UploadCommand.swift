@@ -108,7 +108,14 @@ struct Upload: ParsableCommand {
             let printer = ResultPrinter(
                 progress: Progress(enabled: !output.json && isatty(2) == 1), printsLines: !output.json)
             let selection = selection
-            let report = try blocking { try await run.run(selection, observer: printer) }
+            // One uploader per data directory (`capture sync` takes the same lock).
+            let held = try UploaderLock.whileHeld(directory: data.path) {
+                try blocking { try await run.run(selection, observer: printer) }
+            }
+            guard let report = held else {
+                if output.json { try printJSON([UploadResult]()) } else { print("another upload is running in \(data.path); nothing sent") }
+                return
+            }
             if output.json {
                 try printJSON(report.results.map(Self.presented))
             } else if report.results.isEmpty {

@@ -14,14 +14,18 @@ final class CollectorProcess {
     let process: Subprocess
     let port: Int
 
-    init(_ arguments: [String] = []) throws {
+    /// - Parameters:
+    ///   - port: a port to listen on (0: an ephemeral one).
+    ///   - token: the token to accept (default: a new random one).
+    init(_ arguments: [String] = [], port: Int = 0, token: String? = nil) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("collector-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         tokenFile = directory + ".token"
         _ = FileManager.default.createFile(
-            atPath: tokenFile, contents: Data("test-token-\(UUID().uuidString)\n".utf8), attributes: [.posixPermissions: 0o600])
+            atPath: tokenFile, contents: Data((token ?? "test-token-\(UUID().uuidString)").utf8 + [0x0A]),
+            attributes: [.posixPermissions: 0o600])
         process = try Subprocess(
-            ["--port", "0", "--data-dir", directory + "/data", "--token-file", tokenFile] + arguments,
+            ["--port", String(port), "--data-dir", directory + "/data", "--token-file", tokenFile] + arguments,
             executable: Self.executable)
         var port: Int?
         for _ in 0..<400 where port == nil {

@@ -1,0 +1,120 @@
+import Foundation
+import GRDB
+
+/// What `capture sync` remembers between runs: consecutive failed passes and when the next
+/// may try again (``Store/deliveryState()``).
+public struct DeliveryState: Sendable, Equatable, Codable {
+    /// Passes in a row that could not deliver (collector unreachable, or a measurement failed).
+    public var failures: Int
+    /// Unix ms before which a pass (without `--now`) does not try; `nil`: any time.
+    public var nextAttemptAt: Int64?
+    /// Unix ms of the last pass that tried to deliver.
+    public var lastAttemptAt: Int64?
+    /// Why the last pass failed.
+    public var lastError: String?
+
+    public init(failures: Int = 0, nextAttemptAt: Int64? = nil, lastAttemptAt: Int64? = nil, lastError: String? = nil) {
+        self.failures = failures
+        self.nextAttemptAt = nextAttemptAt
+        self.lastAttemptAt = lastAttemptAt
+        self.lastError = lastError
+    }
+}
+
+/// Delivery figures over the whole store, for `capture status` and `capture metrics`.
+public struct DeliveryTotals: Sendable, Equatable, Codable {
+    /// Finished measurements the collector confirmed.
+    public var delivered = 0
+    /// Finished measurements not delivered yet: pending, interrupted or failed.
+    public var waiting = 0
+    /// Of those waiting, the ones whose last upload failed.
+    public var failed = 0
+    /// Measurements the collector does not want (412, too few fixes); kept, not retried.
+    public var skipped = 0
+    /// Measurements whose local data was dropped before delivery (nothing drops any yet: a
+    /// retention policy that may is still to come), so always 0 today.
+    public var discarded = 0
+    /// Upload runs that tried a measurement, and retries within them, over all measurements.
+    public var attempts = 0
+    public var retries = 0
+    /// Unix ms when the oldest waiting measurement was stopped.
+    public var oldestWaitingSince: Int64?
+
+    public init() {}
+}
+
+extension Store {
+    /// The delivery state (all zero before the first pass).
+    public func deliveryState() throws(StoreError) -> DeliveryState {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT failures, next_attempt_at, last_attempt_at, last_error FROM delivery").map {
+                DeliveryState(failures: $0[0], nextAttemptAt: $0[1], lastAttemptAt: $0[2], lastError: $0[3])
+            } ?? DeliveryState()
+        }
+    }
+
+    /// Records a pass's outcome: a success clears the failures and the backoff.
+    public func recordDeliveryPass(_ state: DeliveryState) throws(StoreError) {
+        try write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO delivery (id, failures, next_attempt_at, last_attempt_at, last_error) VALUES (1, ?, ?, ?, ?)
+                    ON CONFLICT (id) DO UPDATE SET failures = excluded.failures, next_attempt_at = excluded.next_attempt_at,
+                        last_attempt_at = excluded.last_attempt_at, last_error = excluded.last_error
+                    """, arguments: [state.failures, state.nextAttemptAt, state.lastAttemptAt, state.lastError])
+        }
+    }
+
+    /// Counts one more upload run trying measurement `id` (its upload row exists by then).
+    public func noteUploadAttempt(of id: Int64) throws(StoreError) {
+        try write { db in
+            try db.execute(sql: "UPDATE upload SET attempts = attempts + 1 WHERE measurement_id = ?", arguments: [id])
+        }
+    }
+
+    /// Counts one retry (a failed request tried again) within an upload of measurement `id`.
+    public func noteUploadRetry(of id: Int64) throws(StoreError) {
+        try write { db in
+            try db.execute(sql: "UPDATE upload SET retries = retries + 1 WHERE measurement_id = ?", arguments: [id])
+        }
+    }
+
+    /// Attempts and retries of measurement `id`'s uploads (0 and 0 if never tried).
+    public func uploadAccounting(of id: Int64) throws(StoreError) -> (attempts: Int, retries: Int) {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT attempts, retries FROM upload WHERE measurement_id = ?", arguments: [id])
+                .map { (attempts: $0[0], retries: $0[1]) } ?? (0, 0)
+        }
+    }
+
+    /// The delivery figures of every finished measurement.
+    public func deliveryTotals() throws(StoreError) -> DeliveryTotals {
+        try read { db in
+            var totals = DeliveryTotals()
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT COALESCE(u.status, 'pending'), COUNT(*), MIN(m.end_ts), SUM(COALESCE(u.attempts, 0)),
+                        SUM(COALESCE(u.retries, 0))
+                    FROM measurement m LEFT JOIN upload u ON u.measurement_id = m.id
+                    WHERE m.status = 'finished' GROUP BY 1
+                    """)
+            for row in rows {
+                let status: String = row[0]
+                let count: Int = row[1]
+                totals.attempts += row[3] as Int
+                totals.retries += row[4] as Int
+                switch status {
+                case "uploaded": totals.delivered += count
+                case "skipped": totals.skipped += count
+                default:
+                    totals.waiting += count
+                    if status == "failed" { totals.failed += count }
+                    let since: Int64? = row[2]
+                    if let since { totals.oldestWaitingSince = min(totals.oldestWaitingSince ?? since, since) }
+                }
+            }
+            return totals
+        }
+    }
+}

@@ -1,0 +1,201 @@
+import CaptureTestSupport
+import Foundation
+import Glibc
+import Testing
+
+/// Unattended delivery (`capture sync`, `upload.auto`) against a `capture-collector` on
+/// 127.0.0.1, with a configuration file per device, as a device runs it.
+@Suite struct DeliveryEndToEndTests {
+    /// A device: a data directory, a configuration file and a collector address.
+    final class Device {
+        let root: String
+        var data: String { root + "/data" }
+        var config: String { root + "/config.yaml" }
+        let token = "token-\(UUID().uuidString)"
+        var tokenFile: String { root + "/token" }
+
+        init() throws {
+            root = FileManager.default.temporaryDirectory.appendingPathComponent("capture-delivery-\(UUID().uuidString)").path
+            try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+            _ = FileManager.default.createFile(
+                atPath: tokenFile, contents: Data((token + "\n").utf8), attributes: [.posixPermissions: 0o600])
+        }
+
+        deinit {
+            // A recorder a failed test left behind is ended by its pid.
+            if let text = try? String(contentsOfFile: data + "/recorder.pid", encoding: .utf8),
+                let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            {
+                kill(pid, SIGKILL)
+            }
+            try? FileManager.default.removeItem(atPath: root)
+        }
+
+        func configure(port: Int, _ upload: String) throws {
+            try """
+            collector: { url: "http://127.0.0.1:\(port)/", token_file: \(tokenFile), retry_budget: 5s }
+            upload: \(upload)
+
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        }
+
+        /// `capture ARGS --data-dir DATA` with only this device's configuration; `shift` runs it
+        /// under faketime (`+2h`: as the timer would, two hours later).
+        func run(_ arguments: [String], shift: String? = nil) throws -> Program.Result {
+            let environment = [
+                "PATH=/usr/bin:/bin", "HOME=\(root)/home", "XDG_CONFIG_HOME=\(root)/xdg", "CAPTURE_CONFIG=\(config)",
+            ]
+            let faked = shift.map { ["/usr/bin/faketime", "--exclude-monotonic", "-f", $0] } ?? []
+            return try Program.run(
+                "/usr/bin/env", ["-i"] + environment + faked + [CLI.executable] + arguments + ["--data-dir", data])
+        }
+
+        func json(_ arguments: [String]) throws -> [String: Any] {
+            let result = try run(arguments + ["--json"])
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            return (try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]) ?? [:]
+        }
+
+        /// Replays a short ride that ended just now, so that its waiting time starts now.
+        @discardableResult
+        func replay(fixes: Int = 4) throws -> Int64 {
+            let start = Int64(Date().timeIntervalSince1970 * 1000) - Int64(fixes) * 1000
+            let path = root + "/ride-\(UUID().uuidString).trace"
+            try shortTrace(fixes: fixes, start: start).write(toFile: path, atomically: true, encoding: .utf8)
+            let result = try run(["replay", path])
+            #expect(result.status == 0, "\(result.stderr)")
+            return Int64(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        }
+
+        /// The delivery figures of `capture status --json`.
+        func delivery() throws -> [String: Any] { try json(["status"])["delivery"] as? [String: Any] ?? [:] }
+    }
+
+    @Test("a ride stopped while the collector is down reaches it after it comes back, with no command typed but the timer's")
+    func deliveredAfterTheCollectorComesBack() throws {
+        let device = try Device()
+        let port = Int(try Loopback.freePort())
+        try device.configure(port: port, "{ auto: true }")
+        let trace = device.root + "/ride.trace"
+        try shortTrace(fixes: 3, start: 1_781_424_000_000).write(toFile: trace, atomically: true, encoding: .utf8)
+        // The trace plays live for 3 s and ends at its stop mark; the recorder then starts the
+        // automatic delivery, which finds nobody at the collector's address.
+        let started = try device.run(["start", "--source", "trace:" + trace])
+        #expect(started.status == 0, "\(started.stderr)")
+        var sync: [String: Any] = [:]
+        for _ in 0..<200 where (sync["failures"] as? Int ?? 0) == 0 {
+            usleep(100_000)
+            sync = try device.json(["status"])["sync"] as? [String: Any] ?? [:]
+        }
+        let log = (try? String(contentsOfFile: device.data + "/sync.log", encoding: .utf8)) ?? ""
+        #expect(sync["failures"] as? Int == 1, "\(sync) \(log)")
+        #expect(log.contains("the collector did not answer"), "\(log)")
+        let next = sync["nextAttemptAt"] as? Int64 ?? 0
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        #expect(next > now + 40_000 && next < now + 80_000, "the first wait is a minute ±20 %: \(next - now) ms")
+
+        // The timer a minute later: the backoff holds, nothing is tried.
+        let early = try device.run(["sync"])
+        #expect(early.status == 0, "\(early.stderr)")
+        #expect(early.stdout.contains("next attempt at"), "\(early.stdout)")
+
+        // The collector comes back; the timer runs again after the backoff (two hours later).
+        let collector = try CollectorProcess(port: port, token: device.token)
+        #expect(try collector.stored().isEmpty)
+        let later = try device.run(["sync"], shift: "+2h")
+        #expect(later.status == 0, "\(later.stdout) \(later.stderr)")
+        #expect(later.stdout.contains("measurement 1: uploaded"), "\(later.stdout)")
+        #expect(try collector.stored().count == 1)
+        let delivery = try device.delivery()
+        #expect(delivery["delivered"] as? Int == 1 && delivery["waiting"] as? Int == 0, "\(delivery)")
+        let upload = try device.json(["show", "1"])["upload"] as? [String: Any] ?? [:]
+        #expect(upload["attempts"] as? Int == 1, "\(upload)")
+        #expect((upload["deliveryDelayMs"] as? Int64 ?? 0) > 0, "\(upload)")
+        #expect(try device.json(["status"])["sync"].flatMap { ($0 as? [String: Any])?["nextAttemptAt"] } == nil)
+    }
+
+    @Test("min_waiting, max_age, --now and manual delivery, each as the policy says")
+    func eachPolicy() throws {
+        let collector = try CollectorProcess()
+        let device = try Device()
+        _ = FileManager.default.createFile(
+            atPath: device.tokenFile, contents: try Data(contentsOf: URL(fileURLWithPath: collector.tokenFile)),
+            attributes: [.posixPermissions: 0o600])
+
+        // min_waiting 2: one waiting ride is not enough, two are.
+        try device.configure(port: collector.port, "{ min_waiting: 2, max_age: 6h }")
+        try device.replay()
+        let one = try device.json(["sync"])
+        #expect(one["decision"] as? String == "not-yet", "\(one)")
+        #expect(try collector.stored().isEmpty)
+        try device.replay()
+        let two = try device.json(["sync"])
+        #expect(two["decision"] as? String == "delivered", "\(two)")
+        #expect(try collector.stored().count == 2)
+
+        // max_age 1s: one ride, fewer than min_waiting, delivered once it has waited 1 s.
+        try device.configure(port: collector.port, "{ min_waiting: 5, max_age: 1s }")
+        try device.replay()
+        usleep(1_500_000)
+        #expect(try device.json(["sync"])["decision"] as? String == "delivered")
+        #expect(try collector.stored().count == 3)
+
+        // Manual (auto off, the default): stop starts nothing; --now sends whatever waits.
+        try device.configure(port: collector.port, "{ min_waiting: 5, max_age: 6h }")
+        try device.replay()
+        #expect(try device.json(["sync"])["decision"] as? String == "not-yet")
+        #expect(!FileManager.default.fileExists(atPath: device.data + "/sync.log"))
+        #expect(try device.json(["sync", "--now"])["decision"] as? String == "delivered")
+        #expect(try collector.stored().count == 4)
+        #expect(try device.json(["sync"])["decision"] as? String == "nothing-waiting")
+
+        // The figures, through a Prometheus text-format parser.
+        let metrics = try device.run(["metrics"])
+        #expect(metrics.status == 0, "\(metrics.stderr)")
+        let parser = """
+            import json, sys
+            from prometheus_client.parser import text_string_to_metric_families
+            out = {}
+            for family in text_string_to_metric_families(sys.stdin.read()):
+                for sample in family.samples:
+                    out[sample.name + "".join("/" + v for v in sample.labels.values())] = sample.value
+            print(json.dumps(out))
+            """
+        let parsed = try Program.run("/usr/bin/env", ["python3", "-c", parser], input: Array(metrics.stdout.utf8))
+        #expect(parsed.status == 0, "\(parsed.stderr)\n\(metrics.stdout)")
+        let values = (try? JSONSerialization.jsonObject(with: Data(parsed.stdout.utf8)) as? [String: Double]) ?? [:]
+        #expect(values["capture_measurements/delivered"] == 4, "\(values)")
+        #expect(values["capture_measurements/waiting"] == 0)
+        #expect(values["capture_measurements/discarded"] == 0)
+        #expect(values["capture_upload_attempts_total"] == 4)
+        #expect(values["capture_sync_consecutive_failures"] == 0)
+        #expect((values["capture_store_bytes"] ?? 0) > 0)
+    }
+
+    @Test("two capture sync at once upload nothing twice")
+    func twoSyncsAtOnce() throws {
+        let collector = try CollectorProcess()
+        let device = try Device()
+        _ = FileManager.default.createFile(
+            atPath: device.tokenFile, contents: try Data(contentsOf: URL(fileURLWithPath: collector.tokenFile)),
+            attributes: [.posixPermissions: 0o600])
+        try device.configure(port: collector.port, "{ min_waiting: 1 }")
+        for _ in 0..<4 { try device.replay(fixes: 40) }
+        let environment = [
+            "PATH=/usr/bin:/bin", "HOME=\(device.root)/home", "CAPTURE_CONFIG=\(device.config)",
+        ]
+        let syncs = try (0..<2).map { _ in
+            try Subprocess(
+                ["-i"] + environment + [CLI.executable, "sync", "--now", "--data-dir", device.data], bytes: [],
+                executable: "/usr/bin/env")
+        }
+        let statuses = syncs.map { $0.wait() }
+        #expect(statuses == [0, 0], "\(syncs.map(\.output))")
+        #expect(try collector.stored().count == 4)
+        for id in 1...4 {
+            let upload = try device.json(["show", String(id)])["upload"] as? [String: Any] ?? [:]
+            #expect(upload["status"] as? String == "uploaded")
+            #expect(upload["attempts"] as? Int == 1, "measurement \(id) was sent more than once: \(upload)")
+        }
+    }
+}
