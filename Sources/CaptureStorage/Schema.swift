@@ -151,6 +151,18 @@ enum Schema {
                     CREATE INDEX measurement_origin_by_content ON measurement_origin (content_sha256);
                     """)
         }
+        migrator.registerMigration("v7: fix quality") { db in
+            // What the receiver said about each fix's quality; NULL where it said nothing (and
+            // for every fix stored before). A Cyface transfer file has no field for them.
+            try db.execute(
+                sql: """
+                    ALTER TABLE location ADD COLUMN satellites INTEGER;  -- satellites used
+                    ALTER TABLE location ADD COLUMN hdop REAL;
+                    ALTER TABLE location ADD COLUMN vdop REAL;
+                    ALTER TABLE location ADD COLUMN pdop REAL;
+                    ALTER TABLE location ADD COLUMN fix_mode INTEGER;    -- 2 (2D) or 3 (3D)
+                    """)
+        }
         return migrator
     }
 }

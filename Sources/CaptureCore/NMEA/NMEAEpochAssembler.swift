@@ -54,6 +54,16 @@ public struct NMEAEpoch: Sendable, Equatable {
     public var hdop: Double? { gga?.hdop ?? gns?.hdop ?? gsa.lazy.compactMap(\.hdop).first }
     /// VDOP from the first GSA that has one.
     public var vdop: Double? { gsa.lazy.compactMap(\.vdop).first }
+    /// PDOP from the first GSA that has one.
+    public var pdop: Double? { gsa.lazy.compactMap(\.pdop).first }
+    /// Satellites used: GGA, else GNS, else the satellites the GSAs list.
+    public var satellitesUsed: Int? {
+        if let count = gga?.satellitesUsed ?? gns?.satellitesUsed { return count }
+        let listed = gsa.reduce(0) { $0 + $1.satellites.count }
+        return listed > 0 ? listed : nil
+    }
+    /// 2D or 3D, the best fix mode of the GSAs; `nil` without a GSA.
+    public var mode: FixMode? { gsa.compactMap(\.fixMode).max().flatMap(FixMode.init(rawValue:)) }
 
     /// Converts the epoch into a ``Fix``, or `nil` without a fix or without a date.
     ///
@@ -79,7 +89,8 @@ public struct NMEAEpoch: Sendable, Equatable {
         return Fix(
             timestamp: time, latitude: position.latitude, longitude: position.longitude, altitude: altitude,
             horizontalAccuracy: horizontal, verticalAccuracy: vertical,
-            speed: rmc?.speed ?? vtg?.speed, course: rmc?.course ?? vtg?.courseTrue)
+            speed: rmc?.speed ?? vtg?.speed, course: rmc?.course ?? vtg?.courseTrue,
+            satellites: satellitesUsed, hdop: hdop, vdop: vdop, pdop: pdop, mode: mode)
     }
 }
 
