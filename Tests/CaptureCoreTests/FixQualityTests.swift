@@ -109,3 +109,51 @@ import Testing
         }
     }
 }
+
+/// Issue 13.4: an NMEA epoch is emitted as soon as its last sentence arrives, once the receiver's
+/// order is known (after the first epoch closed by the next one's time).
+@Suite struct NMEANoLateFixTests {
+    private func epoch(_ time: String) -> [String] {
+        [
+            "$GPRMC,\(time),A,5103.0240,N,01344.2380,E,9.72,45.0,150624,,",
+            "$GPGGA,\(time),5103.0240,N,01344.2380,E,1,08,1.2,120.0,M,46.9,M,,",
+            "$GPGSA,A,3,01,02,03,04,,,,,,,,,2.0,1.2,1.6",
+            "$GLGSA,A,3,65,66,,,,,,,,,,,2.0,1.2,1.6",
+        ]
+    }
+
+    @Test func theEpochClosesOnItsLastSentenceFromTheSecondEpochOn() {
+        var stream = NMEAStream()
+        var emitted: [(sentence: Int, timestamp: Int64)] = []
+        let sentences = epoch("120000.00") + epoch("120001.00") + epoch("120002.00")
+        for (index, body) in sentences.enumerated() {
+            for case .fix(let fix) in stream.line(NMEAChecksum.seal(body) + "\r\n") {
+                emitted.append((index, fix.timestamp))
+            }
+        }
+        // Epoch 1 closes when epoch 2 starts (sentence 4); epochs 2 and 3 on their own last GSA.
+        #expect(emitted.map(\.sentence) == [4, 7, 11])
+        #expect(emitted.map(\.timestamp) == [1_718_452_800_000, 1_718_452_801_000, 1_718_452_802_000])
+        #expect(stream.finish().isEmpty)
+        #expect(stream.stats.assembly.closedOnLastSentence == 2)
+        #expect(stream.stats.assembly.fixes == 3)
+    }
+
+    @Test func aSentenceAfterAnEarlyCloseIsLateAndTheOrderIsRelearned() {
+        var stream = NMEAStream()
+        var fixes = 0
+        let changed = [
+            "$GPRMC,120002.00,A,5103.0240,N,01344.2380,E,9.72,45.0,150624,,",
+            "$GPGGA,120002.00,5103.0240,N,01344.2380,E,1,08,1.2,120.0,M,46.9,M,,",
+            "$GPGSA,A,3,01,02,03,04,,,,,,,,,2.0,1.2,1.6",
+            "$GLGSA,A,3,65,66,,,,,,,,,,,2.0,1.2,1.6",
+            "$GPGGA,120002.00,5103.0240,N,01344.2380,E,1,08,1.2,120.0,M,46.9,M,,",  // late
+        ]
+        for body in epoch("120000.00") + epoch("120001.00") + changed + epoch("120003.00") {
+            for case .fix in stream.line(NMEAChecksum.seal(body) + "\n") { fixes += 1 }
+        }
+        for case .fix in stream.finish() { fixes += 1 }
+        #expect(fixes == 4)
+        #expect(stream.stats.assembly.late == 1)
+    }
+}
