@@ -156,7 +156,29 @@ public struct TraceInput: Sendable {
             events += stream.finish()
             for case .fix(let fix) in events { fixes.append(fix) }
         case .gpx:
-            fixes = try GPXReader.fixes(data, path: path)
+            // capture's own GPX comes back as it went out: the track's <type> as the modality,
+            // each <trkseg> as a track (a pause after a segment's last point, a resume before
+            // the next one's first).
+            let document = try GPXReader.read(data, path: path)
+            var number = 0
+            if let first = document.fixes.first, let modality = document.modality {
+                number += 1
+                try body(.mark(.start(modality), at: first.fix.timestamp), number)
+            }
+            var previous: (fix: Fix, segment: Int)?
+            for point in document.fixes {
+                if let previous, point.segment != previous.segment, point.fix.timestamp > previous.fix.timestamp {
+                    let pause = previous.fix.timestamp + 1
+                    number += 1
+                    try body(.mark(.pause, at: pause), number)
+                    number += 1
+                    try body(.mark(.resume, at: max(pause, point.fix.timestamp - 1)), number)
+                }
+                number += 1
+                try body(.sample(.fix(point.fix)), number)
+                previous = point
+            }
+            return
         case .native:
             break
         }
@@ -167,6 +189,12 @@ public struct TraceInput: Sendable {
 /// Reads GPX 1.1 points (`trkpt`, `rtept`, `wpt`) with Foundation's XMLParser.
 enum GPXReader {
     static func fixes(_ data: Data, path: String) throws(TraceFileError) -> [Fix] {
+        try read(data, path: path).fixes.map(\.fix)
+    }
+
+    /// The points with a time, each with its segment number (0 outside a `<trkseg>`), and the
+    /// modality a track's `<type>` names, if it names one.
+    static func read(_ data: Data, path: String) throws(TraceFileError) -> (fixes: [(fix: Fix, segment: Int)], modality: Modality?) {
         let delegate = Delegate()
         let parser = XMLParser(data: data)
         parser.delegate = delegate
@@ -177,11 +205,16 @@ enum GPXReader {
                 path: path,
                 TraceError(line: line, expected: "well-formed GPX", found: parser.parserError.map { "\($0.localizedDescription)" } ?? ""))
         }
-        return delegate.fixes
+        return (delegate.fixes, delegate.modality)
     }
 
     private final class Delegate: NSObject, XMLParserDelegate {
-        var fixes: [Fix] = []
+        var fixes: [(fix: Fix, segment: Int)] = []
+        var modality: Modality?
+        private var segment = 0
+        private var inSegment = false
+        private var inTrack = false
+        private var quality = Fix(timestamp: 0, latitude: 0, longitude: 0)
         /// Elements open; not 0 at the end means the document was cut off or mismatched.
         var depth = 0
         private var point: (lat: Double, lon: Double)?
@@ -196,7 +229,13 @@ enum GPXReader {
             let name = Self.local(elementName)
             depth += 1
             text = ""
+            if name == "trk" { inTrack = true }
+            if name == "trkseg" {
+                segment += 1
+                inSegment = true
+            }
             if ["trkpt", "rtept", "wpt"].contains(name) {
+                quality = Fix(timestamp: 0, latitude: 0, longitude: 0)
                 if let lat = attributeDict["lat"].flatMap(Double.init), let lon = attributeDict["lon"].flatMap(Double.init),
                     (-90...90).contains(lat), (-180...180).contains(lon)
                 {
@@ -222,9 +261,22 @@ enum GPXReader {
             switch name {
             case "ele": elevation = Double(value)
             case "time": time = Self.time(value)
+            // GPX's own fix quality, and capture's extension (speed m/s, horizontal accuracy m).
+            case "fix": quality.mode = FixMode(spelling: value)
+            case "sat": quality.satellites = Int(value)
+            case "hdop": quality.hdop = Double(value)
+            case "vdop": quality.vdop = Double(value)
+            case "pdop": quality.pdop = Double(value)
+            case "speed": quality.speed = Double(value)
+            case "accuracy": quality.horizontalAccuracy = Double(value)
+            case "type" where inTrack && point == nil && modality == nil: modality = Modality(parsing: value)
+            case "trkseg": inSegment = false
+            case "trk": inTrack = false
             case "trkpt", "rtept", "wpt":
                 if let point, let time {
-                    fixes.append(Fix(timestamp: time, latitude: point.lat, longitude: point.lon, altitude: elevation))
+                    var fix = quality
+                    (fix.timestamp, fix.latitude, fix.longitude, fix.altitude) = (time, point.lat, point.lon, elevation)
+                    fixes.append((fix, inSegment ? segment : 0))
                 }
                 point = nil
             default: break
