@@ -18,6 +18,9 @@ public enum TraceInputFormat: String, Sendable, Equatable {
     case gpsdJSON = "gpsd-json"
     /// GPX 1.1 track, route or waypoint points with times.
     case gpx
+    /// A GeoJSON FeatureCollection of LineStrings with per-point `coordinateProperties.times`,
+    /// as capture's GeoJSON export writes it.
+    case geojson
 }
 
 /// A trace file in any of the ``TraceInputFormat``s, read as native trace records.
@@ -69,6 +72,7 @@ public struct TraceInput: Sendable {
         let text = String(decoding: bytes.prefix(64), as: UTF8.self).drop { $0.isWhitespace }
         if text.hasPrefix(TraceFormat.magic) { return .native }
         if text.hasPrefix("<?xml") || text.hasPrefix("<gpx") { return .gpx }
+        if text.hasPrefix("{"), String(decoding: bytes, as: UTF8.self).contains("\"FeatureCollection\"") { return .geojson }
         var start = 0
         while start < bytes.count {
             var end = start
@@ -121,7 +125,7 @@ public struct TraceInput: Sendable {
         case .native:
             try TraceFile(path: path).forEachRecord(body)
             return
-        case .nmea, .gpsdJSON, .gpx:
+        case .nmea, .gpsdJSON, .gpx, .geojson:
             break
         }
         let data: Data
@@ -177,6 +181,38 @@ public struct TraceInput: Sendable {
                 number += 1
                 try body(.sample(.fix(point.fix)), number)
                 previous = point
+            }
+            return
+        case .geojson:
+            // One track per feature (a pause after one's last point, a resume before the next
+            // one's first), its `modality` property as the start mark or a modality change.
+            var number = 0
+            var previous: Fix?
+            var modality: Modality?
+            for feature in try GeoJSONReader.read(data, path: path) {
+                guard let first = feature.fixes.first else { continue }
+                if let last = previous {
+                    let pause = last.timestamp + 1
+                    number += 1
+                    try body(.mark(.pause, at: pause), number)
+                    let resume = max(pause, first.timestamp - 1)
+                    number += 1
+                    try body(.mark(.resume, at: resume), number)
+                    if let next = feature.modality, next != modality {
+                        number += 1
+                        try body(.mark(.modality(next), at: resume), number)
+                        modality = next
+                    }
+                } else if let next = feature.modality {
+                    number += 1
+                    try body(.mark(.start(next), at: first.timestamp), number)
+                    modality = next
+                }
+                for fix in feature.fixes {
+                    number += 1
+                    try body(.sample(.fix(fix)), number)
+                }
+                previous = feature.fixes.last
             }
             return
         case .native:
@@ -297,5 +333,59 @@ enum GPXReader {
             formatter.formatOptions = [.withInternetDateTime]
             return formatter.date(from: text).map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) }
         }
+    }
+}
+
+/// Reads capture's GeoJSON export: each LineString feature's coordinates with the per-point
+/// `coordinateProperties` (`times` required; `speed`, `accuracy`, `satellites`, `hdop`, `vdop`,
+/// `pdop`, `fix` where present) and its `modality`.
+enum GeoJSONReader {
+    static func read(_ data: Data, path: String) throws(TraceFileError) -> [(modality: Modality?, fixes: [Fix])] {
+        func malformed(_ expected: String) -> TraceFileError {
+            .malformed(path: path, TraceError(line: 1, expected: expected, found: ""))
+        }
+        guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let features = root["features"] as? [[String: Any]]
+        else { throw malformed("a GeoJSON FeatureCollection") }
+        var tracks: [(modality: Modality?, fixes: [Fix])] = []
+        for feature in features {
+            let properties = feature["properties"] as? [String: Any] ?? [:]
+            let modality = (properties["modality"] as? String).flatMap(Modality.init(parsing:))
+            guard let geometry = feature["geometry"] as? [String: Any], geometry["type"] as? String == "LineString",
+                let coordinates = geometry["coordinates"] as? [[Double]]
+            else {
+                tracks.append((modality, []))
+                continue
+            }
+            let perPoint = properties["coordinateProperties"] as? [String: Any] ?? [:]
+            guard let times = perPoint["times"] as? [String], times.count == coordinates.count else {
+                throw malformed("coordinateProperties.times with one time per coordinate")
+            }
+            func value(_ name: String, _ index: Int) -> Double? {
+                guard let array = perPoint[name] as? [Any], index < array.count else { return nil }
+                return (array[index] as? NSNumber)?.doubleValue
+            }
+            var fixes: [Fix] = []
+            for (index, position) in coordinates.enumerated() where position.count >= 2 {
+                guard let time = GPSDTime.unixMilliseconds(iso8601: times[index]),
+                    (-90...90).contains(position[1]), (-180...180).contains(position[0])
+                else { throw malformed("an ISO 8601 time and a position for point \(index + 1)") }
+                var fix = Fix(
+                    timestamp: time, latitude: position[1], longitude: position[0],
+                    altitude: position.count > 2 ? position[2] : nil)
+                fix.speed = value("speed", index)
+                fix.horizontalAccuracy = value("accuracy", index)
+                fix.satellites = value("satellites", index).map { Int($0) }
+                fix.hdop = value("hdop", index)
+                fix.vdop = value("vdop", index)
+                fix.pdop = value("pdop", index)
+                if let modes = perPoint["fix"] as? [Any], index < modes.count, let mode = modes[index] as? String {
+                    fix.mode = FixMode(spelling: mode)
+                }
+                fixes.append(fix)
+            }
+            tracks.append((modality, fixes))
+        }
+        return tracks
     }
 }
