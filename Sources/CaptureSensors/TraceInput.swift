@@ -21,6 +21,8 @@ public enum TraceInputFormat: String, Sendable, Equatable {
     /// A GeoJSON FeatureCollection of LineStrings with per-point `coordinateProperties.times`,
     /// as capture's GeoJSON export writes it.
     case geojson
+    /// capture's CSV locations table (`time_unix_ms,track,latitude_deg,…`).
+    case csv
 }
 
 /// A trace file in any of the ``TraceInputFormat``s, read as native trace records.
@@ -72,6 +74,7 @@ public struct TraceInput: Sendable {
         let text = String(decoding: bytes.prefix(64), as: UTF8.self).drop { $0.isWhitespace }
         if text.hasPrefix(TraceFormat.magic) { return .native }
         if text.hasPrefix("<?xml") || text.hasPrefix("<gpx") { return .gpx }
+        if text.hasPrefix("time_unix_ms,track,latitude_deg,") { return .csv }
         if text.hasPrefix("{"), String(decoding: bytes, as: UTF8.self).contains("\"FeatureCollection\"") { return .geojson }
         var start = 0
         while start < bytes.count {
@@ -125,7 +128,7 @@ public struct TraceInput: Sendable {
         case .native:
             try TraceFile(path: path).forEachRecord(body)
             return
-        case .nmea, .gpsdJSON, .gpx, .geojson:
+        case .nmea, .gpsdJSON, .gpx, .geojson, .csv:
             break
         }
         let data: Data
@@ -181,6 +184,35 @@ public struct TraceInput: Sendable {
                 number += 1
                 try body(.sample(.fix(point.fix)), number)
                 previous = point
+            }
+            return
+        case .csv:
+            // One track per `track` number (0, data in a pause gap, is left out); the modality
+            // column gives the start mark and its changes.
+            var number = 0
+            var previous: (fix: Fix, track: Int)?
+            var modality: Modality?
+            for row in try CSVLocationsReader.read(data, path: path) where row.track > 0 {
+                if let last = previous, row.track != last.track {
+                    let pause = last.fix.timestamp + 1
+                    number += 1
+                    try body(.mark(.pause, at: pause), number)
+                    number += 1
+                    try body(.mark(.resume, at: max(pause, row.fix.timestamp - 1)), number)
+                }
+                if let next = row.modality, next != modality {
+                    number += 1
+                    if previous == nil {
+                        try body(.mark(.start(next), at: row.fix.timestamp), number)
+                    } else {
+                        let at = row.track != previous?.track ? max((previous?.fix.timestamp ?? 0) + 1, row.fix.timestamp - 1) : row.fix.timestamp
+                        try body(.mark(.modality(next), at: at), number)
+                    }
+                    modality = next
+                }
+                number += 1
+                try body(.sample(.fix(row.fix)), number)
+                previous = (row.fix, row.track)
             }
             return
         case .geojson:
@@ -387,5 +419,44 @@ enum GeoJSONReader {
             tracks.append((modality, fixes))
         }
         return tracks
+    }
+}
+
+/// Reads capture's CSV locations table, columns found by their header names.
+enum CSVLocationsReader {
+    static func read(_ data: Data, path: String) throws(TraceFileError) -> [(fix: Fix, track: Int, modality: Modality?)] {
+        let lines = String(decoding: data, as: UTF8.self).split(whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
+        guard let header = lines.first?.split(separator: ",", omittingEmptySubsequences: false).map(String.init) else { return [] }
+        func column(_ name: String) -> Int? { header.firstIndex(of: name) }
+        guard let time = column("time_unix_ms"), let track = column("track"), let lat = column("latitude_deg"),
+            let lon = column("longitude_deg")
+        else {
+            throw .malformed(path: path, TraceError(line: 1, expected: "a header with time_unix_ms,track,latitude_deg,longitude_deg", found: ""))
+        }
+        var rows: [(fix: Fix, track: Int, modality: Modality?)] = []
+        for (index, line) in lines.dropFirst().enumerated() {
+            let fields = line.split(separator: ",", omittingEmptySubsequences: false).map {
+                $0.trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            }
+            func value(_ name: String) -> String? {
+                guard let at = column(name), at < fields.count, !fields[at].isEmpty else { return nil }
+                return fields[at]
+            }
+            func number(_ name: String) -> Double? { value(name).flatMap(Double.init) }
+            guard fields.count == header.count, let timestamp = Int64(fields[time]), let trackNumber = Int(fields[track]),
+                let latitude = Double(fields[lat]), let longitude = Double(fields[lon]),
+                (-90...90).contains(latitude), (-180...180).contains(longitude)
+            else {
+                throw .malformed(
+                    path: path, TraceError(line: index + 2, expected: "\(header.count) fields: a time, track and position", found: String(line.prefix(40))))
+            }
+            let fix = Fix(
+                timestamp: timestamp, latitude: latitude, longitude: longitude, altitude: number("altitude_m"),
+                horizontalAccuracy: number("horizontal_accuracy_m"), verticalAccuracy: number("vertical_accuracy_m"),
+                speed: number("speed_m_s"), course: number("course_deg"), satellites: value("satellites").flatMap { Int($0) },
+                hdop: number("hdop"), vdop: number("vdop"), pdop: number("pdop"), mode: value("fix_mode").flatMap(FixMode.init(spelling:)))
+            rows.append((fix, trackNumber, value("modality").flatMap(Modality.init(parsing:))))
+        }
+        return rows
     }
 }

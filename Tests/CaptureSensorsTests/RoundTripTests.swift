@@ -95,3 +95,24 @@ import Testing
         #expect(exported.tracks[0].first?.pdop == 1.7)
     }
 }
+
+/// Issue 16.2, CSV: capture's locations table (fixtures/golden/export/ride.locations.csv) replays
+/// as the trace it came from: tracks by the `track` column, the modality column, the same fixes,
+/// distance, speed, accuracy and fix quality.
+@Suite struct CSVRoundTripTests {
+    @Test func theExportedLocationsTableReadsBackAsTheTraceItCameFrom() throws {
+        let csv = Repository.fixture("golden/export/ride.locations.csv")
+        #expect(try TraceInput(path: csv).format == .csv)
+        let original = try GPXRoundTripTests.modalities(of: Repository.fixture("export/ride.trace"))
+        let exported = try GPXRoundTripTests.modalities(of: csv)
+        #expect(exported.modality == original.modality)
+        #expect(exported.trackModalities == original.trackModalities)
+        #expect(exported.tracks.map(\.count) == original.tracks.map(\.count))
+        #expect(exported.tracks.count == 2)
+        for (back, out) in zip(exported.tracks, original.tracks) {
+            let distance = Geodesy.trackDistance(out)
+            #expect(abs(Geodesy.trackDistance(back) - distance) <= distance * 0.001)
+            #expect(back == out)  // CSV keeps every field in full
+        }
+    }
+}
