@@ -64,11 +64,22 @@ public struct Fix: Sendable, Equatable, Hashable, Codable {
     public var speed: Double?
     /// Course over ground in degrees clockwise from true north.
     public var course: Double?
+    /// Satellites used in the solution.
+    public var satellites: Int?
+    /// Horizontal dilution of precision.
+    public var hdop: Double?
+    /// Vertical dilution of precision.
+    public var vdop: Double?
+    /// Position (3D) dilution of precision.
+    public var pdop: Double?
+    /// 2D or 3D (GPX's `<fix>`).
+    public var mode: FixMode?
 
     public init(
         timestamp: Int64, latitude: Double, longitude: Double, altitude: Double? = nil,
         horizontalAccuracy: Double? = nil, verticalAccuracy: Double? = nil, speed: Double? = nil,
-        course: Double? = nil
+        course: Double? = nil, satellites: Int? = nil, hdop: Double? = nil, vdop: Double? = nil,
+        pdop: Double? = nil, mode: FixMode? = nil
     ) {
         self.timestamp = timestamp
         self.latitude = latitude
@@ -78,6 +89,44 @@ public struct Fix: Sendable, Equatable, Hashable, Codable {
         self.verticalAccuracy = verticalAccuracy
         self.speed = speed
         self.course = course
+        self.satellites = satellites
+        self.hdop = hdop
+        self.vdop = vdop
+        self.pdop = pdop
+        self.mode = mode
+    }
+
+    /// The fix with its quality (satellites, DOPs, mode) taken from `other` where it has none.
+    public func filling(qualityFrom other: Fix) -> Fix {
+        var fix = self
+        fix.satellites = satellites ?? other.satellites
+        fix.hdop = hdop ?? other.hdop
+        fix.vdop = vdop ?? other.vdop
+        fix.pdop = pdop ?? other.pdop
+        fix.mode = mode ?? other.mode
+        return fix
+    }
+
+    /// Whether any of the quality fields is present.
+    public var hasQuality: Bool { satellites != nil || hdop != nil || vdop != nil || pdop != nil || mode != nil }
+}
+
+/// The dimension of a fix, as NMEA GSA, gpsd's TPV `mode` and u-blox's fix type give it.
+/// Stored as its raw value (2 or 3); spelled `2d`/`3d` in GPX's `<fix>` and the exports.
+public enum FixMode: Int, Sendable, Equatable, Hashable, Codable, CaseIterable {
+    case twoD = 2
+    case threeD = 3
+
+    /// GPX's spelling: `2d` or `3d`.
+    public var spelling: String { self == .twoD ? "2d" : "3d" }
+
+    /// The mode spelled `2d` or `3d` (case-insensitive), else `nil`.
+    public init?(spelling: String) {
+        switch spelling.lowercased() {
+        case "2d": self = .twoD
+        case "3d": self = .threeD
+        default: return nil
+        }
     }
 }
 

@@ -114,11 +114,27 @@ public struct TraceParser: Sendable {
             let vacc = try cursor.optionalNumber("the vertical accuracy in m or '-'")
             let speed = try cursor.optionalNumber("the speed in m/s or '-'")
             let course = try cursor.optionalNumber("the course in degrees or '-'")
-            record = .sample(
-                .fix(
-                    Fix(
-                        timestamp: time, latitude: lat, longitude: lon, altitude: alt, horizontalAccuracy: hacc,
-                        verticalAccuracy: vacc, speed: speed, course: course)))
+            var fix = Fix(
+                timestamp: time, latitude: lat, longitude: lon, altitude: alt, horizontalAccuracy: hacc,
+                verticalAccuracy: vacc, speed: speed, course: course)
+            if !cursor.atLineEnd {
+                // Optional fix quality: satellites hdop vdop pdop mode (2d/3d), each '-' for unknown.
+                let satellites = try cursor.optionalNumber("the number of satellites used or '-'")
+                guard satellites.map({ $0 >= 0 && $0 <= 1000 && $0 == $0.rounded() }) ?? true else {
+                    throw cursor.error("a whole number of satellites used")
+                }
+                fix.satellites = satellites.map { Int($0) }
+                fix.hdop = try cursor.optionalNumber("the HDOP or '-'")
+                fix.vdop = try cursor.optionalNumber("the VDOP or '-'")
+                fix.pdop = try cursor.optionalNumber("the PDOP or '-'")
+                let mode = cursor.word()
+                let spelling = String(decoding: mode, as: UTF8.self)
+                if spelling != "-" {
+                    guard let value = FixMode(spelling: spelling) else { throw cursor.error("the fix mode (2d, 3d or '-')", found: mode) }
+                    fix.mode = value
+                }
+            }
+            record = .sample(.fix(fix))
         case .start:
             let time = try cursor.timestamp()
             record = .mark(.start(try cursor.modality()), at: time)
@@ -262,6 +278,14 @@ private struct Cursor {
             throw error("a modality (\(Modality.spellings))", found: field)
         }
         return modality
+    }
+
+    /// Whether only blanks are left on the line.
+    var atLineEnd: Bool {
+        mutating get {
+            skipBlanks()
+            return position == bytes.count
+        }
     }
 
     mutating func end() throws(TraceError) {

@@ -16,7 +16,10 @@ public enum TraceWriter {
         case .sample(.fix(let f)):
             let optional = [f.altitude, f.horizontalAccuracy, f.verticalAccuracy, f.speed, f.course]
                 .map { $0.map { "\($0)" } ?? "-" }.joined(separator: " ")
-            return "fix \(f.timestamp) \(f.latitude) \(f.longitude) \(optional)\n"
+            guard f.hasQuality else { return "fix \(f.timestamp) \(f.latitude) \(f.longitude) \(optional)\n" }
+            let quality = [f.satellites.map { "\($0)" }, f.hdop.map { "\($0)" }, f.vdop.map { "\($0)" }, f.pdop.map { "\($0)" }, f.mode?.spelling]
+                .map { $0 ?? "-" }.joined(separator: " ")
+            return "fix \(f.timestamp) \(f.latitude) \(f.longitude) \(optional) \(quality)\n"
         case .mark(.start(let modality), let time): return "start \(time) \(modality.rawValue)\n"
         case .mark(.modality(let modality), let time): return "modality \(time) \(modality.rawValue)\n"
         case .mark(.pause, let time): return "pause \(time)\n"

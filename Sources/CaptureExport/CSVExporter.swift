@@ -21,8 +21,10 @@ public enum CSVTable: String, Sendable, CaseIterable {
 }
 
 /// CSV: one table per sensor in SI units with a header line: accelerometer (m/s²), gyroscope
-/// (rad/s), magnetometer (µT), pressure (Pa), locations (degrees, m, m/s). Times are Unix
-/// milliseconds; `track` 0 marks data in a pause gap.
+/// (rad/s), magnetometer (µT), pressure (Pa), locations (degrees, m, m/s, then the fix quality:
+/// satellites used, HDOP, VDOP, PDOP and `2d`/`3d`, empty where the receiver gave none; and the
+/// modality at the fix's time). Times
+/// are Unix milliseconds; `track` 0 marks data in a pause gap.
 ///
 /// To a file destination (a directory, created if needed) all five tables are written, each
 /// atomically; to standard output the one table of ``ExportOptions/table`` (default: locations).
@@ -59,6 +61,12 @@ public struct CSVExporter: MeasurementExporter {
         }
     }
 
+    /// A CSV field, quoted when it holds a comma, quote or line break.
+    static func field(_ text: String) -> String {
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
     /// Writes one table.
     func write(_ table: CSVTable, of record: MeasurementRecord, from store: Store, options: ExportOptions, to sink: OutputSink) throws {
         if let sensor = table.sensor {
@@ -93,7 +101,9 @@ public struct CSVExporter: MeasurementExporter {
             }
         default:
             try sink.write(
-                "time_unix_ms,track,latitude_deg,longitude_deg,altitude_m,horizontal_accuracy_m,vertical_accuracy_m,speed_m_s,course_deg\n")
+                "time_unix_ms,track,latitude_deg,longitude_deg,altitude_m,horizontal_accuracy_m,vertical_accuracy_m,speed_m_s,course_deg,"
+                    + "satellites,hdop,vdop,pdop,fix_mode,modality\n")
+            let events = try store.events(of: record.id)
             var rows: [(track: Int, fix: Fix)] = []
             for track in 0...max(record.trackCount, 0) {
                 rows += options.kept(try store.fixes(of: record.id, track: track)).map { (track, $0) }
@@ -104,7 +114,9 @@ public struct CSVExporter: MeasurementExporter {
                 try sink.write(
                     "\(fix.timestamp),\(track),\(fix.latitude),\(fix.longitude),\(optional(fix.altitude)),"
                         + "\(optional(fix.horizontalAccuracy)),\(optional(fix.verticalAccuracy)),\(optional(fix.speed)),"
-                        + "\(optional(fix.course))\n")
+                        + "\(optional(fix.course)),\(fix.satellites.map(String.init) ?? ""),\(optional(fix.hdop)),"
+                        + "\(optional(fix.vdop)),\(optional(fix.pdop)),\(fix.mode?.spelling ?? ""),"
+                        + "\(Self.field(Modality.spelling(at: fix.timestamp, events: events, initial: record.modality)))\n")
             }
         }
     }

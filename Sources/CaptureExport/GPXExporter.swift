@@ -1,7 +1,8 @@
 import CaptureCore
 public import CaptureStorage
 
-/// GPX 1.1: one `<trk>` with one `<trkseg>` per track; each point has `<ele>`, `<time>` and, in
+/// GPX 1.1: one `<trk>` with one `<trkseg>` per track; each point has `<ele>`, `<time>`, the fix
+/// quality the receiver reported (`<fix>` 2d/3d, `<sat>`, `<hdop>`, `<vdop>`, `<pdop>`) and, in
 /// `<extensions>`, speed (m/s) and horizontal accuracy (m) in the `capture` namespace.
 public struct GPXExporter: MeasurementExporter {
     public let name = "gpx"
@@ -46,6 +47,12 @@ public struct GPXExporter: MeasurementExporter {
         var point = "      <trkpt lat=\"\(TextFormat.degrees(fix.latitude))\" lon=\"\(TextFormat.degrees(fix.longitude))\">"
         if let altitude = fix.altitude { point += "<ele>\(TextFormat.decimal(altitude, 2))</ele>" }
         point += "<time>\(TextFormat.isoTime(fix.timestamp))</time>"
+        // GPX 1.1 orders them: fix, sat, hdop, vdop, pdop (then extensions).
+        if let mode = fix.mode { point += "<fix>\(mode.spelling)</fix>" }
+        if let satellites = fix.satellites { point += "<sat>\(satellites)</sat>" }
+        if let hdop = fix.hdop { point += "<hdop>\(TextFormat.decimal(hdop, 2))</hdop>" }
+        if let vdop = fix.vdop { point += "<vdop>\(TextFormat.decimal(vdop, 2))</vdop>" }
+        if let pdop = fix.pdop { point += "<pdop>\(TextFormat.decimal(pdop, 2))</pdop>" }
         if fix.speed != nil || fix.horizontalAccuracy != nil {
             point += "<extensions>"
             if let speed = fix.speed { point += "<capture:speed>\(TextFormat.decimal(speed, 2))</capture:speed>" }

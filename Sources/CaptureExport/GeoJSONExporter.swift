@@ -4,7 +4,10 @@ public import CaptureStorage
 /// A GeoJSON FeatureCollection with one LineString feature per track (geometry `null` when the
 /// track has fewer than two fixes). Properties: track, modality (at the track's start), start
 /// and end (ISO 8601 UTC), distance (metres, geodesic over clean fixes, the figure
-/// `capture show` reports) and the number of fixes.
+/// `capture show` reports), the number of fixes and, for a LineString, `coordinateProperties`:
+/// arrays parallel to its coordinates with each fix's `times` (ISO 8601 UTC) and, where any fix
+/// has them, `speed` (m/s), `accuracy` (m, horizontal), `satellites`, `hdop`, `vdop`, `pdop` and
+/// `fix` (`2d`/`3d`), `null` for a fix without the value.
 public struct GeoJSONExporter: MeasurementExporter {
     public let name = "geojson"
     public let filtersFixes = true
@@ -28,7 +31,9 @@ public struct GeoJSONExporter: MeasurementExporter {
                 feature += "\"track\":\(track.number),\"modality\":\(JSONString.quoted(modality))"
                 feature += ",\"start\":\"\(TextFormat.isoTime(track.startTime))\""
                 feature += ",\"end\":" + (track.endTime.map { "\"\(TextFormat.isoTime($0))\"" } ?? "null")
-                feature += ",\"distance\":\(TextFormat.decimal(Geodesy.trackDistance(all), 3)),\"fixes\":\(fixes.count)},\"geometry\":"
+                feature += ",\"distance\":\(TextFormat.decimal(Geodesy.trackDistance(all), 3)),\"fixes\":\(fixes.count)"
+                if fixes.count >= 2 { feature += ",\"coordinateProperties\":" + Self.coordinateProperties(fixes) }
+                feature += "},\"geometry\":"
                 if fixes.count >= 2 {
                     feature += "{\"type\":\"LineString\",\"coordinates\":["
                     feature += fixes.map { fix in
@@ -44,5 +49,23 @@ public struct GeoJSONExporter: MeasurementExporter {
             }
             try sink.write("\n]}\n")
         }
+    }
+
+    /// The per-fix arrays of a LineString's properties; a value's array only when a fix has it.
+    static func coordinateProperties(_ fixes: [Fix]) -> String {
+        var members = ["\"times\":[" + fixes.map { "\"\(TextFormat.isoTime($0.timestamp))\"" }.joined(separator: ",") + "]"]
+        func array(_ name: String, _ value: (Fix) -> String?) {
+            let values = fixes.map(value)
+            guard values.contains(where: { $0 != nil }) else { return }
+            members.append("\"\(name)\":[" + values.map { $0 ?? "null" }.joined(separator: ",") + "]")
+        }
+        array("speed") { $0.speed.map { TextFormat.decimal($0, 2) } }
+        array("accuracy") { $0.horizontalAccuracy.map { TextFormat.decimal($0, 2) } }
+        array("satellites") { $0.satellites.map { "\($0)" } }
+        array("hdop") { $0.hdop.map { TextFormat.decimal($0, 2) } }
+        array("vdop") { $0.vdop.map { TextFormat.decimal($0, 2) } }
+        array("pdop") { $0.pdop.map { TextFormat.decimal($0, 2) } }
+        array("fix") { $0.mode.map { "\"\($0.spelling)\"" } }
+        return "{" + members.joined(separator: ",") + "}"
     }
 }

@@ -64,6 +64,8 @@ public struct Replay: Sendable {
                 case .nmea: "at least one valid fix (this NMEA log has none)"
                 case .gpsdJSON: "at least one valid fix (this gpsd JSON log has none)"
                 case .gpx: "at least one point with a time (this GPX has none)"
+                case .geojson: "at least one LineString point with a time (this GeoJSON has none)"
+                case .csv: "at least one location in a track (this CSV has none)"
                 }
             throw TraceFileError.malformed(path: path, TraceError(line: 1, expected: expected, found: ""))
         }

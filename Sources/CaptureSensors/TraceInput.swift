@@ -18,6 +18,11 @@ public enum TraceInputFormat: String, Sendable, Equatable {
     case gpsdJSON = "gpsd-json"
     /// GPX 1.1 track, route or waypoint points with times.
     case gpx
+    /// A GeoJSON FeatureCollection of LineStrings with per-point `coordinateProperties.times`,
+    /// as capture's GeoJSON export writes it.
+    case geojson
+    /// capture's CSV locations table (`time_unix_ms,track,latitude_deg,…`).
+    case csv
 }
 
 /// A trace file in any of the ``TraceInputFormat``s, read as native trace records.
@@ -69,6 +74,8 @@ public struct TraceInput: Sendable {
         let text = String(decoding: bytes.prefix(64), as: UTF8.self).drop { $0.isWhitespace }
         if text.hasPrefix(TraceFormat.magic) { return .native }
         if text.hasPrefix("<?xml") || text.hasPrefix("<gpx") { return .gpx }
+        if text.hasPrefix("time_unix_ms,track,latitude_deg,") { return .csv }
+        if text.hasPrefix("{"), String(decoding: bytes, as: UTF8.self).contains("\"FeatureCollection\"") { return .geojson }
         var start = 0
         while start < bytes.count {
             var end = start
@@ -121,7 +128,7 @@ public struct TraceInput: Sendable {
         case .native:
             try TraceFile(path: path).forEachRecord(body)
             return
-        case .nmea, .gpsdJSON, .gpx:
+        case .nmea, .gpsdJSON, .gpx, .geojson, .csv:
             break
         }
         let data: Data
@@ -156,7 +163,90 @@ public struct TraceInput: Sendable {
             events += stream.finish()
             for case .fix(let fix) in events { fixes.append(fix) }
         case .gpx:
-            fixes = try GPXReader.fixes(data, path: path)
+            // capture's own GPX comes back as it went out: the track's <type> as the modality,
+            // each <trkseg> as a track (a pause after a segment's last point, a resume before
+            // the next one's first).
+            let document = try GPXReader.read(data, path: path)
+            var number = 0
+            if let first = document.fixes.first, let modality = document.modality {
+                number += 1
+                try body(.mark(.start(modality), at: first.fix.timestamp), number)
+            }
+            var previous: (fix: Fix, segment: Int)?
+            for point in document.fixes {
+                if let previous, point.segment != previous.segment, point.fix.timestamp > previous.fix.timestamp {
+                    let pause = previous.fix.timestamp + 1
+                    number += 1
+                    try body(.mark(.pause, at: pause), number)
+                    number += 1
+                    try body(.mark(.resume, at: max(pause, point.fix.timestamp - 1)), number)
+                }
+                number += 1
+                try body(.sample(.fix(point.fix)), number)
+                previous = point
+            }
+            return
+        case .csv:
+            // One track per `track` number (0, data in a pause gap, is left out); the modality
+            // column gives the start mark and its changes.
+            var number = 0
+            var previous: (fix: Fix, track: Int)?
+            var modality: Modality?
+            for row in try CSVLocationsReader.read(data, path: path) where row.track > 0 {
+                if let last = previous, row.track != last.track {
+                    let pause = last.fix.timestamp + 1
+                    number += 1
+                    try body(.mark(.pause, at: pause), number)
+                    number += 1
+                    try body(.mark(.resume, at: max(pause, row.fix.timestamp - 1)), number)
+                }
+                if let next = row.modality, next != modality {
+                    number += 1
+                    if previous == nil {
+                        try body(.mark(.start(next), at: row.fix.timestamp), number)
+                    } else {
+                        let at = row.track != previous?.track ? max((previous?.fix.timestamp ?? 0) + 1, row.fix.timestamp - 1) : row.fix.timestamp
+                        try body(.mark(.modality(next), at: at), number)
+                    }
+                    modality = next
+                }
+                number += 1
+                try body(.sample(.fix(row.fix)), number)
+                previous = (row.fix, row.track)
+            }
+            return
+        case .geojson:
+            // One track per feature (a pause after one's last point, a resume before the next
+            // one's first), its `modality` property as the start mark or a modality change.
+            var number = 0
+            var previous: Fix?
+            var modality: Modality?
+            for feature in try GeoJSONReader.read(data, path: path) {
+                guard let first = feature.fixes.first else { continue }
+                if let last = previous {
+                    let pause = last.timestamp + 1
+                    number += 1
+                    try body(.mark(.pause, at: pause), number)
+                    let resume = max(pause, first.timestamp - 1)
+                    number += 1
+                    try body(.mark(.resume, at: resume), number)
+                    if let next = feature.modality, next != modality {
+                        number += 1
+                        try body(.mark(.modality(next), at: resume), number)
+                        modality = next
+                    }
+                } else if let next = feature.modality {
+                    number += 1
+                    try body(.mark(.start(next), at: first.timestamp), number)
+                    modality = next
+                }
+                for fix in feature.fixes {
+                    number += 1
+                    try body(.sample(.fix(fix)), number)
+                }
+                previous = feature.fixes.last
+            }
+            return
         case .native:
             break
         }
@@ -167,6 +257,12 @@ public struct TraceInput: Sendable {
 /// Reads GPX 1.1 points (`trkpt`, `rtept`, `wpt`) with Foundation's XMLParser.
 enum GPXReader {
     static func fixes(_ data: Data, path: String) throws(TraceFileError) -> [Fix] {
+        try read(data, path: path).fixes.map(\.fix)
+    }
+
+    /// The points with a time, each with its segment number (0 outside a `<trkseg>`), and the
+    /// modality a track's `<type>` names, if it names one.
+    static func read(_ data: Data, path: String) throws(TraceFileError) -> (fixes: [(fix: Fix, segment: Int)], modality: Modality?) {
         let delegate = Delegate()
         let parser = XMLParser(data: data)
         parser.delegate = delegate
@@ -177,11 +273,16 @@ enum GPXReader {
                 path: path,
                 TraceError(line: line, expected: "well-formed GPX", found: parser.parserError.map { "\($0.localizedDescription)" } ?? ""))
         }
-        return delegate.fixes
+        return (delegate.fixes, delegate.modality)
     }
 
     private final class Delegate: NSObject, XMLParserDelegate {
-        var fixes: [Fix] = []
+        var fixes: [(fix: Fix, segment: Int)] = []
+        var modality: Modality?
+        private var segment = 0
+        private var inSegment = false
+        private var inTrack = false
+        private var quality = Fix(timestamp: 0, latitude: 0, longitude: 0)
         /// Elements open; not 0 at the end means the document was cut off or mismatched.
         var depth = 0
         private var point: (lat: Double, lon: Double)?
@@ -196,7 +297,13 @@ enum GPXReader {
             let name = Self.local(elementName)
             depth += 1
             text = ""
+            if name == "trk" { inTrack = true }
+            if name == "trkseg" {
+                segment += 1
+                inSegment = true
+            }
             if ["trkpt", "rtept", "wpt"].contains(name) {
+                quality = Fix(timestamp: 0, latitude: 0, longitude: 0)
                 if let lat = attributeDict["lat"].flatMap(Double.init), let lon = attributeDict["lon"].flatMap(Double.init),
                     (-90...90).contains(lat), (-180...180).contains(lon)
                 {
@@ -222,9 +329,22 @@ enum GPXReader {
             switch name {
             case "ele": elevation = Double(value)
             case "time": time = Self.time(value)
+            // GPX's own fix quality, and capture's extension (speed m/s, horizontal accuracy m).
+            case "fix": quality.mode = FixMode(spelling: value)
+            case "sat": quality.satellites = Int(value)
+            case "hdop": quality.hdop = Double(value)
+            case "vdop": quality.vdop = Double(value)
+            case "pdop": quality.pdop = Double(value)
+            case "speed": quality.speed = Double(value)
+            case "accuracy": quality.horizontalAccuracy = Double(value)
+            case "type" where inTrack && point == nil && modality == nil: modality = Modality(parsing: value)
+            case "trkseg": inSegment = false
+            case "trk": inTrack = false
             case "trkpt", "rtept", "wpt":
                 if let point, let time {
-                    fixes.append(Fix(timestamp: time, latitude: point.lat, longitude: point.lon, altitude: elevation))
+                    var fix = quality
+                    (fix.timestamp, fix.latitude, fix.longitude, fix.altitude) = (time, point.lat, point.lon, elevation)
+                    fixes.append((fix, inSegment ? segment : 0))
                 }
                 point = nil
             default: break
@@ -245,5 +365,98 @@ enum GPXReader {
             formatter.formatOptions = [.withInternetDateTime]
             return formatter.date(from: text).map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) }
         }
+    }
+}
+
+/// Reads capture's GeoJSON export: each LineString feature's coordinates with the per-point
+/// `coordinateProperties` (`times` required; `speed`, `accuracy`, `satellites`, `hdop`, `vdop`,
+/// `pdop`, `fix` where present) and its `modality`.
+enum GeoJSONReader {
+    static func read(_ data: Data, path: String) throws(TraceFileError) -> [(modality: Modality?, fixes: [Fix])] {
+        func malformed(_ expected: String) -> TraceFileError {
+            .malformed(path: path, TraceError(line: 1, expected: expected, found: ""))
+        }
+        guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let features = root["features"] as? [[String: Any]]
+        else { throw malformed("a GeoJSON FeatureCollection") }
+        var tracks: [(modality: Modality?, fixes: [Fix])] = []
+        for feature in features {
+            let properties = feature["properties"] as? [String: Any] ?? [:]
+            let modality = (properties["modality"] as? String).flatMap(Modality.init(parsing:))
+            guard let geometry = feature["geometry"] as? [String: Any], geometry["type"] as? String == "LineString",
+                let coordinates = geometry["coordinates"] as? [[Double]]
+            else {
+                tracks.append((modality, []))
+                continue
+            }
+            let perPoint = properties["coordinateProperties"] as? [String: Any] ?? [:]
+            guard let times = perPoint["times"] as? [String], times.count == coordinates.count else {
+                throw malformed("coordinateProperties.times with one time per coordinate")
+            }
+            func value(_ name: String, _ index: Int) -> Double? {
+                guard let array = perPoint[name] as? [Any], index < array.count else { return nil }
+                return (array[index] as? NSNumber)?.doubleValue
+            }
+            var fixes: [Fix] = []
+            for (index, position) in coordinates.enumerated() where position.count >= 2 {
+                guard let time = GPSDTime.unixMilliseconds(iso8601: times[index]),
+                    (-90...90).contains(position[1]), (-180...180).contains(position[0])
+                else { throw malformed("an ISO 8601 time and a position for point \(index + 1)") }
+                var fix = Fix(
+                    timestamp: time, latitude: position[1], longitude: position[0],
+                    altitude: position.count > 2 ? position[2] : nil)
+                fix.speed = value("speed", index)
+                fix.horizontalAccuracy = value("accuracy", index)
+                fix.satellites = value("satellites", index).map { Int($0) }
+                fix.hdop = value("hdop", index)
+                fix.vdop = value("vdop", index)
+                fix.pdop = value("pdop", index)
+                if let modes = perPoint["fix"] as? [Any], index < modes.count, let mode = modes[index] as? String {
+                    fix.mode = FixMode(spelling: mode)
+                }
+                fixes.append(fix)
+            }
+            tracks.append((modality, fixes))
+        }
+        return tracks
+    }
+}
+
+/// Reads capture's CSV locations table, columns found by their header names.
+enum CSVLocationsReader {
+    static func read(_ data: Data, path: String) throws(TraceFileError) -> [(fix: Fix, track: Int, modality: Modality?)] {
+        let lines = String(decoding: data, as: UTF8.self).split(whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
+        guard let header = lines.first?.split(separator: ",", omittingEmptySubsequences: false).map(String.init) else { return [] }
+        func column(_ name: String) -> Int? { header.firstIndex(of: name) }
+        guard let time = column("time_unix_ms"), let track = column("track"), let lat = column("latitude_deg"),
+            let lon = column("longitude_deg")
+        else {
+            throw .malformed(path: path, TraceError(line: 1, expected: "a header with time_unix_ms,track,latitude_deg,longitude_deg", found: ""))
+        }
+        var rows: [(fix: Fix, track: Int, modality: Modality?)] = []
+        for (index, line) in lines.dropFirst().enumerated() {
+            let fields = line.split(separator: ",", omittingEmptySubsequences: false).map {
+                $0.trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            }
+            func value(_ name: String) -> String? {
+                guard let at = column(name), at < fields.count, !fields[at].isEmpty else { return nil }
+                return fields[at]
+            }
+            func number(_ name: String) -> Double? { value(name).flatMap(Double.init) }
+            guard fields.count == header.count, let timestamp = Int64(fields[time]), let trackNumber = Int(fields[track]),
+                let latitude = Double(fields[lat]), let longitude = Double(fields[lon]),
+                (-90...90).contains(latitude), (-180...180).contains(longitude)
+            else {
+                throw .malformed(
+                    path: path, TraceError(line: index + 2, expected: "\(header.count) fields: a time, track and position", found: String(line.prefix(40))))
+            }
+            let fix = Fix(
+                timestamp: timestamp, latitude: latitude, longitude: longitude, altitude: number("altitude_m"),
+                horizontalAccuracy: number("horizontal_accuracy_m"), verticalAccuracy: number("vertical_accuracy_m"),
+                speed: number("speed_m_s"), course: number("course_deg"), satellites: value("satellites").flatMap { Int($0) },
+                hdop: number("hdop"), vdop: number("vdop"), pdop: number("pdop"), mode: value("fix_mode").flatMap(FixMode.init(spelling:)))
+            rows.append((fix, trackNumber, value("modality").flatMap(Modality.init(parsing:))))
+        }
+        return rows
     }
 }

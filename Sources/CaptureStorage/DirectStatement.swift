@@ -2,7 +2,7 @@ import GRDB
 import GRDBSQLite
 
 /// Runs a cached statement with values bound through SQLite's C API. The recorder's commit path
-/// inserts a few rows per flush with up to eleven values each; bound as GRDB
+/// inserts a few rows per flush with up to sixteen values each; bound as GRDB
 /// `StatementArguments` (an array of existentials per row), that costs more than SQLite's own
 /// work. Used only inside a write transaction, on statements without observers; an error
 /// surfaces as the `DatabaseError` GRDB would throw, and fails the transaction.

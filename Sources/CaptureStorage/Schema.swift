@@ -168,6 +168,18 @@ enum Schema {
                     );
                     """)
         }
+        migrator.registerMigration("v7: fix quality") { db in
+            // What the receiver said about each fix's quality; NULL where it said nothing (and
+            // for every fix stored before). A Cyface transfer file has no field for them.
+            try db.execute(
+                sql: """
+                    ALTER TABLE location ADD COLUMN satellites INTEGER;  -- satellites used
+                    ALTER TABLE location ADD COLUMN hdop REAL;
+                    ALTER TABLE location ADD COLUMN vdop REAL;
+                    ALTER TABLE location ADD COLUMN pdop REAL;
+                    ALTER TABLE location ADD COLUMN fix_mode INTEGER;    -- 2 (2D) or 3 (3D)
+                    """)
+        }
         migrator.registerMigration("v9: one clock per measurement") { db in
             // What was added to the measurement's host-clock times to put them on GNSS time
             // (Store.applyClockCorrection); NULL: the host clock was taken to be right.

@@ -204,7 +204,8 @@ extension Store {
                     if track == 0 { summary.inPauseGaps += 1 }
                     try fixStatement.execute(arguments: [
                         id, row + 1, track, fix.timestamp, fix.latitude, fix.longitude, fix.altitude, fix.horizontalAccuracy,
-                        fix.verticalAccuracy, fix.speed, fix.course,
+                        fix.verticalAccuracy, fix.speed, fix.course, fix.satellites, fix.hdop, fix.vdop, fix.pdop,
+                        fix.mode?.rawValue,
                     ])
                 }
                 let batchStatement = try db.makeStatement(sql: Store.insertSensorBatch)

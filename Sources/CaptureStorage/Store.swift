@@ -186,6 +186,11 @@ public final class Store: Sendable {
                 insert.bind(fix.verticalAccuracy)
                 insert.bind(fix.speed)
                 insert.bind(fix.course)
+                insert.bind(fix.satellites.map(Double.init))
+                insert.bind(fix.hdop)
+                insert.bind(fix.vdop)
+                insert.bind(fix.pdop)
+                insert.bind(fix.mode.map { Double($0.rawValue) })
                 try insert.run()
             }
         }
@@ -245,7 +250,8 @@ public final class Store: Sendable {
 
     static let insertLocation = """
         INSERT INTO location (measurement_id, id, track, ts, lat, lon, altitude, horizontal_accuracy,
-            vertical_accuracy, speed, course) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            vertical_accuracy, speed, course, satellites, hdop, vdop, pdop, fix_mode)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
     /// The last row number of a measurement in `location` or `pressure` (numbered from 1 within
@@ -365,13 +371,15 @@ public final class Store: Sendable {
             return try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT ts, lat, lon, altitude, horizontal_accuracy, vertical_accuracy, speed, course
+                    SELECT ts, lat, lon, altitude, horizontal_accuracy, vertical_accuracy, speed, course,
+                        satellites, hdop, vdop, pdop, fix_mode
                     FROM location WHERE measurement_id = ?\(filter) ORDER BY ts, id
                     """, arguments: arguments
             ).map {
                 Fix(
                     timestamp: $0[0], latitude: $0[1], longitude: $0[2], altitude: $0[3], horizontalAccuracy: $0[4],
-                    verticalAccuracy: $0[5], speed: $0[6], course: $0[7])
+                    verticalAccuracy: $0[5], speed: $0[6], course: $0[7], satellites: $0[8], hdop: $0[9],
+                    vdop: $0[10], pdop: $0[11], mode: ($0[12] as Int?).flatMap(FixMode.init(rawValue:)))
             }
         }
     }

@@ -34,7 +34,7 @@ import Testing
         #expect(tpv.eph == 5.225 && tpv.epv == 5.175 && tpv.ept == 0.005)
         #expect(tpv.speed == 2.727 && tpv.track == 247.1 && tpv.magneticVariation == 9.3)
         #expect(tpv.fix == Fix(timestamp: 1_666_092_778_000, latitude: 32.64858, longitude: -108.37411, altitude: 1552.8,
-                               horizontalAccuracy: 5.225, verticalAccuracy: 5.175, speed: 2.727, course: 247.1))
+                               horizontalAccuracy: 5.225, verticalAccuracy: 5.175, speed: 2.727, course: 247.1, mode: .threeD))
     }
 
     @Test func minimalTPVsAndFallbacks() throws {
@@ -135,10 +135,10 @@ import Testing
         #expect(events == [
             .transition(.acquired(at: 1_718_452_800_000)),
             .fix(Fix(timestamp: 1_718_452_800_000, latitude: 51.0504, longitude: 13.7373, altitude: 166.9,
-                     horizontalAccuracy: 17.1, verticalAccuracy: 29.9, speed: 5.0, course: 0.0)),
+                     horizontalAccuracy: 17.1, verticalAccuracy: 29.9, speed: 5.0, course: 0.0, mode: .threeD)),
         ])
         let last = merger.finish()
-        #expect(last == [.fix(Fix(timestamp: 1_718_452_801_000, latitude: 51.05044, longitude: 13.7373))])
+        #expect(last == [.fix(Fix(timestamp: 1_718_452_801_000, latitude: 51.05044, longitude: 13.7373, mode: .twoD))])
         #expect(merger.finish().isEmpty)
         #expect(merger.stats.reports == 4 && merger.stats.epochs == 2 && merger.stats.fixes == 2)
     }
@@ -153,7 +153,7 @@ import Testing
         events += merger.finish()
         #expect(events == [
             .transition(.acquired(at: 1_718_452_800_000)),
-            .fix(Fix(timestamp: 1_718_452_800_000, latitude: 1, longitude: 2)),
+            .fix(Fix(timestamp: 1_718_452_800_000, latitude: 1, longitude: 2, mode: .threeD)),
             .transition(.lost(at: 1_718_452_802_000, lastFix: 1_718_452_800_000)),
         ])
         #expect(merger.stats.reportsWithoutTime == 1)

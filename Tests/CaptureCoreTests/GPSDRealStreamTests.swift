@@ -76,6 +76,7 @@ struct GPSDRealStreamTests {
         let (fixes, _, _, _) = try Self.run("garmin15x.log.chk")
         let first = try #require(fixes.first)
         #expect(first == Fix(timestamp: 1_666_092_778_000, latitude: 32.64858, longitude: -108.37411, altitude: 1552.8,
-                             horizontalAccuracy: 5.225, verticalAccuracy: 5.175, speed: 2.727, course: 247.1))
+                             horizontalAccuracy: 5.225, verticalAccuracy: 5.175, speed: 2.727, course: 247.1,
+                             satellites: 8, hdop: 1.1, vdop: 0.9, pdop: 1.4, mode: .threeD))  // DOPs and uSat from gpsd's SKY
     }
 }

@@ -149,6 +149,11 @@ struct UBXNavigationTests {
         #expect(abs((fix.verticalAccuracy ?? 0) - 2.822) < 1e-9)
         #expect(abs((fix.speed ?? 0) - 1.5) < 1e-9)
         #expect(abs((fix.course ?? 0) - 314.2616) < 1e-9)
+        // Fix quality: numSV, NAV-PVT's pDOP (no NAV-DOP here: no HDOP/VDOP) and the 3D fix type.
+        #expect(fix.satellites == 11)
+        #expect(abs((fix.pdop ?? 0) - 1.54) < 1e-9)
+        #expect(fix.hdop == nil && fix.vdop == nil)
+        #expect(fix.mode == .threeD)
         if case .gnss(.transition(.acquired)) = events.first {} else { Issue.record("no fix-acquired event first") }
     }
 
@@ -238,6 +243,11 @@ struct UBXNavigationTests {
         #expect(abs((fix.horizontalAccuracy ?? 0) - 8.4) < 1e-9)
         #expect(abs((fix.speed ?? 0) - 2.5) < 1e-9)
         #expect(abs((fix.course ?? 0) - 90) < 1e-9)
+        #expect(fix.satellites == 9)
+        #expect(abs((fix.hdop ?? 0) - 0.95) < 1e-9)
+        #expect(abs((fix.vdop ?? 0) - 1.8) < 1e-9)
+        #expect(abs((fix.pdop ?? 0) - 2.1) < 1e-9)
+        #expect(fix.mode == .threeD)
     }
 
     @Test("NAV-SOL alone: ECEF position and velocity converted (gpsd's values for the NEO-M8T)")

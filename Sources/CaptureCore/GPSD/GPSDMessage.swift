@@ -147,7 +147,8 @@ public struct GPSDTPV: Sendable, Equatable {
         if horizontal == nil, epx != nil || epy != nil { horizontal = max(epx ?? 0, epy ?? 0) }
         return Fix(
             timestamp: timestamp, latitude: latitude, longitude: longitude, altitude: altitudeHAE ?? altitudeMSL,
-            horizontalAccuracy: horizontal, verticalAccuracy: epv, speed: speed, course: track)
+            horizontalAccuracy: horizontal, verticalAccuracy: epv, speed: speed, course: track,
+            mode: mode >= 3 ? .threeD : .twoD)
     }
 }
 

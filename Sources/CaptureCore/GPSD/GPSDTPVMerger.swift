@@ -106,6 +106,8 @@ public struct GPSDStream: Sendable {
     public private(set) var lastError: String?
     private var merger: GPSDTPVMerger
     private var counters = GPSDStreamStats()
+    /// Satellites used and DOPs of the latest `SKY`, for the fixes closed after it.
+    private var skyQuality: Fix?
 
     /// Counters since creation.
     public var stats: GPSDStreamStats {
@@ -137,7 +139,13 @@ public struct GPSDStream: Sendable {
         case .devices: counters.classes["DEVICES", default: 0] += 1
         case .device: counters.classes["DEVICE", default: 0] += 1
         case .watch: counters.classes["WATCH", default: 0] += 1
-        case .sky: counters.classes["SKY", default: 0] += 1
+        case .sky(let sky):
+            counters.classes["SKY", default: 0] += 1
+            let used = sky.satellitesUsed ?? {
+                let count = sky.satellites.filter { $0.used == true }.count
+                return sky.satellites.isEmpty ? nil : count
+            }()
+            skyQuality = Fix(timestamp: 0, latitude: 0, longitude: 0, satellites: used, hdop: sky.hdop, vdop: sky.vdop, pdop: sky.pdop)
         case .gst: counters.classes["GST", default: 0] += 1
         case .error(let text):
             lastError = text
@@ -145,13 +153,24 @@ public struct GPSDStream: Sendable {
         case .other(let className): counters.classes[className, default: 0] += 1
         case .tpv(let tpv):
             counters.classes["TPV", default: 0] += 1
-            return merger.add(tpv)
+            return withSkyQuality(merger.add(tpv))
         }
         return []
     }
 
     /// Closes the last epoch (connection closed or replay finished).
     public mutating func finish() -> [GNSSEvent] {
-        merger.finish()
+        withSkyQuality(merger.finish())
+    }
+
+    /// gpsd reports satellites used and DOPs in `SKY`, not in `TPV`: a fix takes those of the
+    /// latest `SKY` (gpsd sends one per epoch, usually after the epoch's TPVs and before the next
+    /// epoch's, which is when the merger closes an epoch).
+    private func withSkyQuality(_ events: [GNSSEvent]) -> [GNSSEvent] {
+        guard let skyQuality else { return events }
+        return events.map { event in
+            if case .fix(let fix) = event { return .fix(fix.filling(qualityFrom: skyQuality)) }
+            return event
+        }
     }
 }

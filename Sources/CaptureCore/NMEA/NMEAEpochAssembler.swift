@@ -54,6 +54,16 @@ public struct NMEAEpoch: Sendable, Equatable {
     public var hdop: Double? { gga?.hdop ?? gns?.hdop ?? gsa.lazy.compactMap(\.hdop).first }
     /// VDOP from the first GSA that has one.
     public var vdop: Double? { gsa.lazy.compactMap(\.vdop).first }
+    /// PDOP from the first GSA that has one.
+    public var pdop: Double? { gsa.lazy.compactMap(\.pdop).first }
+    /// Satellites used: GGA, else GNS, else the satellites the GSAs list.
+    public var satellitesUsed: Int? {
+        if let count = gga?.satellitesUsed ?? gns?.satellitesUsed { return count }
+        let listed = gsa.reduce(0) { $0 + $1.satellites.count }
+        return listed > 0 ? listed : nil
+    }
+    /// 2D or 3D, the best fix mode of the GSAs; `nil` without a GSA.
+    public var mode: FixMode? { gsa.compactMap(\.fixMode).max().flatMap(FixMode.init(rawValue:)) }
 
     /// Converts the epoch into a ``Fix``, or `nil` without a fix or without a date.
     ///
@@ -79,7 +89,8 @@ public struct NMEAEpoch: Sendable, Equatable {
         return Fix(
             timestamp: time, latitude: position.latitude, longitude: position.longitude, altitude: altitude,
             horizontalAccuracy: horizontal, verticalAccuracy: vertical,
-            speed: rmc?.speed ?? vtg?.speed, course: rmc?.course ?? vtg?.courseTrue)
+            speed: rmc?.speed ?? vtg?.speed, course: rmc?.course ?? vtg?.courseTrue,
+            satellites: satellitesUsed, hdop: hdop, vdop: vdop, pdop: pdop, mode: mode)
     }
 }
 
@@ -95,6 +106,10 @@ public struct NMEAAssemblyStats: Sendable, Equatable {
     public var epochsWithoutDate = 0
     /// Time-less sentences (GSA, VTG) seen before any epoch started.
     public var orphanSentences = 0
+    /// Epochs closed as soon as their last sentence arrived (see ``NMEAEpochAssembler``).
+    public var closedOnLastSentence = 0
+    /// Sentences of an epoch already closed that way, arriving after it (ignored).
+    public var late = 0
 
     /// All zero.
     public init() {}
@@ -105,7 +120,15 @@ public struct NMEAAssemblyStats: Sendable, Equatable {
 /// A sentence with a time different from the open epoch's closes that epoch and opens a new one;
 /// time-less sentences (GSA, VTG) join the open epoch. This works whatever order a receiver sends
 /// its sentences in (garmin: RMC first; Quectel: GGA, GNS, VTG, RMC, GSA). The last epoch is
-/// closed by ``finish()``. Dates come from RMC or ZDA; an epoch without either uses the last date,
+/// closed by ``finish()``.
+///
+/// No late fixes: a receiver sends its sentences in the same order every epoch, so once an epoch
+/// has been closed by the next one's time, the kind of its last sentence (and how many of that
+/// kind it had: one GSA per constellation) is remembered, and later epochs close as soon as that
+/// sentence arrives instead of one navigation interval later. Sentences of an epoch closed early
+/// that come after it (a receiver that changed its order) are counted as `late` and ignored; the
+/// next epoch that way relearns the order. Until a date is known no epoch closes early (no fix
+/// could be made, and its RMC may still be on the way). Dates come from RMC or ZDA; an epoch without either uses the last date,
 /// advanced by a day when the time of day jumps back by more than 12 hours (midnight).
 public struct NMEAEpochAssembler: Sendable {
     /// Tunables.
@@ -137,6 +160,14 @@ public struct NMEAEpochAssembler: Sendable {
 
     private var lastDate: NMEADate?
     private var lastDateTime: NMEATime?
+    /// The kind of the last sentence of the last epoch closed by a new time, and its count there.
+    private var lastSentence: (kind: Int, count: Int)?
+    /// The kind of the latest sentence added to the open epoch, and its count so far.
+    private var latestSentence: (kind: Int, count: Int)?
+    /// Sentences per kind in the open epoch.
+    private var kindCounts: [Int] = Array(repeating: 0, count: 7)
+    /// The time of an epoch closed early, while no new epoch has started.
+    private var closedEarly: NMEATime?
 
     /// A fresh assembler.
     public init(configuration: Configuration = .init()) {
@@ -147,9 +178,21 @@ public struct NMEAEpochAssembler: Sendable {
     /// Adds one decoded sentence; returns the events of an epoch it closed, if any.
     public mutating func add(_ message: NMEAMessage) -> [GNSSEvent] {
         var events: [GNSSEvent] = []
+        if openEpoch == nil, let closedEarly, message.time == nil || message.time == closedEarly {
+            stats.late += 1
+            if message.time == nil { return [] }
+            // The order changed: relearn it from the next epoch closed by a new time.
+            lastSentence = nil
+            return []
+        }
         if let time = message.time, time != openEpoch?.time {
-            events = closeEpoch()
+            if openEpoch != nil {
+                lastSentence = latestSentence
+                events = closeEpoch()
+            }
             openEpoch = NMEAEpoch(time: time)
+            closedEarly = nil
+            kindCounts = Array(repeating: 0, count: kindCounts.count)
         }
         guard var epoch = openEpoch else {
             stats.orphanSentences += 1
@@ -165,7 +208,29 @@ public struct NMEAEpochAssembler: Sendable {
         case .zda(let zda): epoch.zda = zda
         }
         openEpoch = epoch
+        let kind = Self.kind(of: message)
+        kindCounts[kind] += 1
+        latestSentence = (kind, kindCounts[kind])
+        // Before the first date, no epoch gives a fix: wait for its end (its RMC may still come).
+        let dated = epoch.rmc?.date != nil || epoch.zda?.date != nil || lastDate != nil
+        if dated, let lastSentence, lastSentence.kind == kind, lastSentence.count == kindCounts[kind] {
+            stats.closedOnLastSentence += 1
+            closedEarly = epoch.time
+            events += closeEpoch()
+        }
         return events
+    }
+
+    private static func kind(of message: NMEAMessage) -> Int {
+        switch message {
+        case .rmc: 0
+        case .gga: 1
+        case .gns: 2
+        case .vtg: 3
+        case .gst: 4
+        case .gsa: 5
+        case .zda: 6
+        }
     }
 
     /// Closes the open epoch (end of input).

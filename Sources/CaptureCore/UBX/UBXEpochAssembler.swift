@@ -117,7 +117,17 @@ public struct UBXEpoch: Sendable, Equatable {
         }
         return Fix(
             timestamp: time, latitude: latitude, longitude: longitude, altitude: altitude,
-            horizontalAccuracy: horizontal, verticalAccuracy: vertical, speed: speed, course: course)
+            horizontalAccuracy: horizontal, verticalAccuracy: vertical, speed: speed, course: course,
+            satellites: satellitesUsed, hdop: hDOP, vdop: vDOP, pdop: pDOP, mode: mode)
+    }
+
+    /// 2D or 3D; GNSS + dead reckoning (fix type 4) counts as 3D.
+    public var mode: FixMode? {
+        switch fixType {
+        case 2: .twoD
+        case 3, 4: .threeD
+        default: nil
+        }
     }
 
     /// The epoch's Unix time in ms: NAV-PVT's UTC when valid, else from the GPS week and iTOW.
