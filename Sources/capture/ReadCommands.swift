@@ -107,7 +107,9 @@ struct Replay: ParsableCommand {
             Receiver logs are also accepted, recognised by content: NMEA 0183 and u-blox UBX \
             (binary) or both mixed, LF or CRLF, with `#` comment lines (as gpsd keeps them); gpsd \
             JSON logs (`gpspipe -w`); GPX 1.1. They give fixes, and a u-blox dead-reckoning \
-            module's ESF-RAW/ESF-MEAS also accelerometer and gyroscope samples.
+            module's ESF-RAW/ESF-MEAS also accelerometer and gyroscope samples. With \
+            upload.auto in the configuration, the new measurement is delivered in the background \
+            (`capture sync`), as after `capture stop`.
             """)
     @OptionGroup var data: DataDirectoryOptions
     @OptionGroup var output: OutputOptions
@@ -143,6 +145,8 @@ struct Replay: ParsableCommand {
             } else {
                 print(id)
             }
+            // A finished measurement: with upload.auto it is delivered in the background too.
+            AutomaticDelivery.startIfConfigured(directory: data.path, device: try data.device())
         }
     }
 }
