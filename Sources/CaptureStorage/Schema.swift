@@ -168,6 +168,21 @@ enum Schema {
                     );
                     """)
         }
+        migrator.registerMigration("v6: retention tombstones") { db in
+            // A measurement the retention policy removed (Store.prune): when, why, and whether
+            // the collector had it. `discarded` = 1: it was never delivered (drop_unsent: oldest).
+            try db.execute(
+                sql: """
+                    CREATE TABLE measurement_tombstone (
+                        measurement_id INTEGER PRIMARY KEY,
+                        removed_at INTEGER NOT NULL,     -- Unix ms
+                        reason TEXT NOT NULL,
+                        discarded INTEGER NOT NULL CHECK (discarded IN (0, 1)),
+                        start_ts INTEGER NOT NULL,
+                        end_ts INTEGER
+                    );
+                    """)
+        }
         migrator.registerMigration("v7: fix quality") { db in
             // What the receiver said about each fix's quality; NULL where it said nothing (and
             // for every fix stored before). A Cyface transfer file has no field for them.

@@ -23,7 +23,7 @@ public struct DeliveryState: Sendable, Equatable, Codable {
 
 /// Delivery figures over the whole store, for `capture status` and `capture metrics`.
 public struct DeliveryTotals: Sendable, Equatable, Codable {
-    /// Finished measurements the collector confirmed.
+    /// Finished measurements the collector confirmed (also those removed locally since).
     public var delivered = 0
     /// Finished measurements not delivered yet: pending, interrupted or failed.
     public var waiting = 0
@@ -31,8 +31,8 @@ public struct DeliveryTotals: Sendable, Equatable, Codable {
     public var failed = 0
     /// Measurements the collector does not want (412, too few fixes); kept, not retried.
     public var skipped = 0
-    /// Measurements whose local data was dropped before delivery (nothing drops any yet: a
-    /// retention policy that may is still to come), so always 0 today.
+    /// Measurements whose local data was dropped before delivery (`retention.drop_unsent:
+    /// oldest`); each is also a tombstone in the store.
     public var discarded = 0
     /// Upload runs that tried a measurement, and retries within them, over all measurements.
     public var attempts = 0
@@ -114,6 +114,8 @@ extension Store {
                     if let since { totals.oldestWaitingSince = min(totals.oldestWaitingSince ?? since, since) }
                 }
             }
+            totals.delivered += try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM measurement_tombstone WHERE discarded = 0") ?? 0
+            totals.discarded = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM measurement_tombstone WHERE discarded = 1") ?? 0
             return totals
         }
     }

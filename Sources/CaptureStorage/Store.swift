@@ -50,6 +50,9 @@ public final class Store: Sendable {
         config.label = "capture"
         let synchronous = durability == .everyCommit ? "FULL" : "NORMAL"
         config.prepareDatabase { db in
+            // A new database gives freed pages back with `PRAGMA incremental_vacuum` (retention);
+            // on an existing one this takes effect only with the VACUUM that prune runs once.
+            try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
             try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
             // Checkpoint every 4 000 WAL pages (16 MiB) rather than SQLite's 1 000: each checkpoint
             // costs two fsyncs, which a writer committing every second barely notices but a

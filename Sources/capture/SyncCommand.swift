@@ -135,6 +135,11 @@ struct Sync: ParsableCommand {
             report.results.forEach { print(Upload.line($0)) }
             if let next = state.nextAttemptAt { print("sync: next attempt at \(Format.time(next))") }
         }
+        // Tidy up after delivering: what the retention policy allows goes now.
+        let pruned = try store.prune(device.retention, now: Self.nowMs(), directory: directory)
+        if !pruned.removed.isEmpty {
+            Log.info("sync: pruned \(pruned.removed.count) measurement(s) as retention.* allows")
+        }
         try report.check()
     }
 
@@ -246,6 +251,52 @@ struct Metrics: ParsableCommand {
                 [("", String(format: "%.3f", Double(totals.oldestWaitingSince.map { max(0, now - $0) } ?? 0) / 1000))])
             metric("capture_store_bytes", "gauge", "Size of the database file.", [("", String(size))])
             print(text, terminator: "")
+        }
+    }
+}
+
+struct Prune: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "prune",
+        abstract: "Remove what the retention policy allows and give the space back.",
+        discussion: """
+            Applies retention.* from the configuration (`capture config`): a measurement the \
+            collector confirmed goes once it was delivered more than retention.keep_uploaded_days \
+            ago, or earlier while the store is over retention.max_store_size (earliest \
+            delivered first). A measurement nobody received is never removed, unless \
+            retention.drop_unsent is `oldest`: then, only while still over budget, the oldest \
+            finished ones go, each counted as discarded (`capture status`, `capture metrics`). \
+            The open measurement is never touched. Each removal is one transaction with its \
+            record, so a crash loses nothing unsent. The freed space is given back to the file \
+            system. `capture sync` prunes the same way after a delivery.
+
+            EXIT CODES: 0 done (also when the store is still over budget: the report says so), \
+            74 database error, 78 bad configuration.
+            """)
+    @OptionGroup var data: DataDirectoryOptions
+    @OptionGroup var output: OutputOptions
+    @Flag(help: "Say what would be removed; change nothing.") var dryRun = false
+
+    func run() throws {
+        try execute {
+            let device = try data.device()
+            guard let store = try data.existingStore() else {
+                if output.json { try printJSON(PruneReport(dryRun: dryRun)) } else { print("prune: nothing stored") }
+                return
+            }
+            let report = try store.prune(device.retention, now: Sync.nowMs(), directory: data.path, dryRun: dryRun)
+            if output.json {
+                try printJSON(report)
+                return
+            }
+            let verb = dryRun ? "would remove" : "removed"
+            for removed in report.removed {
+                print("measurement \(removed.measurement): \(verb) (\(removed.reason))")
+            }
+            print(
+                "prune: \(report.removed.count) \(verb); database \(Progress.bytes(report.bytesBefore)) → "
+                    + "\(Progress.bytes(report.bytesAfter))"
+                    + (report.overBudget ? "; still over retention.max_store_size: nothing more may go" : ""))
         }
     }
 }

@@ -42,12 +42,16 @@ import Testing
         /// `capture ARGS --data-dir DATA` with only this device's configuration; `shift` runs it
         /// under faketime (`+2h`: as the timer would, two hours later).
         func run(_ arguments: [String], shift: String? = nil) throws -> Program.Result {
+            try Program.run("/usr/bin/env", command(arguments, shift: shift))
+        }
+
+        /// The arguments of `/usr/bin/env` that run `capture ARGS` for this device.
+        func command(_ arguments: [String], shift: String? = nil, environment extra: [String] = []) -> [String] {
             let environment = [
                 "PATH=/usr/bin:/bin", "HOME=\(root)/home", "XDG_CONFIG_HOME=\(root)/xdg", "CAPTURE_CONFIG=\(config)",
             ]
             let faked = shift.map { ["/usr/bin/faketime", "--exclude-monotonic", "-f", $0] } ?? []
-            return try Program.run(
-                "/usr/bin/env", ["-i"] + environment + faked + [CLI.executable] + arguments + ["--data-dir", data])
+            return ["-i"] + environment + extra + faked + [CLI.executable] + arguments + ["--data-dir", data]
         }
 
         func json(_ arguments: [String]) throws -> [String: Any] {
@@ -197,5 +201,51 @@ import Testing
             #expect(upload["status"] as? String == "uploaded")
             #expect(upload["attempts"] as? Int == 1, "measurement \(id) was sent more than once: \(upload)")
         }
+    }
+
+    @Test("capture prune killed at random moments: nothing unsent is lost, the store stays whole")
+    func pruneKilledAtRandom() throws {
+        let collector = try CollectorProcess()
+        let device = try Device()
+        _ = FileManager.default.createFile(
+            atPath: device.tokenFile, contents: try Data(contentsOf: URL(fileURLWithPath: collector.tokenFile)),
+            attributes: [.posixPermissions: 0o600])
+        try device.configure(port: collector.port, "{ min_waiting: 1 }")
+        var random = SystemRandomNumberGenerator()
+        var unsent: Set<Int64> = []
+        for round in 0..<8 {
+            try device.replay(fixes: 30)
+            try device.replay(fixes: 30)
+            #expect(try device.run(["sync", "--now"]).status == 0)
+            unsent = [try device.replay(fixes: 30), try device.replay(fixes: 30)]
+            // Every delivered measurement may go; the budget of 8 KiB cannot be met without
+            // dropping unsent ones, which drop_unsent: never forbids.
+            let prune = try Subprocess(
+                device.command(
+                    ["prune"],
+                    environment: ["CAPTURE_RETENTION_KEEP_UPLOADED_DAYS=0", "CAPTURE_RETENTION_MAX_STORE_SIZE=8K"]),
+                bytes: [], executable: "/usr/bin/env")
+            usleep(UInt32.random(in: 0..<60_000, using: &random))
+            kill(prune.pid, SIGKILL)
+            _ = prune.wait()
+            let present = Set(
+                ((try JSONSerialization.jsonObject(with: Data(try device.run(["list", "--json"]).stdout.utf8)) as? [[String: Any]])
+                    ?? []).compactMap { $0["id"] as? Int64 })
+            #expect(unsent.isSubset(of: present), "round \(round): unsent \(unsent) not all in \(present)")
+            let check = try Program.run("/usr/bin/sqlite3", [device.data + "/capture.sqlite", "PRAGMA quick_check"])
+            #expect(check.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "ok", "round \(round): \(check.stdout)")
+        }
+        // Uninterrupted, the same prune removes every delivered measurement and keeps the rest.
+        let finished = try Program.run(
+            "/usr/bin/env",
+            device.command(["prune"], environment: ["CAPTURE_RETENTION_KEEP_UPLOADED_DAYS=0", "CAPTURE_RETENTION_MAX_STORE_SIZE=8K"]))
+        #expect(finished.status == 0, "\(finished.stderr)")
+        #expect(finished.stdout.contains("still over retention.max_store_size"), "\(finished.stdout)")
+        let left = ((try JSONSerialization.jsonObject(with: Data(try device.run(["list", "--json"]).stdout.utf8)) as? [[String: Any]]) ?? [])
+            .compactMap { $0["id"] as? Int64 }
+        #expect(Set(left) == unsent)
+        let delivery = try device.delivery()
+        // 2 delivered in the first round, then 4 a round (the 2 new and the 2 left unsent before).
+        #expect(delivery["discarded"] as? Int == 0 && delivery["delivered"] as? Int == 30, "\(delivery)")
     }
 }

@@ -1,0 +1,147 @@
+import CaptureCore
+import Foundation
+import GRDB
+import Testing
+
+@testable import CaptureStorage
+
+/// Retention: what `Store.prune` may remove, and that nothing nobody received goes unless
+/// `drop_unsent: oldest` says so.
+@Suite struct RetentionTests {
+    let directory = TemporaryDirectory()
+    static let day: Int64 = 86_400_000
+
+    /// A finished measurement of `samples` accelerometer samples, stopped at `end`.
+    @discardableResult
+    func record(_ store: Store, end: Int64, samples: Int = 2_000) throws -> Int64 {
+        var engine = Recording()
+        let start = end - Int64(samples) * 10
+        let id = try store.begin(try engine.apply(.start(.bicycle), at: start), sources: "trace:x")
+        for index in 0..<samples {
+            engine.ingest(.motion(.accelerometer, MotionSample(timestamp: start + Int64(index) * 10, x: Double(index % 97), y: 1, z: 9.81)))
+            engine.ingest(.motion(.gyroscope, MotionSample(timestamp: start + Int64(index) * 10, x: Double(index % 89), y: 2, z: 3)))
+        }
+        try store.commit(engine.takeFlush(), to: id)
+        try store.commit(try engine.apply(.stop, at: end), to: id)
+        return id
+    }
+
+    func ids(_ store: Store) throws -> Set<Int64> { Set(try store.measurements().map(\.id)) }
+
+    @Test func deliveredMeasurementsGoAfterTheirDaysUnsentOnesStay() throws {
+        let store = try Store(directory: directory.path)
+        let now = 100 * Self.day
+        let old = try record(store, end: now - 40 * Self.day)
+        let recent = try record(store, end: now - 5 * Self.day)
+        let unsent = try record(store, end: now - 60 * Self.day)
+        try store.finishUpload(of: old, status: .uploaded)
+        try store.finishUpload(of: recent, status: .uploaded)
+        // uploaded_at is the wall clock of finishUpload: move it to the test's timeline.
+        try store.write { db in
+            try db.execute(sql: "UPDATE upload SET uploaded_at = ? WHERE measurement_id = ?", arguments: [now - 35 * Self.day, old])
+            try db.execute(sql: "UPDATE upload SET uploaded_at = ? WHERE measurement_id = ?", arguments: [now - 4 * Self.day, recent])
+        }
+        let report = try store.prune(RetentionPolicy(keepUploadedDays: 30), now: now, directory: directory.path)
+        #expect(report.removed.map(\.measurement) == [old])
+        #expect(try ids(store) == [recent, unsent])
+        #expect(try store.discardedCount() == 0)
+        #expect(try store.deliveryTotals().delivered == 2)
+    }
+
+    @Test func overBudgetTheEarliestDeliveredGoFirstAndUnsentOnlyWithOldest() throws {
+        let store = try Store(directory: directory.path)
+        let now = 100 * Self.day
+        let first = try record(store, end: now - 3 * Self.day)
+        let second = try record(store, end: now - 2 * Self.day)
+        let unsentOld = try record(store, end: now - 9 * Self.day)
+        let unsentNew = try record(store, end: now - 1 * Self.day)
+        // Delivered in this order: `second` a day before `first`.
+        for (id, at) in [(second, now - 2 * Self.day), (first, now - Self.day)] {
+            try store.finishUpload(of: id, status: .uploaded)
+            try store.write { db in
+                try db.execute(sql: "UPDATE upload SET uploaded_at = ? WHERE measurement_id = ?", arguments: [at, id])
+            }
+        }
+        let size = try store.databaseSize()
+        // A budget a little under what is in use: one delivered measurement must go.
+        let budget = RetentionPolicy(keepUploadedDays: nil, maxStoreSize: ByteSize(bytes: size - 4096)!)
+        let dry = try store.prune(budget, now: now, directory: directory.path, dryRun: true)
+        #expect(dry.removed.map(\.measurement) == [second])
+        #expect(try ids(store).count == 4, "a dry run changes nothing")
+
+        let tiny = RetentionPolicy(keepUploadedDays: nil, maxStoreSize: ByteSize(bytes: 8192)!)
+        let kept = try store.prune(tiny, now: now, directory: directory.path)
+        #expect(kept.removed.map(\.measurement) == [second, first])
+        #expect(kept.overBudget)
+        #expect(try ids(store) == [unsentOld, unsentNew], "nothing unsent goes with drop_unsent: never")
+
+        let dropping = RetentionPolicy(keepUploadedDays: nil, maxStoreSize: ByteSize(bytes: 8192)!, dropUnsent: .oldest)
+        let dropped = try store.prune(dropping, now: now, directory: directory.path)
+        #expect(dropped.removed.map(\.measurement) == [unsentOld, unsentNew])
+        #expect(dropped.removed.allSatisfy { $0.discarded })
+        #expect(try store.discardedCount() == 2)
+        let totals = try store.deliveryTotals()
+        #expect(totals.delivered == 2 && totals.discarded == 2 && totals.waiting == 0)
+        #expect(dropped.bytesAfter < size / 2, "the space went back to the file system: \(dropped.bytesAfter) of \(size)")
+        #expect(try store.integrityCheck() == "ok")
+    }
+
+    @Test func theOpenMeasurementIsNeverTouched() throws {
+        let store = try Store(directory: directory.path)
+        var engine = Recording()
+        let open = try store.begin(try engine.apply(.start(.car), at: 1_000), sources: "trace:x")
+        let policy = RetentionPolicy(keepUploadedDays: 0, maxStoreSize: ByteSize(bytes: 4096)!, dropUnsent: .oldest)
+        let report = try store.prune(policy, now: 10 * Self.day, directory: directory.path)
+        #expect(report.removed.isEmpty)
+        #expect(try ids(store) == [open])
+    }
+
+    /// Property: over random sequences of recording, delivering, pruning with random policies
+    /// and reopening the store (a crash between transactions), a measurement nobody received is
+    /// only ever gone with a discarded tombstone, written by a prune whose policy said `oldest`.
+    @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])
+    func nothingUnsentIsEverLost(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        var store = try Store(directory: directory.path)
+        var now = 10 * Self.day
+        var delivered: Set<Int64> = []
+        var mayBeDiscarded: Set<Int64> = []
+        var recorded: Set<Int64> = []
+        for _ in 0..<40 {
+            now += Int64(random.next() % UInt64(2 * Self.day))
+            switch random.next() % 5 {
+            case 0, 1:
+                recorded.insert(try record(store, end: now, samples: 200 + Int(random.next() % 2_000)))
+            case 2:
+                let waiting = try store.measurements().map(\.id).filter { !delivered.contains($0) }
+                if let id = waiting.randomElement(using: &random) {
+                    try store.finishUpload(of: id, status: .uploaded)
+                    delivered.insert(id)
+                }
+            case 3:
+                let drop: RetentionPolicy.UnsentDrop = random.next() % 3 == 0 ? .oldest : .never
+                let policy = RetentionPolicy(
+                    keepUploadedDays: random.next() % 2 == 0 ? nil : Int(random.next() % 5),
+                    maxStoreSize: random.next() % 2 == 0 ? nil : ByteSize(bytes: Int64(8_192 + random.next() % 400_000))!,
+                    dropUnsent: drop)
+                let before = try ids(store).subtracting(delivered)
+                let report = try store.prune(policy, now: now, directory: directory.path)
+                for removed in report.removed where !delivered.contains(removed.measurement) {
+                    #expect(removed.discarded && drop == .oldest, "seed \(seed): unsent \(removed.measurement) removed by \(policy)")
+                }
+                if drop == .oldest { mayBeDiscarded.formUnion(before) }
+            default:
+                store = try Store(directory: directory.path)
+            }
+            let present = try ids(store)
+            let discarded = Set(try store.read { db in
+                try Int64.fetchAll(db, sql: "SELECT measurement_id FROM measurement_tombstone WHERE discarded = 1")
+            })
+            for id in recorded.subtracting(delivered) {
+                #expect(present.contains(id) || (discarded.contains(id) && mayBeDiscarded.contains(id)), "seed \(seed): \(id) lost")
+            }
+            #expect(discarded.isDisjoint(with: delivered))
+        }
+        #expect(try store.integrityCheck() == "ok")
+    }
+}
