@@ -331,14 +331,43 @@ public final class Recorder: @unchecked Sendable {
         }
     }
 
+    /// What may be removed when the store is full (`retention:` in the config file); `nil`:
+    /// nothing, a full store ends the recording (exit 73).
+    public var retention: RetentionPolicy?
+
     /// Commits a flush; on failure stops everything. Call with `lock` held.
+    ///
+    /// A full store (the disk, or `--max-store-size`) is first met by pruning as ``retention``
+    /// allows (delivered measurements, unsent ones only with `drop_unsent: oldest`) and one more
+    /// try; only when nothing may go does the recording end.
     private func commit(_ flush: Flush) {
         do {
             try store.commit(flush, to: measurement)
+        } catch .diskFull where retention.map(pruneForRoom) == true {
+            do {
+                try store.commit(flush, to: measurement)
+            } catch {
+                failure = error
+                finish()
+            }
         } catch {
             failure = error
             finish()
         }
+    }
+
+    /// Prunes as `policy` allows; whether anything was removed. Call with `lock` held.
+    private func pruneForRoom(_ policy: RetentionPolicy) -> Bool {
+        // Over budget by definition: the store is full. Whatever `max_store_size` says, room is
+        // what is needed now, so the budget is what is in use less one flush's worth.
+        var policy = policy
+        if let size = try? store.databaseSize(), let room = ByteSize(bytes: max(4096, size - 1_048_576)),
+            (policy.maxStoreSize?.bytes ?? .max) > room.bytes
+        {
+            policy.maxStoreSize = room
+        }
+        guard let report = try? store.prune(policy, now: WallClock.now(), directory: directory) else { return false }
+        return !report.removed.isEmpty
     }
 
     /// Call with `lock` held.

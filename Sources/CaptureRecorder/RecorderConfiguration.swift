@@ -1,5 +1,6 @@
 public import CaptureCore
 public import CaptureSensors
+public import CaptureStorage
 
 /// Everything a recorder process needs to know: where, what from, how often it commits.
 ///
@@ -23,6 +24,9 @@ public struct RecorderConfiguration: Sendable, Equatable {
     public var maximumSize: ByteSize?
     /// When host-clock times are put on GNSS time (`--gnss-time`).
     public var gnssTime: GNSSTimePolicy
+    /// What may be pruned when the store is full (`retention:`; the recorder process reads the
+    /// configuration file itself, so it is not among ``arguments(recover:)``).
+    public var retention: RetentionPolicy?
 
     /// A configuration; only the directory and the sources have no default.
     public init(
@@ -31,6 +35,7 @@ public struct RecorderConfiguration: Sendable, Equatable {
         gnssTime: GNSSTimePolicy = .auto
     ) {
         self.gnssTime = gnssTime
+        self.retention = nil
         self.directory = directory
         self.modality = modality
         self.sources = sources

@@ -37,6 +37,7 @@ public enum RecorderProcess {
             let recorder = Recorder(
                 directory: directory, store: store, sources: sources, flushInterval: configuration.flushInterval,
                 trace: trace, gnssTime: configuration.gnssTime)
+            recorder.retention = configuration.retention
             try recorder.listen()
             let id: Int64
             do {

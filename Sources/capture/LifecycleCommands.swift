@@ -111,9 +111,10 @@ struct Start: ParsableCommand {
                     return
                 }
                 Log.info("continuing the interrupted measurement \(interrupted.id)")
-                let configuration = RecorderConfiguration(
+                var configuration = RecorderConfiguration(
                     directory: data.path, sources: interrupted.sources, sourceOptions: options,
                     flushInterval: flushMilliseconds, maximumSize: limit.maximumSize, gnssTime: gnssTime)
+                configuration.retention = device.retention
                 try RecorderProcess.run(configuration, recover: true) { id in
                     let pid = ProcessInfo.processInfo.processIdentifier
                     let stored = (try? data.existingStore()).flatMap { try? LifecycleReport(store: $0, id: id, pid: pid) }
@@ -127,10 +128,11 @@ struct Start: ParsableCommand {
             for source in selection.announcements {
                 Log.info("using \(source.spec): \(source.summary)")
             }
-            let configuration = RecorderConfiguration(
+            var configuration = RecorderConfiguration(
                 directory: data.path, modality: modality, sources: selection.specs, sourceOptions: options,
                 recordTrace: recordTrace.map(SourcePath.absolute), flushInterval: flushMilliseconds,
                 maximumSize: limit.maximumSize, gnssTime: gnssTime)
+            configuration.retention = device.retention
             guard foreground else {
                 try printLifecycleStart(control.start(configuration))
                 return
@@ -256,12 +258,13 @@ struct Record: ParsableCommand {
 
     func run() throws {
         try execute {
+            var configuration = RecorderConfiguration(
+                directory: data.path, modality: modality, sources: sources,
+                sourceOptions: SourceOptions(sysfsRoot: sysfsRoot, rate: rate?.hertz, loop: loop), recordTrace: recordTrace,
+                flushInterval: flushInterval.milliseconds, maximumSize: limit.maximumSize, gnssTime: gnssTime)
+            configuration.retention = try? data.device().retention
             try RecorderProcess.run(
-                RecorderConfiguration(
-                    directory: data.path, modality: modality, sources: sources,
-                    sourceOptions: SourceOptions(sysfsRoot: sysfsRoot, rate: rate?.hertz, loop: loop), recordTrace: recordTrace,
-                    flushInterval: flushInterval.milliseconds, maximumSize: limit.maximumSize, gnssTime: gnssTime),
-                recover: recover, readiness: readyFd.map(ReadinessPipe.init(descriptor:)))
+                configuration, recover: recover, readiness: readyFd.map(ReadinessPipe.init(descriptor:)))
             // The measurement ended (by `capture stop` or a trace's stop mark).
             if let device = try? data.device() { AutomaticDelivery.startIfConfigured(directory: data.path, device: device) }
         }

@@ -248,4 +248,42 @@ import Testing
         // 2 delivered in the first round, then 4 a round (the 2 new and the 2 left unsent before).
         #expect(delivery["discarded"] as? Int == 0 && delivery["delivered"] as? Int == 30, "\(delivery)")
     }
+
+    @Test("a full store prunes delivered rides and keeps recording; the ride being recorded is kept")
+    func aFullStorePrunesDeliveredRides() throws {
+        let collector = try CollectorProcess()
+        let device = try Device()
+        _ = FileManager.default.createFile(
+            atPath: device.tokenFile, contents: try Data(contentsOf: URL(fileURLWithPath: collector.tokenFile)),
+            attributes: [.posixPermissions: 0o600])
+        try device.configure(port: collector.port, "{ min_waiting: 1 }")
+        for _ in 0..<3 { #expect(try device.run(["replay", Repository.fixture("bicycle.trace")]).status == 0) }
+        #expect(try device.run(["sync", "--now"]).status == 0)
+        #expect(try collector.stored().count == 3)
+        let size = (try FileManager.default.attributesOfItem(atPath: device.data + "/capture.sqlite")[.size] as? Int) ?? 0
+        // Room for about two seconds of the car ride: the ceiling is met within seconds.
+        let started = try device.run([
+            "start", "--source", "trace:" + Repository.fixture("car.trace"), "--flush-interval", "0.2",
+            "--max-store-size", String(size + 16_384),
+        ])
+        #expect(started.status == 0, "\(started.stderr)")
+        func ids() throws -> [Int64] {
+            ((try JSONSerialization.jsonObject(with: Data(try device.run(["list", "--json"]).stdout.utf8)) as? [[String: Any]]) ?? [])
+                .compactMap { $0["id"] as? Int64 }
+        }
+        var pruned = false
+        for _ in 0..<150 where !pruned {
+            usleep(100_000)
+            pruned = try ids().count < 4
+        }
+        let statusText = try device.run(["status"]).stdout
+        #expect(pruned, "no delivered ride was pruned: \(statusText)")
+        let status = try device.json(["status"])
+        #expect(status["state"] as? String == "capturing", "the recorder went on: \(status)")
+        #expect(try device.run(["stop"]).status == 0)
+        let left = try ids()
+        #expect(left.contains(4), "the ride being recorded is kept: \(left)")
+        let delivery = try device.delivery()
+        #expect(delivery["discarded"] as? Int == 0 && delivery["delivered"] as? Int == 3, "\(delivery)")
+    }
 }
