@@ -56,34 +56,18 @@ public struct RecorderLauncher: Sendable {
         let (readEnd, writeEnd) = (fds[0], fds[1])
         _ = fcntl(readEnd, F_SETFD, FD_CLOEXEC)
         _ = fcntl(writeEnd, F_SETFD, FD_CLOEXEC)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, logFD, 1)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        posix_spawn_file_actions_adddup2(&actions, writeEnd, Self.readyDescriptor)
-        // Nothing else the caller holds goes on living in the recorder: an inherited pipe (a
-        // wrapper such as faketime, a script reading `capture start`'s output) would otherwise
-        // wait for the recorder to end before it saw its end of file.
-        for fd in Self.inheritedDescriptors() where fd > Self.readyDescriptor {
-            posix_spawn_file_actions_addclose(&actions, fd)
-        }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        // POSIX_SPAWN_SETSID (glibc ≥ 2.26): a new session, so closing the shell sends no SIGHUP.
-        posix_spawnattr_setflags(&attributes, Int16(0x80))
         let arguments =
             ["capture"] + command + configuration.arguments(recover: recover) + ["--ready-fd", "\(Self.readyDescriptor)"]
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        let spawned = DetachedProcess.spawn(
+            executable, arguments, log: logFD, passing: [(descriptor: writeEnd, as: Self.readyDescriptor)])
         close(writeEnd)
-        guard result == 0 else {
+        let pid: pid_t
+        switch spawned {
+        case .success(let started): pid = started
+        case .failure(let error):
             close(readEnd)
-            throw LaunchFailure(kind: .notStarted, message: "cannot start the recorder: \(String(cString: strerror(result)))")
+            throw LaunchFailure(
+                kind: .notStarted, message: "cannot start the recorder: \(String(cString: strerror(error.code.rawValue)))")
         }
         let line = Self.readAll(readEnd)
         close(readEnd)
@@ -111,15 +95,6 @@ public struct RecorderLauncher: Sendable {
         }
         while data.last == 0x0A { data.removeLast() }
         return data
-    }
-
-    /// This process's open descriptors that a child would inherit (not close-on-exec).
-    private static func inheritedDescriptors() -> [Int32] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        return names.compactMap(Int32.init).filter { fd in
-            let flags = fcntl(fd, F_GETFD)
-            return flags >= 0 && flags & FD_CLOEXEC == 0
-        }
     }
 
     private static func reap(_ pid: pid_t) {

@@ -6,20 +6,13 @@ import Glibc
 /// The kernel releases it when the process dies, however it dies, so "held" means "a recorder
 /// is alive" and a free lock with an open measurement means the recorder was interrupted.
 public struct RecorderLock: ~Copyable {
-    private let fd: Int32
+    private let lock: ExclusiveFileLock
 
     /// Takes the lock, or returns `nil` if another process holds it.
     public init?(directory: String) {
-        let fd = PrivateFiles.open(directory + "/recorder.lock", O_RDWR)
-        guard fd >= 0 else { return nil }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-            close(fd)
-            return nil
-        }
-        self.fd = fd
+        guard let lock = ExclusiveFileLock(path: directory + "/recorder.lock") else { return nil }
+        self.lock = lock
     }
-
-    deinit { close(fd) }
 
     /// Whether a recorder holds the lock for `directory` right now.
     public static func isHeld(directory: String) -> Bool {

@@ -106,21 +106,14 @@ public enum Metering: String, Sendable, Equatable, Codable {
 /// The lock an uploader (`capture upload`, `capture sync`) holds on `upload.lock` in the data
 /// directory: one at a time per data directory, so two never send the same measurement.
 public struct UploaderLock: ~Copyable {
-    private let fd: Int32
+    private let lock: ExclusiveFileLock
 
     /// Takes the lock, or returns `nil` if another process holds it.
     public init?(directory: String) {
         try? PrivateFiles.createDirectory(directory)
-        let fd = PrivateFiles.open(directory + "/upload.lock", O_RDWR)
-        guard fd >= 0 else { return nil }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-            close(fd)
-            return nil
-        }
-        self.fd = fd
+        guard let lock = ExclusiveFileLock(path: directory + "/upload.lock") else { return nil }
+        self.lock = lock
     }
-
-    deinit { close(fd) }
 
     /// Runs `body` holding the lock of `directory`; `nil` (and `body` not run) if another
     /// process holds it.

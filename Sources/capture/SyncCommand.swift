@@ -1,5 +1,6 @@
 import ArgumentParser
 import CaptureConfig
+import CaptureRecorder
 import CaptureStorage
 import CaptureUpload
 import Foundation
@@ -173,29 +174,12 @@ enum AutomaticDelivery {
             return
         }
         defer { close(logFD) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, logFD, 1)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
-            if let fd = Int32(name), fd > 2, fcntl(fd, F_GETFD) >= 0 { posix_spawn_file_actions_addclose(&actions, fd) }
-        }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, Int16(0x80))  // POSIX_SPAWN_SETSID
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        let words = ["capture", "sync", "--data-dir", directory]
-        let argv = words.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
-        if result != 0 {
-            Log.warning("capture: warning: cannot start the automatic delivery: \(String(cString: strerror(result)))")
-        } else {
-            Log.info("delivering in the background (pid \(pid)); see \(log)")
+        let spawned = DetachedProcess.spawn(
+            DetachedProcess.currentExecutable, ["capture", "sync", "--data-dir", directory], log: logFD)
+        switch spawned {
+        case .success(let pid): Log.info("delivering in the background (pid \(pid)); see \(log)")
+        case .failure(let error):
+            Log.warning("capture: warning: cannot start the automatic delivery: \(String(cString: strerror(error.code.rawValue)))")
         }
     }
 }

@@ -71,8 +71,24 @@ import Testing
             return Int64(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
         }
 
+        /// The ids `capture list` shows.
+        func ids() throws -> [Int64] {
+            ((try JSONSerialization.jsonObject(with: Data(try run(["list", "--json"]).stdout.utf8)) as? [[String: Any]]) ?? [])
+                .compactMap { $0["id"] as? Int64 }
+        }
+
         /// The delivery figures of `capture status --json`.
         func delivery() throws -> [String: Any] { try json(["status"])["delivery"] as? [String: Any] ?? [:] }
+    }
+
+    /// A running collector and a device that has its token.
+    static func deviceWithCollector() throws -> (CollectorProcess, Device) {
+        let collector = try CollectorProcess()
+        let device = try Device()
+        _ = FileManager.default.createFile(
+            atPath: device.tokenFile, contents: try Data(contentsOf: URL(fileURLWithPath: collector.tokenFile)),
+            attributes: [.posixPermissions: 0o600])
+        return (collector, device)
     }
 
     @Test("a ride stopped while the collector is down reaches it after it comes back, with no command typed but the timer's")
@@ -120,11 +136,7 @@ import Testing
 
     @Test("min_waiting, max_age, --now and manual delivery, each as the policy says")
     func eachPolicy() throws {
-        let collector = try CollectorProcess()
-        let device = try Device()
-        _ = FileManager.default.createFile(
-            atPath: device.tokenFile, contents: try Data(contentsOf: URL(fileURLWithPath: collector.tokenFile)),
-            attributes: [.posixPermissions: 0o600])
+        let (collector, device) = try Self.deviceWithCollector()
 
         // min_waiting 2: one waiting ride is not enough, two are.
         try device.configure(port: collector.port, "{ min_waiting: 2, max_age: 6h }")
@@ -178,11 +190,7 @@ import Testing
 
     @Test("two capture sync at once upload nothing twice")
     func twoSyncsAtOnce() throws {
-        let collector = try CollectorProcess()
-        let device = try Device()
-        _ = FileManager.default.createFile(
-            atPath: device.tokenFile, contents: try Data(contentsOf: URL(fileURLWithPath: collector.tokenFile)),
-            attributes: [.posixPermissions: 0o600])
+        let (collector, device) = try Self.deviceWithCollector()
         try device.configure(port: collector.port, "{ min_waiting: 1 }")
         for _ in 0..<4 { try device.replay(fixes: 40) }
         let environment = [
@@ -205,11 +213,7 @@ import Testing
 
     @Test("capture prune killed at random moments: nothing unsent is lost, the store stays whole")
     func pruneKilledAtRandom() throws {
-        let collector = try CollectorProcess()
-        let device = try Device()
-        _ = FileManager.default.createFile(
-            atPath: device.tokenFile, contents: try Data(contentsOf: URL(fileURLWithPath: collector.tokenFile)),
-            attributes: [.posixPermissions: 0o600])
+        let (collector, device) = try Self.deviceWithCollector()
         try device.configure(port: collector.port, "{ min_waiting: 1 }")
         var random = SystemRandomNumberGenerator()
         var unsent: Set<Int64> = []
@@ -228,9 +232,7 @@ import Testing
             usleep(UInt32.random(in: 0..<60_000, using: &random))
             kill(prune.pid, SIGKILL)
             _ = prune.wait()
-            let present = Set(
-                ((try JSONSerialization.jsonObject(with: Data(try device.run(["list", "--json"]).stdout.utf8)) as? [[String: Any]])
-                    ?? []).compactMap { $0["id"] as? Int64 })
+            let present = Set(try device.ids())
             #expect(unsent.isSubset(of: present), "round \(round): unsent \(unsent) not all in \(present)")
             let check = try Program.run("/usr/bin/sqlite3", [device.data + "/capture.sqlite", "PRAGMA quick_check"])
             #expect(check.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "ok", "round \(round): \(check.stdout)")
@@ -241,9 +243,7 @@ import Testing
             device.command(["prune"], environment: ["CAPTURE_RETENTION_KEEP_UPLOADED_DAYS=0", "CAPTURE_RETENTION_MAX_STORE_SIZE=8K"]))
         #expect(finished.status == 0, "\(finished.stderr)")
         #expect(finished.stdout.contains("still over retention.max_store_size"), "\(finished.stdout)")
-        let left = ((try JSONSerialization.jsonObject(with: Data(try device.run(["list", "--json"]).stdout.utf8)) as? [[String: Any]]) ?? [])
-            .compactMap { $0["id"] as? Int64 }
-        #expect(Set(left) == unsent)
+        #expect(Set(try device.ids()) == unsent)
         let delivery = try device.delivery()
         // 2 delivered in the first round, then 4 a round (the 2 new and the 2 left unsent before).
         #expect(delivery["discarded"] as? Int == 0 && delivery["delivered"] as? Int == 30, "\(delivery)")
@@ -251,11 +251,7 @@ import Testing
 
     @Test("a full store prunes delivered rides and keeps recording; the ride being recorded is kept")
     func aFullStorePrunesDeliveredRides() throws {
-        let collector = try CollectorProcess()
-        let device = try Device()
-        _ = FileManager.default.createFile(
-            atPath: device.tokenFile, contents: try Data(contentsOf: URL(fileURLWithPath: collector.tokenFile)),
-            attributes: [.posixPermissions: 0o600])
+        let (collector, device) = try Self.deviceWithCollector()
         try device.configure(port: collector.port, "{ min_waiting: 1 }")
         for _ in 0..<3 { #expect(try device.run(["replay", Repository.fixture("bicycle.trace")]).status == 0) }
         #expect(try device.run(["sync", "--now"]).status == 0)
@@ -267,21 +263,17 @@ import Testing
             "--max-store-size", String(size + 16_384),
         ])
         #expect(started.status == 0, "\(started.stderr)")
-        func ids() throws -> [Int64] {
-            ((try JSONSerialization.jsonObject(with: Data(try device.run(["list", "--json"]).stdout.utf8)) as? [[String: Any]]) ?? [])
-                .compactMap { $0["id"] as? Int64 }
-        }
         var pruned = false
         for _ in 0..<150 where !pruned {
             usleep(100_000)
-            pruned = try ids().count < 4
+            pruned = try device.ids().count < 4
         }
         let statusText = try device.run(["status"]).stdout
         #expect(pruned, "no delivered ride was pruned: \(statusText)")
         let status = try device.json(["status"])
         #expect(status["state"] as? String == "capturing", "the recorder went on: \(status)")
         #expect(try device.run(["stop"]).status == 0)
-        let left = try ids()
+        let left = try device.ids()
         #expect(left.contains(4), "the ride being recorded is kept: \(left)")
         let delivery = try device.delivery()
         #expect(delivery["discarded"] as? Int == 0 && delivery["delivered"] as? Int == 3, "\(delivery)")
