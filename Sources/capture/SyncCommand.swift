@@ -24,8 +24,10 @@ struct Sync: ParsableCommand {
             status` shows when. --now ignores the wait. A delivered pass clears it.
 
             One uploader per data directory: while `capture upload` or another sync runs, sync \
-            says so and exits 0. With upload.auto, `capture stop` and a recording that ends by \
-            itself start `capture sync` in the background (its lines go to <data dir>/sync.log).
+            says so and exits 0. With upload.auto, `capture stop`, a recording that ends by \
+            itself and `capture replay` start `capture sync` in the background (its lines go to \
+            <data dir>/sync.log). After delivering, sync prunes as retention.* allows (see \
+            `capture prune`).
 
             EXIT CODES: 0 delivered, or nothing due; 75 the collector did not answer or a \
             measurement failed (the next attempt time is stored); 77 token rejected; 78 no \
