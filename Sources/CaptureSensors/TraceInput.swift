@@ -172,14 +172,24 @@ public struct TraceInput: Sendable {
                 number += 1
                 try body(.mark(.start(modality), at: first.fix.timestamp), number)
             }
-            var previous: (fix: Fix, segment: Int)?
+            var previous: (fix: Fix, segment: Int, modality: Modality?)?
+            var modality = document.modality
             for point in document.fixes {
+                var resumed: Int64?
                 if let previous, point.segment != previous.segment, point.fix.timestamp > previous.fix.timestamp {
                     let pause = previous.fix.timestamp + 1
                     number += 1
                     try body(.mark(.pause, at: pause), number)
+                    resumed = max(pause, point.fix.timestamp - 1)
                     number += 1
-                    try body(.mark(.resume, at: max(pause, point.fix.timestamp - 1)), number)
+                    try body(.mark(.resume, at: resumed!), number)
+                }
+                // capture's extension marks the point where the modality changed: at the resume
+                // if it begins a track, else at the point itself.
+                if let next = point.modality, next != modality, previous != nil {
+                    number += 1
+                    try body(.mark(.modality(next), at: resumed ?? point.fix.timestamp), number)
+                    modality = next
                 }
                 number += 1
                 try body(.sample(.fix(point.fix)), number)
@@ -262,7 +272,9 @@ enum GPXReader {
 
     /// The points with a time, each with its segment number (0 outside a `<trkseg>`), and the
     /// modality a track's `<type>` names, if it names one.
-    static func read(_ data: Data, path: String) throws(TraceFileError) -> (fixes: [(fix: Fix, segment: Int)], modality: Modality?) {
+    static func read(_ data: Data, path: String) throws(TraceFileError)
+        -> (fixes: [(fix: Fix, segment: Int, modality: Modality?)], modality: Modality?)
+    {
         let delegate = Delegate()
         let parser = XMLParser(data: data)
         parser.delegate = delegate
@@ -277,8 +289,10 @@ enum GPXReader {
     }
 
     private final class Delegate: NSObject, XMLParserDelegate {
-        var fixes: [(fix: Fix, segment: Int)] = []
+        var fixes: [(fix: Fix, segment: Int, modality: Modality?)] = []
         var modality: Modality?
+        /// capture's extension: the modality from this point on, where it changed.
+        private var pointModality: Modality?
         private var segment = 0
         private var inSegment = false
         private var inTrack = false
@@ -313,6 +327,7 @@ enum GPXReader {
                 }
                 elevation = nil
                 time = nil
+                pointModality = nil
             }
         }
 
@@ -337,6 +352,7 @@ enum GPXReader {
             case "pdop": quality.pdop = Double(value)
             case "speed": quality.speed = Double(value)
             case "accuracy": quality.horizontalAccuracy = Double(value)
+            case "modality" where point != nil: pointModality = Modality(parsing: value)
             case "type" where inTrack && point == nil && modality == nil: modality = Modality(parsing: value)
             case "trkseg": inSegment = false
             case "trk": inTrack = false
@@ -344,7 +360,7 @@ enum GPXReader {
                 if let point, let time {
                     var fix = quality
                     (fix.timestamp, fix.latitude, fix.longitude, fix.altitude) = (time, point.lat, point.lon, elevation)
-                    fixes.append((fix, inSegment ? segment : 0))
+                    fixes.append((fix, inSegment ? segment : 0, pointModality))
                 }
                 point = nil
             default: break

@@ -42,4 +42,31 @@ import Testing
         #expect(try cli.run(["delete", "2", "--yes"]).status == 0)
         #expect(try cli.run(["replay", cli.fixture("car.trace")]).stdout == "3\n")
     }
+
+    /// The bundled ride changes to WALKING inside its second track: exported to GPX or CSV and
+    /// replayed, every fix keeps its track and its modality.
+    @Test(arguments: ["gpx", "csv"])
+    func aModalityChangeInsideATrackSurvivesTheRoundTrip(format: String) throws {
+        let original = CLI()
+        #expect(try original.run(["replay", original.fixture("bicycle.trace")]).status == 0)
+        let exported = original.dataDirectory + "-export." + format
+        defer { try? FileManager.default.removeItem(atPath: exported) }
+        let export = format == "csv" ? ["export", "1", "--format", "csv", "--table", "locations"] : ["export", "1", "--format", format]
+        let written = try original.run(export)
+        #expect(written.status == 0, "\(written.stderr)")
+        try written.stdout.write(toFile: exported, atomically: true, encoding: .utf8)
+        let again = CLI()
+        let replayed = try again.run(["replay", exported])
+        #expect(replayed.status == 0, "\(replayed.stderr)")
+        /// (time, track, modality) of every fix, from the locations table.
+        func fixes(_ cli: CLI) throws -> [String] {
+            let table = try cli.run(["export", "1", "--format", "csv", "--table", "locations"]).stdout
+            let lines = table.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+            guard let header = lines.first, let modality = header.firstIndex(of: "modality") else { return [] }
+            return lines.dropFirst().map { "\($0[0]) \($0[1]) \($0[modality])" }
+        }
+        let before = try fixes(original)
+        #expect(Set(before.map { $0.split(separator: " ")[2] }) == ["BICYCLE", "WALKING"])
+        #expect(try fixes(again) == before)
+    }
 }
