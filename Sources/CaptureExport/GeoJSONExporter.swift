@@ -32,7 +32,12 @@ public struct GeoJSONExporter: MeasurementExporter {
                 feature += ",\"start\":\"\(TextFormat.isoTime(track.startTime))\""
                 feature += ",\"end\":" + (track.endTime.map { "\"\(TextFormat.isoTime($0))\"" } ?? "null")
                 feature += ",\"distance\":\(TextFormat.decimal(Geodesy.trackDistance(all), 3)),\"fixes\":\(fixes.count)"
-                if fixes.count >= 2 { feature += ",\"coordinateProperties\":" + Self.coordinateProperties(fixes) }
+                if fixes.count >= 2 {
+                    // The modality of each point, only where it changes inside the track.
+                    let modalities = fixes.map { Modality.spelling(at: $0.timestamp, events: events, initial: record.modality) }
+                    feature += ",\"coordinateProperties\":"
+                        + Self.coordinateProperties(fixes, modalities: Set(modalities).count > 1 ? modalities : nil)
+                }
                 feature += "},\"geometry\":"
                 if fixes.count >= 2 {
                     feature += "{\"type\":\"LineString\",\"coordinates\":["
@@ -52,7 +57,7 @@ public struct GeoJSONExporter: MeasurementExporter {
     }
 
     /// The per-fix arrays of a LineString's properties; a value's array only when a fix has it.
-    static func coordinateProperties(_ fixes: [Fix]) -> String {
+    static func coordinateProperties(_ fixes: [Fix], modalities: [String]? = nil) -> String {
         var members = ["\"times\":[" + fixes.map { "\"\(TextFormat.isoTime($0.timestamp))\"" }.joined(separator: ",") + "]"]
         func array(_ name: String, _ value: (Fix) -> String?) {
             let values = fixes.map(value)
@@ -66,6 +71,7 @@ public struct GeoJSONExporter: MeasurementExporter {
         array("vdop") { $0.vdop.map { TextFormat.decimal($0, 2) } }
         array("pdop") { $0.pdop.map { TextFormat.decimal($0, 2) } }
         array("fix") { $0.mode.map { "\"\($0.spelling)\"" } }
+        if let modalities { members.append("\"modality\":[" + modalities.map(JSONString.quoted).joined(separator: ",") + "]") }
         return "{" + members.joined(separator: ",") + "}"
     }
 }

@@ -250,7 +250,13 @@ public struct TraceInput: Sendable {
                     try body(.mark(.start(next), at: first.timestamp), number)
                     modality = next
                 }
-                for fix in feature.fixes {
+                for (index, fix) in feature.fixes.enumerated() {
+                    // A change of modality inside the track, at the first point after it.
+                    if let next = feature.modalities?[index], next != modality {
+                        number += 1
+                        try body(.mark(.modality(next), at: fix.timestamp), number)
+                        modality = next
+                    }
                     number += 1
                     try body(.sample(.fix(fix)), number)
                 }
@@ -388,21 +394,24 @@ enum GPXReader {
 /// `coordinateProperties` (`times` required; `speed`, `accuracy`, `satellites`, `hdop`, `vdop`,
 /// `pdop`, `fix` where present) and its `modality`.
 enum GeoJSONReader {
-    static func read(_ data: Data, path: String) throws(TraceFileError) -> [(modality: Modality?, fixes: [Fix])] {
+    /// Each feature's modality, fixes and, where the modality changes inside it, each fix's.
+    static func read(_ data: Data, path: String) throws(TraceFileError)
+        -> [(modality: Modality?, fixes: [Fix], modalities: [Modality?]?)]
+    {
         func malformed(_ expected: String) -> TraceFileError {
             .malformed(path: path, TraceError(line: 1, expected: expected, found: ""))
         }
         guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
             let features = root["features"] as? [[String: Any]]
         else { throw malformed("a GeoJSON FeatureCollection") }
-        var tracks: [(modality: Modality?, fixes: [Fix])] = []
+        var tracks: [(modality: Modality?, fixes: [Fix], modalities: [Modality?]?)] = []
         for feature in features {
             let properties = feature["properties"] as? [String: Any] ?? [:]
             let modality = (properties["modality"] as? String).flatMap(Modality.init(parsing:))
             guard let geometry = feature["geometry"] as? [String: Any], geometry["type"] as? String == "LineString",
                 let coordinates = geometry["coordinates"] as? [[Double]]
             else {
-                tracks.append((modality, []))
+                tracks.append((modality, [], nil))
                 continue
             }
             let perPoint = properties["coordinateProperties"] as? [String: Any] ?? [:]
@@ -432,7 +441,10 @@ enum GeoJSONReader {
                 }
                 fixes.append(fix)
             }
-            tracks.append((modality, fixes))
+            let modalities = (perPoint["modality"] as? [Any]).map { values in
+                fixes.indices.map { $0 < values.count ? (values[$0] as? String).flatMap(Modality.init(parsing:)) : nil }
+            }
+            tracks.append((modality, fixes, modalities))
         }
         return tracks
     }

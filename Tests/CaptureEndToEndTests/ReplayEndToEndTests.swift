@@ -43,9 +43,9 @@ import Testing
         #expect(try cli.run(["replay", cli.fixture("car.trace")]).stdout == "3\n")
     }
 
-    /// The bundled ride changes to WALKING inside its second track: exported to GPX or CSV and
-    /// replayed, every fix keeps its track and its modality.
-    @Test(arguments: ["gpx", "csv"])
+    /// The bundled ride changes to WALKING inside its second track: exported to GPX, GeoJSON or
+    /// CSV and replayed, every fix keeps its track and its modality.
+    @Test(arguments: ["gpx", "geojson", "csv"])
     func aModalityChangeInsideATrackSurvivesTheRoundTrip(format: String) throws {
         let original = CLI()
         #expect(try original.run(["replay", original.fixture("bicycle.trace")]).status == 0)
