@@ -216,12 +216,23 @@ public enum FuzzHarness {
     /// each decoded as UTF-8 and fed to `GPSDStream.line`, then `finish()`.
     static func gpsd(_ data: UnsafeBufferPointer<UInt8>) -> [String] {
         var stream = GPSDStream()
-        var events: [GNSSEvent] = []
+        var events: [ReceiverEvent] = []
         for line in data.split(separator: 0x0A, omittingEmptySubsequences: false) {
             events += stream.line(String(decoding: line, as: UTF8.self))
         }
         events += stream.finish()
-        return gnssEvents(events, timeout: 2_000)
+        var problems: [String] = []
+        var gnss: [GNSSEvent] = []
+        for event in events {
+            switch event {
+            case .gnss(let event): gnss.append(event)
+            case .motion(let sensor, let motion):
+                if !(motion.x.isFinite && motion.y.isFinite && motion.z.isFinite) {
+                    problems.append("gpsd: \(sensor) sample with a value that is not finite: \(motion)")
+                }
+            }
+        }
+        return problems + gnssEvents(gnss, timeout: 2_000)
     }
 
     // MARK: Shared invariants

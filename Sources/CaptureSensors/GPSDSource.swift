@@ -1,7 +1,9 @@
 public import CaptureCore
 import Glibc
 
-/// Positions from gpsd over its JSON protocol (`?WATCH`), TPVs merged into one fix per epoch.
+/// Positions from gpsd over its JSON protocol (`?WATCH`), TPVs merged into one fix per epoch,
+/// and the accelerometer, gyroscope and magnetometer of receivers with their own sensors (gpsd's
+/// `IMU` and `ATT` reports, placed on GNSS time by ``GPSDMotionSamples``).
 ///
 /// When gpsd goes away (restart, crash) the source reconnects with exponential backoff, from
 /// ``initialBackoff`` doubling to ``maximumBackoff``; it never fails for that reason alone.
@@ -46,6 +48,81 @@ public struct GPSDSource: ReportingSampleSource {
         guard let fd = try? connect(timeout: timeout) else { return false }
         close(fd)
         return true
+    }
+
+    /// What gpsd sent in a short watch: its receivers and the kinds of reports they give.
+    public struct Probe: Sendable, Equatable, Codable {
+        /// Receivers gpsd named (`DEVICES`/`DEVICE`): path and driver, e.g. `/dev/ttyACM0 (u-blox)`.
+        public var receivers: [String] = []
+        /// Reports received by class (`TPV`, `SKY`, `IMU`, `ATT`, …).
+        public var reports: [String: Int] = [:]
+        /// Motion sensors seen in `IMU`/`ATT` reports (`acc`, `gyr`, `mag`): the receiver has an IMU.
+        public var motion: [String] = []
+        /// Whether a TPV held a 2D or 3D fix.
+        public var fix = false
+    }
+
+    /// Watches gpsd for `milliseconds` and says what arrived; `nil` if it does not answer.
+    public func probe(milliseconds: Int64) -> Probe? {
+        guard let fd = try? connect(timeout: 300) else { return nil }
+        defer { close(fd) }
+        let command = Array(GPSDCommand.watch().utf8)
+        guard command.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == command.count else {
+            return nil
+        }
+        var probe = Probe()
+        var motion = Set<MotionSensor>()
+        var pending: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 8192)
+        let deadline = WallClock.now() + milliseconds
+        func take(_ line: String) {
+            guard let message = try? GPSDMessage(line: line) else { return }
+            func receiver(_ device: GPSDDevice) {
+                guard let path = device.path, !device.isDeactivated else { return }
+                let name = path + (device.driver.map { " (\($0))" } ?? "")
+                if !probe.receivers.contains(name) { probe.receivers.append(name) }
+            }
+            switch message {
+            case .devices(let devices): devices.forEach(receiver)
+            case .device(let device): receiver(device)
+            case .tpv(let tpv): if tpv.fix != nil { probe.fix = true }
+            case .motion(let report):
+                if report.acceleration != nil { motion.insert(.accelerometer) }
+                if report.angularRate != nil { motion.insert(.gyroscope) }
+                if report.magneticField != nil { motion.insert(.magnetometer) }
+            default: break
+            }
+            let className: String? = switch message {
+            case .tpv: "TPV"
+            case .sky: "SKY"
+            case .gst: "GST"
+            case .motion(let report): report.className
+            case .other(let name): name
+            default: nil
+            }
+            if let className { probe.reports[className, default: 0] += 1 }
+        }
+        while true {
+            let left = deadline - WallClock.now()
+            if left <= 0 { break }
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&poller, 1, Int32(min(left, 250)))
+            if ready < 0 && errno != EINTR { break }
+            if ready <= 0 { continue }
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+            if count <= 0 { break }
+            pending.append(contentsOf: buffer[0..<count])
+            var start = 0
+            while let newline = pending[start...].firstIndex(of: 0x0A) {
+                take(String(decoding: pending[start..<newline], as: UTF8.self))
+                start = newline + 1
+            }
+            pending.removeFirst(start)
+            if pending.count > 1 << 20 { pending.removeAll() }
+        }
+        probe.motion = MotionSensor.allCases.filter(motion.contains).map(\.shortName)
+        return probe
     }
 
     /// Connects; returns the socket, blocking, with close-on-exec.
@@ -128,8 +205,17 @@ public struct GPSDSource: ReportingSampleSource {
         var buffer = [UInt8](repeating: 0, count: 8192)
         var gotData = false
         var invalid = 0
-        func handle(_ events: [GNSSEvent]) {
-            for case .fix(let fix) in events { deliver(.fix(fix)) }
+        func handle(_ received: [ReceiverEvent]) {
+            var events: [GNSSEvent] = []
+            for event in received {
+                switch event {
+                case .gnss(let gnss):
+                    events.append(gnss)
+                    if case .fix(let fix) = gnss { deliver(.fix(fix)) }
+                case .motion(let sensor, let sample):
+                    deliver(.motion(sensor, sample))
+                }
+            }
             if let state = watch.take(events, now: WallClock.now()) { note(.gnss(state: state)) }
             let total = stream.stats.invalid + stream.stats.notJSON
             if total > invalid {
@@ -153,7 +239,7 @@ public struct GPSDSource: ReportingSampleSource {
             pending.append(contentsOf: buffer[0..<count])
             var start = 0
             while let newline = pending[start...].firstIndex(of: 0x0A) {
-                handle(stream.line(String(decoding: pending[start..<newline], as: UTF8.self)))
+                handle(stream.line(String(decoding: pending[start..<newline], as: UTF8.self), receivedAt: WallClock.now()))
                 start = newline + 1
             }
             pending.removeFirst(start)

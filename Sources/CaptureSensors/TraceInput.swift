@@ -137,7 +137,6 @@ public struct TraceInput: Sendable {
         } catch {
             throw TraceFileError.readFailed(path: path, reason: "\(error.localizedDescription)")
         }
-        var fixes: [Fix] = []
         switch format {
         case .nmea:
             // Fixes and, from UBX-ESF, motion samples, in stream order.
@@ -155,13 +154,25 @@ public struct TraceInput: Sendable {
             }
             return
         case .gpsdJSON:
+            // Fixes and, from IMU and ATT reports, motion samples, in stream order.
             var stream = GPSDStream()
-            var events: [GNSSEvent] = []
+            var events: [ReceiverEvent] = []
             for line in data.split(whereSeparator: { $0 == 0x0A || $0 == 0x0D }) {
                 events += stream.line(String(decoding: line, as: UTF8.self))
             }
             events += stream.finish()
-            for case .fix(let fix) in events { fixes.append(fix) }
+            var number = 0
+            for event in events {
+                let sample: Sample
+                switch event {
+                case .gnss(.fix(let fix)): sample = .fix(fix)
+                case .motion(let sensor, let value): sample = .motion(sensor, value)
+                case .gnss(.transition): continue
+                }
+                number += 1
+                try body(.sample(sample), number)
+            }
+            return
         case .gpx:
             // capture's own GPX comes back as it went out: the track's <type> as the modality,
             // each <trkseg> as a track (a pause after a segment's last point, a resume before
@@ -266,7 +277,6 @@ public struct TraceInput: Sendable {
         case .native:
             break
         }
-        for (index, fix) in fixes.enumerated() { try body(.sample(.fix(fix)), index + 1) }
     }
 }
 

@@ -9,6 +9,10 @@ import Testing
         events.compactMap { if case .fix(let fix) = $0 { fix } else { nil } }
     }
 
+    private func fixes(_ events: [ReceiverEvent]) -> [Fix] {
+        events.compactMap { if case .gnss(.fix(let fix)) = $0 { fix } else { nil } }
+    }
+
     @Test func nmeaTakesSatellitesFromGGAAndDOPsAndModeFromGSA() throws {
         var stream = NMEAStream()
         var events: [GNSSEvent] = []
@@ -54,7 +58,7 @@ import Testing
 
     @Test func gpsdTakesSatellitesAndDOPsFromSKYAndTheModeFromTPV() throws {
         var stream = GPSDStream()
-        var events: [GNSSEvent] = []
+        var events: [ReceiverEvent] = []
         events += stream.line(#"{"class":"TPV","mode":3,"time":"2024-06-15T12:00:00.000Z","lat":51.0504,"lon":13.7373}"#)
         events += stream.line(
             #"{"class":"SKY","hdop":1.10,"pdop":1.40,"vdop":0.90,"satellites":[{"PRN":2,"used":true},{"PRN":5,"used":true},{"PRN":6,"used":false}]}"#)

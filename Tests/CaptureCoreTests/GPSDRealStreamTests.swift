@@ -9,7 +9,7 @@ import Testing
 struct GPSDRealStreamTests {
     static func run(_ name: String) throws -> ([Fix], [FixTransition], GPSDStreamStats, [Int64: Fix]) {
         var stream = GPSDStream()
-        var events: [GNSSEvent] = []
+        var events: [ReceiverEvent] = []
         var lastTPVFix: [Int64: Fix] = [:]
         for line in try SharedData.lines(name) {
             events += stream.line(line)
@@ -20,8 +20,9 @@ struct GPSDRealStreamTests {
         var transitions: [FixTransition] = []
         for event in events {
             switch event {
-            case .fix(let fix): fixes.append(fix)
-            case .transition(let transition): transitions.append(transition)
+            case .gnss(.fix(let fix)): fixes.append(fix)
+            case .gnss(.transition(let transition)): transitions.append(transition)
+            case .motion: break
             }
         }
         return (fixes, transitions, stream.stats, lastTPVFix)

@@ -121,6 +121,72 @@ struct GNSSSourceTests {
         #expect(collector.lost == 1)
         #expect(collector.notes.contains { if case .info(let text) = $0 { text.contains("reconnected") } else { false } })
     }
+
+    @Test("gpsd client: a u-blox NEO-M8U's IMU reports become accelerometer and gyroscope samples on GNSS time",
+          .enabled(if: SharedData.isAvailable, SharedData.absentReason))
+    func imuReports() throws {
+        let server = try FakeGPSD()
+        let source = GPSDSource(host: "127.0.0.1", port: server.port)
+        let collector = Collector()
+        let stop = StopFlag()
+        let worker = Worker {
+            try? source.run(deliver: collector.deliver, note: collector.note, shouldStop: { stop.isSet })
+        }
+        // gpsd's own decoding of the module's log, as a client watching it receives it.
+        let lines = try SharedData.lines("ublox-neo-m8u.log.chk").filter { $0.hasPrefix("{") }
+        try server.session(send: lines.joined(separator: "\n") + "\n")
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, collector.fixes.count < 2 { usleep(20_000) }
+        stop.set()
+        #expect(worker.join())
+        let accelerometer = collector.motion.filter { $0.0 == .accelerometer }.map(\.1)
+        let gyroscope = collector.motion.filter { $0.0 == .gyroscope }.map(\.1)
+        // One sample per distinct ESF-RAW time tag (gpsd repeats readings), none lost.
+        #expect(accelerometer.count == 290 && gyroscope.count == 290)
+        #expect(collector.lost == 0)
+        // On the receiver's GNSS time (its two epochs are 16:52:45 and :46 UTC), in order.
+        let epoch = collector.fixes.map(\.timestamp).min() ?? 0
+        #expect(epoch == 1_622_047_965_000)
+        #expect(accelerometer.allSatisfy { abs($0.timestamp - epoch) < 5_000 })
+        #expect(accelerometer.map(\.timestamp) == accelerometer.map(\.timestamp).sorted())
+        // Gravity on z, in m/s².
+        #expect(accelerometer.allSatisfy { abs($0.z - 9.8) < 0.5 })
+    }
+
+    @Test("replay of a gpsd JSON log: the same motion samples as from a live gpsd",
+          .enabled(if: SharedData.isAvailable, SharedData.absentReason))
+    func replayedIMUReports() throws {
+        let input = try TraceInput(path: SharedData.path("ublox-neo-m8u.log.chk"))
+        #expect(input.format == .gpsdJSON)
+        var motion: [MotionSensor: Int] = [:]
+        var fixes = 0
+        try input.forEachRecord { record, _ in
+            if case .sample(.motion(let sensor, _)) = record { motion[sensor, default: 0] += 1 }
+            if case .sample(.fix) = record { fixes += 1 }
+        }
+        #expect(motion == [.accelerometer: 290, .gyroscope: 290])
+        #expect(fixes == 2)
+    }
+
+    @Test("capture sensors: a short watch of gpsd names its receivers and says one has an IMU",
+          .enabled(if: SharedData.isAvailable, SharedData.absentReason))
+    func surveyWatchesGPSD() throws {
+        let server = try FakeGPSD()
+        let lines = try SharedData.lines("ublox-neo-m8u.log.chk").filter { $0.hasPrefix("{") }
+        let devices = #"{"class":"DEVICES","devices":[{"class":"DEVICE","path":"/dev/ttyACM0","driver":"u-blox","activated":"2021-05-26T16:52:40.000Z"}]}"#
+        let worker = Worker { try? server.session(send: ([devices] + lines).joined(separator: "\n") + "\n") }
+        let survey = SensorSurvey(sysfsRoot: FakeSysfs().path, gpsd: GPSDSource(host: "127.0.0.1", port: server.port), listen: 3_000)
+        #expect(worker.join())
+        let watched = try #require(survey.gnss.first?.watched)
+        #expect(survey.gnss.first?.state == .answering)
+        #expect(watched.receivers == ["/dev/ttyACM0 (u-blox)"])
+        #expect(watched.motion == ["acc", "gyr"])
+        #expect(watched.reports["IMU"] == 890 && watched.reports["TPV"] == 2 && watched.reports["ATT"] == 1)
+        #expect(watched.fix)
+        // A gpsd that does not answer is not watched.
+        let silent = SensorSurvey(sysfsRoot: FakeSysfs().path, gpsd: GPSDSource(host: "127.0.0.1", port: 1), listen: 3_000)
+        #expect(silent.gnss.first?.state == .notAnswering && silent.gnss.first?.watched == nil)
+    }
 }
 
 /// A one-connection-at-a-time TCP server on a free loopback port that plays gpsd: it reads the

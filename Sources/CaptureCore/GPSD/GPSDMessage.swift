@@ -238,9 +238,11 @@ public enum GPSDMessage: Sendable, Equatable {
     case sky(GPSDSky)
     /// Error statistics.
     case gst(GPSDGST)
+    /// `IMU` or `ATT`: a receiver's own accelerometer, gyroscope or magnetometer.
+    case motion(GPSDMotionReport)
     /// `ERROR` with its `message`.
     case error(message: String?)
-    /// Any other class (ATT, IMU, PPS, TOFF, POLL, …), not decoded here.
+    /// Any other class (PPS, TOFF, POLL, …), not decoded here.
     case other(className: String)
 
     /// Parses one line (`\r\n` allowed). Everything but `class` is optional; a present field of
@@ -306,6 +308,8 @@ public enum GPSDMessage: Sendable, Equatable {
                     rms: try o.double("rms"), major: try o.double("major"), minor: try o.double("minor"),
                     orientation: try o.double("orient"), latitude: try o.double("lat"),
                     longitude: try o.double("lon"), altitude: try o.double("alt")))
+        case "IMU", "ATT":
+            self = .motion(try GPSDMotionReport(o))
         case "ERROR":
             self = .error(message: try o.string("message"))
         default:

@@ -87,12 +87,16 @@ public struct GPSDStreamStats: Sendable, Equatable {
     public var invalid = 0
     /// TPV merging counters.
     public var merge = GPSDMergeStats()
+    /// `IMU` and `ATT` readings turned into motion samples, or left out.
+    public var motion = GPSDMotionStats()
 
     /// All zero.
     public init() {}
 }
 
-/// The pure gpsd client pipeline: JSON lines → reports → one ``Fix`` per epoch.
+/// The pure gpsd client pipeline: JSON lines → reports → one ``Fix`` per epoch, and motion
+/// samples from the `IMU` and `ATT` reports of receivers with their own sensors
+/// (``GPSDMotionSamples``).
 ///
 /// ```swift
 /// var stream = GPSDStream()
@@ -105,6 +109,7 @@ public struct GPSDStream: Sendable {
     /// The last `ERROR` message seen.
     public private(set) var lastError: String?
     private var merger: GPSDTPVMerger
+    private var motion = GPSDMotionSamples()
     private var counters = GPSDStreamStats()
     /// Satellites used and DOPs of the latest `SKY`, for the fixes closed after it.
     private var skyQuality: Fix?
@@ -113,6 +118,7 @@ public struct GPSDStream: Sendable {
     public var stats: GPSDStreamStats {
         var stats = counters
         stats.merge = merger.stats
+        stats.motion = motion.stats
         return stats
     }
 
@@ -121,8 +127,12 @@ public struct GPSDStream: Sendable {
         merger = GPSDTPVMerger(fixLossTimeout: fixLossTimeout)
     }
 
-    /// Feeds one line; returns fixes and fix transitions it completed. Never fails: bad lines are counted.
-    public mutating func line(_ text: String) -> [GNSSEvent] {
+    /// Feeds one line; returns the fixes, fix transitions and motion samples it completed. Never
+    /// fails: bad lines are counted.
+    ///
+    /// - Parameter receivedAt: the host time (Unix ms) the line arrived, when reading live: it
+    ///   places readings that carry no time of their own between epochs.
+    public mutating func line(_ text: String, receivedAt: Int64? = nil) -> [ReceiverEvent] {
         if text.allSatisfy({ $0.isWhitespace }) { return [] }
         counters.lines += 1
         let message: GPSDMessage
@@ -151,16 +161,24 @@ public struct GPSDStream: Sendable {
             lastError = text
             counters.classes["ERROR", default: 0] += 1
         case .other(let className): counters.classes[className, default: 0] += 1
+        case .motion(let report):
+            counters.classes[report.className, default: 0] += 1
+            return motion.add(report, receivedAt: receivedAt).map { .motion($0.0, $0.1) }
         case .tpv(let tpv):
             counters.classes["TPV", default: 0] += 1
-            return withSkyQuality(merger.add(tpv))
+            var events = withSkyQuality(merger.add(tpv)).map { ReceiverEvent.gnss($0) }
+            if let time = tpv.timestamp {
+                events += motion.epoch(at: time, receivedAt: receivedAt).map { .motion($0.0, $0.1) }
+            }
+            return events
         }
         return []
     }
 
     /// Closes the last epoch (connection closed or replay finished).
-    public mutating func finish() -> [GNSSEvent] {
-        withSkyQuality(merger.finish())
+    public mutating func finish() -> [ReceiverEvent] {
+        motion.finish()
+        return withSkyQuality(merger.finish()).map { .gnss($0) }
     }
 
     /// gpsd reports satellites used and DOPs in `SKY`, not in `TPV`: a fix takes those of the

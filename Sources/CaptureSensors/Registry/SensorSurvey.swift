@@ -71,6 +71,9 @@ public struct SensorSurvey: Sendable, Equatable, Codable {
         public var source: String
         /// What is known of it.
         public var state: State
+        /// For gpsd, what a short watch showed (receivers, reports, whether a receiver has an
+        /// IMU); `nil` when not watched.
+        public var watched: GPSDSource.Probe?
     }
 
     /// The absolute sysfs root looked at.
@@ -81,12 +84,16 @@ public struct SensorSurvey: Sendable, Equatable, Codable {
     public var gnss: [GNSS]
 
     /// Looks at the machine: IIO devices under `sysfsRoot` (made absolute), whether `gpsd`
-    /// answers, device nodes under `<sysfsRoot>/dev`.
-    public init(sysfsRoot: String, gpsd: GPSDSource = GPSDSource()) {
+    /// answers (and, for `listen` ms, what it reports), device nodes under `<sysfsRoot>/dev`.
+    public init(sysfsRoot: String, gpsd: GPSDSource = GPSDSource(), listen: Int64 = 0) {
         let root = SourcePath.absolute(sysfsRoot)
         self.sysfsRoot = root
         iio = IIODiscovery.devices(root: root).map(Device.init)
-        gnss = [GNSS(source: gpsd.name, state: gpsd.isReachable() ? .answering : .notAnswering)]
+        if listen > 0, let probe = gpsd.probe(milliseconds: listen) {
+            gnss = [GNSS(source: gpsd.name, state: .answering, watched: probe)]
+        } else {
+            gnss = [GNSS(source: gpsd.name, state: gpsd.isReachable() ? .answering : .notAnswering)]
+        }
         for node in NMEASourceKind.deviceNodes(root: root) {
             gnss.append(GNSS(source: "nmea:" + node, state: access(node, R_OK) == 0 ? .present : .presentUnreadable))
         }
