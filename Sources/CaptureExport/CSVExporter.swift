@@ -69,6 +69,7 @@ public struct CSVExporter: MeasurementExporter {
 
     /// Writes one table.
     func write(_ table: CSVTable, of record: MeasurementRecord, from store: Store, options: ExportOptions, to sink: OutputSink) throws {
+        let privacy = try options.privacy(of: record.id, in: store)
         if let sensor = table.sensor {
             let unit =
                 switch sensor {
@@ -82,7 +83,7 @@ public struct CSVExporter: MeasurementExporter {
                 guard failure == nil else { return }
                 do {
                     var lines = ""
-                    for sample in try Store.samples(of: batch) {
+                    for sample in try Store.samples(of: batch) where !privacy.hides(time: sample.timestamp) {
                         lines += "\(sample.timestamp),\(batch.track),\(sample.x),\(sample.y),\(sample.z)\n"
                     }
                     try sink.write(lines)
@@ -96,7 +97,7 @@ public struct CSVExporter: MeasurementExporter {
         switch table {
         case .pressure:
             try sink.write("time_unix_ms,pressure_pa\n")
-            for sample in try store.pressures(of: record.id) {
+            for sample in try store.pressures(of: record.id) where !privacy.hides(time: sample.timestamp) {
                 try sink.write("\(sample.timestamp),\(TextFormat.decimal(sample.hectopascals * 100, 2))\n")
             }
         default:
@@ -106,7 +107,7 @@ public struct CSVExporter: MeasurementExporter {
             let events = try store.events(of: record.id)
             var rows: [(track: Int, fix: Fix)] = []
             for track in 0...max(record.trackCount, 0) {
-                rows += options.kept(try store.fixes(of: record.id, track: track)).map { (track, $0) }
+                rows += options.kept(try store.fixes(of: record.id, track: track), privacy).map { (track, $0) }
             }
             rows.sort { $0.fix.timestamp < $1.fix.timestamp }
             func optional(_ value: Double?) -> String { value.map { "\($0)" } ?? "" }

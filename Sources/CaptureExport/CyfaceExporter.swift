@@ -4,7 +4,8 @@ import Foundation
 
 /// The Cyface v3 transfer file, byte for byte what an upload sends (raw deflate of `00 03` +
 /// protobuf). Only finished measurements; the file is the store's cached one
-/// (``Store/transferFile(for:directory:)``), made on first use. It always carries every fix.
+/// (``Store/transferFile(for:directory:privacyZones:)``), made on first use. It carries every
+/// fix (`--clean` does not apply) except those the privacy zones hide.
 public struct CyfaceExporter: MeasurementExporter {
     public let name = "cyface"
     public let filtersFixes = false
@@ -15,7 +16,9 @@ public struct CyfaceExporter: MeasurementExporter {
     public func export(
         _ id: Int64, from store: Store, options: ExportOptions, to destination: ExportDestination
     ) throws(ExportError) {
-        let file = try exporting { try store.transferFile(for: id, directory: options.dataDirectory) }
+        let file = try exporting {
+            try store.transferFile(for: id, directory: options.dataDirectory, privacyZones: options.privacyZones)
+        }
         try OutputSink.writing(to: destination) { sink in
             guard let handle = FileHandle(forReadingAtPath: file.path) else { throw ExportError.cannotRead(path: file.path) }
             defer { try? handle.close() }

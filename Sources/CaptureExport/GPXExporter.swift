@@ -35,10 +35,11 @@ public struct GPXExporter: MeasurementExporter {
             // A change of modality is marked on the first point after it (capture's extension),
             // so that replaying the file gives the same modality at every fix.
             let events = try exporting { try store.events(of: record.id) }
+            let privacy = try options.privacy(of: record.id, in: store)
             var modality = record.modality
             for track in try store.tracks(of: record.id) {
                 try sink.write("    <trkseg>\n")
-                for fix in options.kept(try store.fixes(of: record.id, track: track.number)) {
+                for fix in options.kept(try store.fixes(of: record.id, track: track.number), privacy) {
                     let current = Modality.spelling(at: fix.timestamp, events: events, initial: record.modality)
                     try sink.write(Self.point(fix, modality: current == modality ? nil : current))
                     modality = current
@@ -73,7 +74,3 @@ public struct GPXExporter: MeasurementExporter {
     }
 }
 
-extension ExportOptions {
-    /// `fixes`, or only the clean ones with ``clean``.
-    func kept(_ fixes: [Fix]) -> [Fix] { clean ? fixes.filter(LocationCleaning.isClean) : fixes }
-}

@@ -21,10 +21,12 @@ public struct GeoJSONExporter: MeasurementExporter {
         let record = try exporting { try store.measurement(id) }
         try OutputSink.writing(to: destination) { sink in
             let events = try store.events(of: record.id)
+            let privacy = try options.privacy(of: record.id, in: store)
             try sink.write("{\"type\":\"FeatureCollection\",\"features\":[")
             for (index, track) in try store.tracks(of: record.id).enumerated() {
-                let all = try store.fixes(of: record.id, track: track.number)
-                let fixes = options.kept(all)
+                // The distance covers every fix that leaves the device, clean or not.
+                let all = try store.fixes(of: record.id, track: track.number).filter { !privacy.hides($0) }
+                let fixes = options.kept(all, privacy)
                 let modality = Modality.spelling(at: track.startTime, events: events, initial: record.modality)
                 var feature = index == 0 ? "\n" : ",\n"
                 feature += "{\"type\":\"Feature\",\"properties\":{"

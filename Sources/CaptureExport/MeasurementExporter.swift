@@ -1,3 +1,4 @@
+public import CaptureCore
 public import CaptureStorage
 
 /// One export format of a stored measurement: GPX, GeoJSON, CSV, the Cyface transfer file.
@@ -33,12 +34,25 @@ public struct ExportOptions: Sendable, Equatable {
     public var clean: Bool
     /// CSV to standard output: which table (`nil`: locations). Other formats ignore it.
     public var table: CSVTable?
+    /// `privacy.zones`: what they hide (``PrivacyFilter``) is left out of every format.
+    public var privacyZones: [PrivacyZone]
 
     /// Options for a measurement in `dataDirectory`.
-    public init(dataDirectory: String, clean: Bool = false, table: CSVTable? = nil) {
+    public init(dataDirectory: String, clean: Bool = false, table: CSVTable? = nil, privacyZones: [PrivacyZone] = []) {
         self.dataDirectory = dataDirectory
         self.clean = clean
         self.table = table
+        self.privacyZones = privacyZones
+    }
+
+    /// What the privacy zones hide of measurement `id`.
+    func privacy(of id: Int64, in store: Store) throws -> PrivacyFilter {
+        privacyZones.isEmpty ? .none : PrivacyFilter(zones: privacyZones, fixes: try store.fixes(of: id))
+    }
+
+    /// `fixes` without those `privacy` hides, and only the clean ones with ``clean``.
+    func kept(_ fixes: [Fix], _ privacy: PrivacyFilter) -> [Fix] {
+        fixes.filter { !privacy.hides($0) && (!clean || LocationCleaning.isClean($0)) }
     }
 }
 

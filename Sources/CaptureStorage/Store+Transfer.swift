@@ -1,4 +1,4 @@
-import CaptureCore
+public import CaptureCore
 import Crypto
 import Foundation
 import GRDB
@@ -62,16 +62,22 @@ extension Store {
     /// - Parameters:
     ///   - id: the measurement.
     ///   - directory: the data directory (the one the store was opened in).
+    ///   - privacyZones: `privacy.zones`: what they hide (``PrivacyFilter``) is left out of the
+    ///     file. Batches that reach into a hidden stretch are decoded, filtered and encoded again
+    ///     (twice: once to size them before streaming); the others are copied as stored. The zones
+    ///     are part of the fingerprint.
     /// - Throws: ``TransferError/notFinished(_:)`` for a capturing or paused measurement,
     ///   ``TransferError/unrepresentable(_:_:)`` for values the format cannot hold,
     ///   ``TransferError/io(path:reason:)`` for the cache file, and ``TransferError/store(_:)``
     ///   for the store's own failures (``StoreError/measurementNotFound(_:)`` among them).
-    public func transferFile(for id: Int64, directory: String) throws(TransferError) -> TransferFile {
+    public func transferFile(
+        for id: Int64, directory: String, privacyZones: [PrivacyZone] = []
+    ) throws(TransferError) -> TransferFile {
         let folder = (directory as NSString).appendingPathComponent("transfer")
         let path = (folder as NSString).appendingPathComponent("\(id).ccyf")
         let metaPath = path + ".meta"
         return try readSnapshot { db throws -> TransferFile in
-            let snapshot = try TransferSnapshot(db: db, id: id)
+            let snapshot = try TransferSnapshot(db: db, id: id, privacyZones: privacyZones)
             if let cached = TransferCache.valid(path: path, metaPath: metaPath, fingerprint: snapshot.fingerprint) {
                 return cached
             }
@@ -143,11 +149,15 @@ struct TransferSnapshot {
     let events: [Event]
     let summaries: [MotionSensor: CyfaceBatchSummary]
     let fingerprint: String
+    /// What the privacy zones hide.
+    let privacy: PrivacyFilter
+    /// The batches that reach into a hidden stretch (filtered while streaming).
+    let filteredBatches: Set<Int64>
 
     /// Version of the serialiser's output; bump it when the bytes written for the same data change.
     static let writerVersion = "capture ccyf writer 1"
 
-    init(db: Database, id: Int64) throws {
+    init(db: Database, id: Int64, privacyZones: [PrivacyZone] = []) throws {
         self.id = id
         guard
             let row = try Row.fetchOne(
@@ -191,8 +201,14 @@ struct TransferSnapshot {
             }
         }
         hasher.update(data: fixBytes)
-        self.fixes = fixes
         feed("fixes \(fixes.count)")
+        let privacy = PrivacyFilter(zones: privacyZones, fixes: fixes)
+        self.privacy = privacy
+        self.fixes = privacy.hidesNothing ? fixes : fixes.filter { !privacy.hides($0) }
+        // Only zones that hide something change the bytes (and so the fingerprint).
+        if !privacy.hidesNothing {
+            feed("privacy " + privacyZones.map { "\($0.latitude) \($0.longitude) \($0.radius)" }.joined(separator: ";"))
+        }
 
         events = try Row.fetchAll(
             db, sql: "SELECT ts, type, value FROM event WHERE measurement_id = ? ORDER BY ts, id", arguments: [id]
@@ -203,6 +219,7 @@ struct TransferSnapshot {
         for event in events { feed("\(event.timestamp) \(event.type.rawValue) \(event.value.map { "=" + $0 } ?? "-")") }
 
         var summaries: [MotionSensor: CyfaceBatchSummary] = [:]
+        var filtered = Set<Int64>()
         for sensor in MotionSensor.allCases {
             // The framed size of one batch inside field 18/19/20: tag 0A, the length varint, the
             // body (see CyfaceBatchSummary). length() of a BLOB does not read its content.
@@ -218,13 +235,48 @@ struct TransferSnapshot {
                     FROM sensor_batch WHERE measurement_id = ? AND sensor = ?
                     """, arguments: [id, sensor.rawValue])
             guard let row else { continue }
-            let summary = CyfaceBatchSummary(batchCount: row[0], bodyByteCount: row[1], fieldContentByteCount: row[2])
-            summaries[sensor] = summary
+            var summary = CyfaceBatchSummary(batchCount: row[0], bodyByteCount: row[1], fieldContentByteCount: row[2])
             let aggregates = (0..<9).map { (row[$0] as Int64?).map(String.init) ?? "-" }
             feed("sensor \(sensor.rawValue) " + aggregates.joined(separator: " "))
+            // Batches reaching into a hidden stretch: sized as they will be written, filtered.
+            if !privacy.hidesNothing {
+                var kept = CyfaceBatchSummary()
+                var removedBodies = 0
+                var removedFramed = 0
+                var removedCount = 0
+                let rows = try Row.fetchCursor(
+                    db,
+                    sql: "SELECT id, first_ts, last_ts, length(data) FROM sensor_batch WHERE measurement_id = ? AND sensor = ? ORDER BY id",
+                    arguments: [id, sensor.rawValue])
+                while let row = try rows.next() {
+                    guard privacy.overlaps(first: row[1], last: row[2]) else { continue }
+                    let batch: Int64 = row[0]
+                    let length: Int = row[3]
+                    filtered.insert(batch)
+                    removedCount += 1
+                    removedBodies += length
+                    removedFramed += CyfaceBatchSummary.framedSize(bodyByteCount: length)
+                    let data = try Data.fetchOne(db, sql: "SELECT data FROM sensor_batch WHERE id = ?", arguments: [batch]) ?? Data()
+                    if let body = try Self.filtered([UInt8](data), sensor: sensor, privacy: privacy) {
+                        kept.add(bodyByteCount: body.count)
+                    }
+                }
+                summary = CyfaceBatchSummary(
+                    batchCount: summary.batchCount - removedCount + kept.batchCount,
+                    bodyByteCount: summary.bodyByteCount - removedBodies + kept.bodyByteCount,
+                    fieldContentByteCount: summary.fieldContentByteCount - removedFramed + kept.fieldContentByteCount)
+            }
+            summaries[sensor] = summary
         }
         self.summaries = summaries
+        filteredBatches = filtered
         fingerprint = hasher.finalize().hex
+    }
+
+    /// A batch body without its samples in hidden stretches; `nil` when none is left.
+    static func filtered(_ body: [UInt8], sensor: MotionSensor, privacy: PrivacyFilter) throws -> [UInt8]? {
+        let samples = try CyfaceBatch.decode(body, sensor: sensor).filter { !privacy.hides(time: $0.timestamp) }
+        return samples.isEmpty ? nil : try CyfaceBatch.encode(samples, sensor: sensor)
     }
 
     /// Streams the transfer file (raw deflate level 5) to `sink`, reading the batch bodies of each
@@ -233,18 +285,40 @@ struct TransferSnapshot {
         var sources: [CyfaceSensorBatches] = []
         for sensor in MotionSensor.allCases {
             let summary = summaries[sensor] ?? CyfaceBatchSummary()
-            // Data's cursor reads each blob straight from the statement (no Row per batch).
-            var cursor: FastDatabaseValueCursor<Data>?
+            if privacy.hidesNothing {
+                // Data's cursor reads each blob straight from the statement (no Row per batch).
+                var cursor: FastDatabaseValueCursor<Data>?
+                sources.append(
+                    CyfaceSensorBatches(sensor: sensor, summary: summary) {
+                        if cursor == nil {
+                            cursor = try Data.fetchCursor(
+                                db,
+                                sql: "SELECT data FROM sensor_batch WHERE measurement_id = ? AND sensor = ? ORDER BY id",
+                                arguments: [id, sensor.rawValue])
+                        }
+                        guard let data = try cursor?.next() else { return nil }
+                        return [UInt8](data)
+                    })
+                continue
+            }
+            // With privacy zones: the batches that reach into a hidden stretch are filtered
+            // again exactly as they were sized; emptied ones are left out.
+            var cursor: RowCursor?
+            let (privacy, filteredBatches) = (privacy, filteredBatches)
             sources.append(
                 CyfaceSensorBatches(sensor: sensor, summary: summary) {
                     if cursor == nil {
-                        cursor = try Data.fetchCursor(
+                        cursor = try Row.fetchCursor(
                             db,
-                            sql: "SELECT data FROM sensor_batch WHERE measurement_id = ? AND sensor = ? ORDER BY id",
+                            sql: "SELECT id, data FROM sensor_batch WHERE measurement_id = ? AND sensor = ? ORDER BY id",
                             arguments: [id, sensor.rawValue])
                     }
-                    guard let data = try cursor?.next() else { return nil }
-                    return [UInt8](data)
+                    while let row = try cursor?.next() {
+                        let data: Data = row[1]
+                        guard filteredBatches.contains(row[0]) else { return [UInt8](data) }
+                        if let body = try Self.filtered([UInt8](data), sensor: sensor, privacy: privacy) { return body }
+                    }
+                    return nil
                 })
         }
         try TransferFileWriter.write(fixes: fixes, sensors: sources, events: events, compression: .cyface, to: sink)

@@ -33,14 +33,19 @@ public struct UploadMetadata: Sendable, Equatable {
     /// - Parameters:
     ///   - appVersion: this program's version.
     ///   - machine: deviceType and osVersion; defaults to this machine's `uname`.
+    ///   - privacyZones: fixes inside them are not counted, as they are not sent (the location
+    ///     count, start, end and length describe what the transfer file holds).
     /// - Returns: nil when the measurement has fewer than two locations (there is no start and
     ///   end to report); the caller skips it with ``CollectorProtocol/tooFewLocations``.
-    public init?(store: Store, measurement id: Int64, appVersion: String, machine: Machine = .current) throws {
+    public init?(
+        store: Store, measurement id: Int64, appVersion: String, machine: Machine = .current, privacyZones: [PrivacyZone] = []
+    ) throws {
         let record = try store.measurement(id)
+        let privacy = privacyZones.isEmpty ? .none : PrivacyFilter(zones: privacyZones, fixes: try store.fixes(of: id))
         var fixes: [Fix] = []
         var length = 0.0
         for track in try store.tracks(of: id) {
-            let trackFixes = try store.fixes(of: id, track: track.number)
+            let trackFixes = try store.fixes(of: id, track: track.number).filter { !privacy.hides($0) }
             length += Geodesy.trackDistance(trackFixes)
             fixes += trackFixes
         }

@@ -1,5 +1,5 @@
 public import CaptureStorage
-import CaptureCore
+public import CaptureCore
 import Foundation
 public import Logging
 
@@ -67,13 +67,16 @@ public struct UploadRun: Sendable {
         /// Send this file, as it is, instead of the measurement's transfer file (transport
         /// benchmarks; meant for a run of one measurement).
         public var transferFileOverride: String?
+        /// `privacy.zones`: what they hide is left out of transfer files and metadata.
+        public var privacyZones: [PrivacyZone]
 
         /// Creates options; the user agent defaults to `capture/<appVersion>`.
         public init(
             appVersion: String, userAgent: String? = nil, chunkSize: Int64? = nil,
             retryPolicy: UploadStateMachine.RetryPolicy = .standard, machine: UploadMetadata.Machine = .current,
-            transferFileOverride: String? = nil
+            transferFileOverride: String? = nil, privacyZones: [PrivacyZone] = []
         ) {
+            self.privacyZones = privacyZones
             self.appVersion = appVersion
             self.userAgent = userAgent ?? "capture/\(appVersion)"
             self.chunkSize = chunkSize
@@ -172,7 +175,8 @@ public struct UploadRun: Sendable {
         }
         guard
             let metadata = try UploadMetadata(
-                store: store, measurement: id, appVersion: options.appVersion, machine: options.machine)
+                store: store, measurement: id, appVersion: options.appVersion, machine: options.machine,
+                privacyZones: options.privacyZones)
         else {
             try store.finishUpload(of: id, status: .skipped, reason: CollectorProtocol.tooFewLocations)
             return UploadResult(measurement: id, outcome: .skipped, reason: CollectorProtocol.tooFewLocations)
@@ -181,7 +185,7 @@ public struct UploadRun: Sendable {
             if let path = options.transferFileOverride {
                 try TransferFile(hashing: path)
             } else {
-                try store.transferFile(for: id, directory: dataDirectory)
+                try store.transferFile(for: id, directory: dataDirectory, privacyZones: options.privacyZones)
             }
         // Resume only a session for exactly these bytes; another hash voids it.
         let resumable = previous.status == .uploading && previous.sessionURL != nil

@@ -55,6 +55,11 @@ struct Export: ParsableCommand {
             x.csv is refused (exit 64) rather than made a directory: give a directory, or \
             --table to standard output (capture export 1 --format csv --table gyroscope > gyr.csv).
 
+            privacy.zones (configuration file) apply to every format, as to uploads: fixes \
+            inside a zone are left out, and so are the motion and pressure samples from the last \
+            fix outside before such fixes to the first fix outside after them. The store keeps \
+            everything.
+
             --clean keeps only fixes with 1 < speed < 100 m/s and accuracy < 20 m (gpx, geojson, \
             csv locations). Files are written atomically: a temporary file, then a rename; on \
             failure nothing is left behind. Without -o (or with -o -) output goes to standard \
@@ -86,9 +91,12 @@ struct Export: ParsableCommand {
 
     func run() throws {
         try execute {
+            let zones = try data.device().privacyZones.value
             guard let store = try data.existingStore() else { throw StoreError.measurementNotFound(id) }
             try format.exporter.export(
-                id, from: store, options: ExportOptions(dataDirectory: data.path, clean: clean, table: table?.table), to: destination)
+                id, from: store,
+                options: ExportOptions(dataDirectory: data.path, clean: clean, table: table?.table, privacyZones: zones),
+                to: destination)
         }
     }
 }

@@ -118,7 +118,8 @@ struct Sync: ParsableCommand {
         }
         let options = UploadRun.Options(
             appVersion: Capture.configuration.version,
-            retryPolicy: .init(initialDelay: 250, maximumDelay: 30_000, budget: Int64(device.retryBudget.value.seconds * 1000)))
+            retryPolicy: .init(initialDelay: 250, maximumDelay: 30_000, budget: Int64(device.retryBudget.value.seconds * 1000)),
+            privacyZones: device.privacyZones.value)
         let upload = UploadRun(store: store, dataDirectory: directory, settings: settings, options: options)
         let report = try blocking { try await upload.run(.waiting(includingSkipped: false)) }
         if report.missed.isEmpty && !report.tokenRejected {

@@ -103,7 +103,7 @@ struct Upload: ParsableCommand {
             let options = UploadRun.Options(
                 appVersion: Capture.configuration.version, chunkSize: chunkSize,
                 retryPolicy: .init(initialDelay: 250, maximumDelay: 30_000, budget: Int64(budget * 1000)),
-                transferFileOverride: transferFile)
+                transferFileOverride: transferFile, privacyZones: device.privacyZones.value)
             let run = UploadRun(store: store, dataDirectory: data.path, settings: settings, options: options)
             let printer = ResultPrinter(
                 progress: Progress(enabled: !output.json && isatty(2) == 1), printsLines: !output.json)

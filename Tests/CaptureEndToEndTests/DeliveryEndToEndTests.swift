@@ -1,3 +1,4 @@
+import CaptureCore
 import CaptureTestSupport
 import Foundation
 import Glibc
@@ -31,11 +32,11 @@ import Testing
             try? FileManager.default.removeItem(atPath: root)
         }
 
-        func configure(port: Int, _ upload: String) throws {
+        func configure(port: Int, _ upload: String, more: String = "") throws {
             try """
             collector: { url: "http://127.0.0.1:\(port)/", token_file: \(tokenFile), retry_budget: 5s }
             upload: \(upload)
-
+            \(more)
             """.write(toFile: config, atomically: true, encoding: .utf8)
         }
 
@@ -89,6 +90,33 @@ import Testing
             atPath: device.tokenFile, contents: try Data(contentsOf: URL(fileURLWithPath: collector.tokenFile)),
             attributes: [.posixPermissions: 0o600])
         return (collector, device)
+    }
+
+    @Test("privacy.zones: the uploaded file and its metadata leave out the fixes inside a zone and the samples of that stretch")
+    func privacyZoneLeavesOutWhatItHides() throws {
+        let (collector, device) = try Self.deviceWithCollector()
+        // The short ride's fixes run north from (51.05, 13.73), 3.3 m apart: 0, 1 and 2 lie
+        // within 8 m of its start, fix 3 (10 m) does not.
+        try device.configure(
+            port: collector.port, "{ auto: false }",
+            more: "privacy:\n  zones:\n    - { latitude: 51.05, longitude: 13.73, radius: 8 }\n")
+        let id = try device.replay(fixes: 20)
+        let upload = try device.run(["upload", "--all"])
+        #expect(upload.status == 0, "\(upload.stderr)")
+        let stored = try collector.stored()
+        try #require(stored.count == 1)
+        let file = try TransferFileDecoder.decode([UInt8](stored[0].bytes))
+        #expect(file.fixes.count == 17)
+        #expect(stored[0].metadata["locationCount"] == "17")
+        #expect(file.fixes.allSatisfy { $0.latitude > 51.05 + 2.5 * 0.00003 })
+        #expect(stored[0].metadata["startLocLat"] == String(file.fixes[0].latitude))
+        // Five samples a second; those before fix 3 (the first outside) are left out.
+        #expect(file.samples(of: .accelerometer).count == 100 - 15)
+        // The store keeps everything, and every export leaves the same out.
+        #expect((try device.json(["show", String(id)])["counts"] as? [String: Any])?["locations"] as? Int == 20)
+        let gpx = try device.run(["export", String(id), "--format", "gpx"])
+        #expect(gpx.status == 0 && gpx.stdout.components(separatedBy: "<trkpt ").count - 1 == 17)
+        _ = collector
     }
 
     @Test("a ride stopped while the collector is down reaches it after it comes back, with no command typed but the timer's")
