@@ -9,19 +9,26 @@ final class CollectorRun {
     let port: Int
     private let child: Child
 
-    init(context: Context, arguments: [String]) throws {
-        directory = try context.directory("collector")
-        tokenFile = directory + "/token"
-        guard
-            FileManager.default.createFile(
-                atPath: tokenFile, contents: Data("faults-\(UUID().uuidString)\n".utf8),
-                attributes: [.posixPermissions: 0o600])
-        else { throw CampaignError("cannot write \(tokenFile)") }
+    /// Starts a collector in a new directory on an ephemeral port or, to bring one back after
+    /// ``stop()``, in `previous`'s directory (its data and token) on its port.
+    init(context: Context, arguments: [String], continuing previous: CollectorRun? = nil) throws {
+        if let previous {
+            directory = previous.directory
+            tokenFile = previous.tokenFile
+        } else {
+            directory = try context.directory("collector")
+            tokenFile = directory + "/token"
+            guard
+                FileManager.default.createFile(
+                    atPath: tokenFile, contents: Data("faults-\(UUID().uuidString)\n".utf8),
+                    attributes: [.posixPermissions: 0o600])
+            else { throw CampaignError("cannot write \(tokenFile)") }
+        }
         context.log("capture-collector \(arguments.joined(separator: " "))")
         child = try Child(
             context.collector,
-            ["--port", "0", "--data-dir", directory + "/data", "--token-file", tokenFile] + arguments,
-            directory: directory, name: "collector")
+            ["--port", String(previous?.port ?? 0), "--data-dir", directory + "/data", "--token-file", tokenFile] + arguments,
+            directory: directory, name: context.outputName("collector"))
         var port: Int?
         let deadline = Clock.now() + 30
         while port == nil, Clock.now() < deadline, child.poll() == nil {

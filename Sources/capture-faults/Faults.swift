@@ -20,7 +20,9 @@ struct Faults: ParsableCommand {
         discussion: """
             Campaigns: kill -9 of the recorder (trace and fake IIO sources, alternating), kill -9 \
             of capture upload against a throttled collector, a full store (--max-store-size), and \
-            the collector's random fault plan over many measurements. Exit status 0 when every \
+            the collector's random fault plan over many measurements, and a simulated week of \
+            rides with the timer's capture sync, the collector down half the time and a store \
+            budget (under Debian's faketime). Exit status 0 when every \
             check passed, 1 otherwise (each failure is printed on stderr as FAIL [campaign] …).
             """)
 
@@ -28,6 +30,8 @@ struct Faults: ParsableCommand {
     @Option(help: "kill -9 of capture upload (0 skips).") var uploadKills = 20
     @Option(help: "Measurements uploaded under the collector's fault plan (0 skips).") var measurements = 100
     @Option(help: "The collector's fault rate per PUT.") var faultRate = 0.3
+    @Option(help: "Days of the simulated week of rides, collector down half the time, store on a budget (0 skips).")
+    var weekDays = 7
     @Flag(inversion: .prefixedNo, help: "Run the full-disk campaign.") var fullDisk = true
     @Option(help: "Seed of the random moments and faults (default: random, printed).") var seed: UInt64?
     @Option(help: "The native trace to capture from and derive rides from.") var trace = "fixtures/bicycle.trace"
@@ -43,7 +47,9 @@ struct Faults: ParsableCommand {
     @Flag(help: "Print every command.") var verbose = false
 
     func validate() throws {
-        guard recorderKills >= 0, uploadKills >= 0, measurements >= 0 else { throw ValidationError("counts must be ≥ 0") }
+        guard recorderKills >= 0, uploadKills >= 0, measurements >= 0, weekDays >= 0 else {
+            throw ValidationError("counts must be ≥ 0")
+        }
         guard (0...1).contains(faultRate) else { throw ValidationError("--fault-rate must be between 0 and 1") }
         guard (0.05...3600).contains(flushInterval) else { throw ValidationError("--flush-interval: 0.05 to 3600 s") }
         guard killWithin >= 1, rideCopies >= 1, uploadSeconds > 0.2 else {
@@ -100,6 +106,7 @@ struct Faults: ParsableCommand {
             }
         }
         if fullDisk { attempt("full disk") { [try FullDisk(context: context).run()] } }
+        if weekDays > 0 { attempt("a simulated week") { [try Week(context: context, days: weekDays).run()] } }
         if measurements > 0 {
             attempt("collector faults") { [try CollectorFaults(context: context, rate: faultRate).run(measurements: measurements)] }
         }

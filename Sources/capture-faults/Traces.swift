@@ -85,6 +85,19 @@ struct TraceText {
         return out + "stop \(end)\n"
     }
 
+    /// Like ``window(from:length:modality:)``, every time moved so that the ride starts at
+    /// `start` (Unix ms).
+    func window(from: Int64, length: Int64, shiftedTo start: Int64, modality: String = "BICYCLE") -> String {
+        let first = firstTime + from
+        let shift = start - first
+        var out = TraceFormat.magic + "\nstart \(start) \(modality)\n"
+        for line in lines where line.time >= first && line.time < first + length {
+            let fields = line.text.split(separator: " ", maxSplits: 2)
+            out += fields[0] + " " + String(line.time + shift) + " " + fields[2] + "\n"
+        }
+        return out + "stop \(start + length)\n"
+    }
+
     /// The whole ride `copies` times in a row, each copy shifted past the previous one.
     func repeated(_ copies: Int, modality: String = "BICYCLE") -> String {
         let period = lastTime - firstTime + 1000

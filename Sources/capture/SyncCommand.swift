@@ -26,7 +26,7 @@ struct Sync: ParsableCommand {
             One uploader per data directory: while `capture upload` or another sync runs, sync \
             says so and exits 0. With upload.auto, `capture stop`, a recording that ends by \
             itself and `capture replay` start `capture sync` in the background (its lines go to \
-            <data dir>/sync.log). After delivering, sync prunes as retention.* allows (see \
+            <data dir>/sync.log). After every pass (delivered or not), sync prunes as retention.* allows (see \
             `capture prune`).
 
             EXIT CODES: 0 delivered, or nothing due; 75 the collector did not answer or a \
@@ -56,7 +56,16 @@ struct Sync: ParsableCommand {
                 return
             }
             let held: Void? = try UploaderLock.whileHeld(directory: directory) {
-                try pass(store: store, device: device, directory: directory)
+                // Whatever the pass decided (nothing waits, backing off, the collector down),
+                // retention applies: what it allows goes now, so that an age limit or the store
+                // budget does not wait for the next delivery.
+                do {
+                    try pass(store: store, device: device, directory: directory)
+                } catch {
+                    try? prune(store, device: device, directory: directory)
+                    throw error
+                }
+                try prune(store, device: device, directory: directory)
             }
             if held == nil {
                 try say(
@@ -139,12 +148,15 @@ struct Sync: ParsableCommand {
             report.results.forEach { print(Upload.line($0)) }
             if let next = state.nextAttemptAt { print("sync: next attempt at \(Format.time(next))") }
         }
-        // Tidy up after delivering: what the retention policy allows goes now.
+        try report.check()
+    }
+
+    /// Removes what the retention policy allows (after every pass).
+    private func prune(_ store: Store, device: DeviceConfiguration, directory: String) throws {
         let pruned = try store.prune(device.retention, now: Self.nowMs(), directory: directory)
         if !pruned.removed.isEmpty {
             Log.info("sync: pruned \(pruned.removed.count) measurement(s) as retention.* allows")
         }
-        try report.check()
     }
 
     /// `nil` when the collector answers, else why not.
