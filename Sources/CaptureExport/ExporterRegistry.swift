@@ -15,6 +15,7 @@ public struct ExporterRegistry: Sendable {
         GPXExporter(),
         GeoJSONExporter(),
         CSVExporter(),
+        PlotExporter(),
     ])
 
     /// Adds `exporter`, replacing one of the same name.
@@ -26,7 +27,7 @@ public struct ExporterRegistry: Sendable {
         }
     }
 
-    /// The names, in registration order (`cyface, gpx, geojson, csv`).
+    /// The names, in registration order (`cyface, gpx, geojson, csv, svg`).
     public var names: [String] { exporters.map(\.name) }
 
     /// The exporter called `name` (exact spelling), or `nil`.

@@ -52,7 +52,12 @@ public struct ExportOptions: Sendable, Equatable {
 
     /// `fixes` without those `privacy` hides, and only the clean ones with ``clean``.
     func kept(_ fixes: [Fix], _ privacy: PrivacyFilter) -> [Fix] {
-        fixes.filter { !privacy.hides($0) && (!clean || LocationCleaning.isClean($0)) }
+        fixes.filter { keeps($0, privacy) }
+    }
+
+    /// Whether `fix` is exported: `privacy` does not hide it, and it is clean with ``clean``.
+    func keeps(_ fix: Fix, _ privacy: PrivacyFilter) -> Bool {
+        !privacy.hides(fix) && (!clean || LocationCleaning.isClean(fix))
     }
 }
 

@@ -1,4 +1,4 @@
-public import CaptureCore
+import CaptureCore
 import Foundation
 import GRDB
 

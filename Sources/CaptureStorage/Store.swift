@@ -367,22 +367,32 @@ public final class Store: Sendable {
 
     /// The fixes of a measurement (or of one track), in time order.
     public func fixes(of id: Int64, track: Int? = nil) throws(StoreError) -> [Fix] {
+        var fixes: [Fix] = []
+        try forEachFix(of: id, track: track) { fixes.append($0) }
+        return fixes
+    }
+
+    /// Calls `body` with each fix of a measurement (or of one track), in time order, without
+    /// loading them all.
+    public func forEachFix(of id: Int64, track: Int? = nil, _ body: (Fix) throws -> Void) throws(StoreError) {
         try read { db in
             let filter = track == nil ? "" : " AND track = ?"
             var arguments: StatementArguments = [id]
             if let track { _ = arguments.append(contentsOf: [track]) }
-            return try Row.fetchAll(
+            let rows = try Row.fetchCursor(
                 db,
                 sql: """
                     SELECT ts, lat, lon, altitude, horizontal_accuracy, vertical_accuracy, speed, course,
                         satellites, hdop, vdop, pdop, fix_mode
                     FROM location WHERE measurement_id = ?\(filter) ORDER BY ts, id
-                    """, arguments: arguments
-            ).map {
-                Fix(
-                    timestamp: $0[0], latitude: $0[1], longitude: $0[2], altitude: $0[3], horizontalAccuracy: $0[4],
-                    verticalAccuracy: $0[5], speed: $0[6], course: $0[7], satellites: $0[8], hdop: $0[9],
-                    vdop: $0[10], pdop: $0[11], mode: ($0[12] as Int?).flatMap(FixMode.init(rawValue:)))
+                    """, arguments: arguments)
+            while let row = try rows.next() {
+                try body(
+                    Fix(
+                        timestamp: row[0], latitude: row[1], longitude: row[2], altitude: row[3],
+                        horizontalAccuracy: row[4], verticalAccuracy: row[5], speed: row[6], course: row[7],
+                        satellites: row[8], hdop: row[9], vdop: row[10], pdop: row[11],
+                        mode: (row[12] as Int?).flatMap(FixMode.init(rawValue:))))
             }
         }
     }

@@ -1,4 +1,4 @@
-public import CaptureCore
+import CaptureCore
 public import CaptureStorage
 import AsyncHTTPClient
 import Foundation

@@ -22,7 +22,7 @@ struct Capture: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             Start.self, Pause.self, Resume.self, Stop.self, ModalityCommand.self, Status.self, List.self,
-            Show.self, Delete.self, Replay.self, Export.self, Import.self, Upload.self, Sensors.self, Record.self,
+            Show.self, Delete.self, Replay.self, Export.self, Plot.self, Import.self, Upload.self, Sensors.self, Record.self,
             ConfigCommand.self, Sync.self, Metrics.self, Prune.self,
         ])
 

@@ -55,6 +55,8 @@ struct Export: ParsableCommand {
             x.csv is refused (exit 64) rather than made a directory: give a directory, or \
             --table to standard output (capture export 1 --format csv --table gyroscope > gyr.csv).
 
+            svg      the picture `capture plot` draws (see `capture plot --help`).
+
             privacy.zones (configuration file) apply to every format, as to uploads: fixes \
             inside a zone are left out, and so are the motion and pressure samples from the last \
             fix outside before such fixes to the first fix outside after them. The store keeps \
@@ -97,6 +99,48 @@ struct Export: ParsableCommand {
                 id, from: store,
                 options: ExportOptions(dataDirectory: data.path, clean: clean, table: table?.table, privacyZones: zones),
                 to: destination)
+        }
+    }
+}
+
+struct Plot: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "plot",
+        abstract: "Draw a measurement as one SVG picture: the track coloured by speed, and speed, altitude and acceleration over time.",
+        discussion: """
+            On top, the track on a local map projection (north up, metres true in both \
+            directions), coloured from blue (slow) to red (fast) on a scale from 0 to a round \
+            speed above the fastest fix; a green dot marks the start, a black square the end, \
+            ⏸-circles the pauses (where a track ends and the next begins later), purple diamonds \
+            a change of modality with its new value; a scale bar and the speed legend sit at the \
+            bottom. Beneath it, over minutes since the start: speed (km/h; the receiver's, else \
+            from consecutive fixes), altitude (m, from the fixes) and the magnitude of the \
+            accelerometer's readings (m/s², gravity included: about 9.8 at rest; the band spans \
+            the lowest to highest reading of each 1/430 of the ride, the line their mean). \
+            Pauses are shaded, changes of modality dashed.
+
+            The store is streamed, so a day-long ride takes as little memory as a short one; the \
+            track leaves out points closer than 1.5 px to the previous one. Open the file in any \
+            browser. privacy.zones apply as in every export; --clean keeps only clean fixes. The \
+            same picture: `capture export ID --format svg`.
+
+            EXAMPLE: capture plot 1 -o ride.svg
+
+            \(ExitStatus.help)
+            """)
+    @OptionGroup var data: DataDirectoryOptions
+    @Argument(help: "The measurement id (see `capture list`).") var id: Int64
+    @Option(name: .shortAndLong, help: ArgumentHelp("The SVG file to write; - for standard output.", valueName: "path"))
+    var output: String?
+    @Flag(help: "Keep only clean fixes (1 < speed < 100 m/s, accuracy < 20 m).") var clean = false
+
+    func run() throws {
+        try execute {
+            let zones = try data.device().privacyZones.value
+            guard let store = try data.existingStore() else { throw StoreError.measurementNotFound(id) }
+            try PlotExporter().export(
+                id, from: store, options: ExportOptions(dataDirectory: data.path, clean: clean, privacyZones: zones),
+                to: ExportDestination(path: output))
         }
     }
 }
