@@ -53,7 +53,7 @@ import Testing
                     arguments.append(String(word[...colon]) + Repository.root + "/" + word[word.index(after: colon)...])
                 } else if word.hasPrefix("fixtures/") {
                     arguments.append(Repository.root + "/" + word)
-                } else if word.hasSuffix(".ccyf") || word.hasSuffix(".gpx") || word.hasSuffix(".geojson") {
+                } else if [".ccyf", ".gpx", ".geojson", ".svg"].contains(where: { word.hasSuffix($0) }) {
                     arguments.append(scratch + "/" + word)
                 } else {
                     arguments.append(word)
