@@ -67,6 +67,40 @@ public enum Delivery {
     }
 }
 
+extension Delivery {
+    /// What the collector says to the token, without uploading anything.
+    public enum TokenVerdict: Sendable, Equatable {
+        /// It passed the collector's authentication (any answer but 401).
+        case accepted(status: Int)
+        /// 401: the collector refused it.
+        case refused
+        /// No answer; why.
+        case unreachable(String)
+    }
+
+    /// Asks the collector whether it takes `token`: a status query (an empty PUT with
+    /// `Content-Range: bytes */1`) for a session that does not exist. The collector checks the
+    /// token before it looks up the session (cyface-protocol.md §2.5, step 1), so a 401 means
+    /// the token is refused and anything else (404 for the unknown session, 422) that it passed.
+    /// Nothing is created or stored.
+    public static func tokenProbe(_ url: String, token: BearerToken, timeout: Int64 = 5) async -> TokenVerdict {
+        let base = url.hasSuffix("/") ? url : url + "/"
+        var request = HTTPClientRequest(url: base + "measurements/capture-doctor-probe")
+        request.method = .PUT
+        request.headers.replaceOrAdd(name: "Authorization", value: token.authorization)
+        request.headers.replaceOrAdd(name: "Content-Type", value: CollectorProtocol.binaryContentType)
+        request.headers.replaceOrAdd(name: "Content-Range", value: "bytes */1")
+        request.headers.replaceOrAdd(name: "Content-Length", value: "0")
+        do {
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(timeout))
+            _ = try? await response.body.collect(upTo: 64 * 1024)
+            return response.status.code == 401 ? .refused : .accepted(status: Int(response.status.code))
+        } catch {
+            return .unreachable("\(error)")
+        }
+    }
+}
+
 /// Whether the connection is metered, as NetworkManager sees it (its `Metered` property over
 /// D-Bus, read with `busctl`). Where NetworkManager (or D-Bus, or busctl) is absent the answer
 /// is unknown, and `upload.unmetered_only` lets the pass go on: a device without NetworkManager
