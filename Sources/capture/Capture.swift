@@ -19,7 +19,7 @@ struct Capture: ParsableCommand {
 
             \(ExitStatus.help)
             """,
-        version: "0.1.0",
+        version: BuildInfo.description,
         subcommands: [
             Start.self, Pause.self, Resume.self, Stop.self, ModalityCommand.self, Status.self, List.self,
             Show.self, Delete.self, Replay.self, Export.self, Plot.self, Import.self, Upload.self, Sensors.self, Record.self,

@@ -126,7 +126,7 @@ struct Sync: ParsableCommand {
             throw ExitCode(ExitStatus.uploadIncomplete.rawValue)
         }
         let options = UploadRun.Options(
-            appVersion: Capture.configuration.version,
+            appVersion: BuildInfo.version,
             retryPolicy: .init(initialDelay: 250, maximumDelay: 30_000, budget: Int64(device.retryBudget.value.seconds * 1000)),
             privacyZones: device.privacyZones.value)
         let upload = UploadRun(store: store, dataDirectory: directory, settings: settings, options: options)

@@ -101,7 +101,7 @@ struct Upload: ParsableCommand {
                 return
             }
             let options = UploadRun.Options(
-                appVersion: Capture.configuration.version, chunkSize: chunkSize,
+                appVersion: BuildInfo.version, chunkSize: chunkSize,
                 retryPolicy: .init(initialDelay: 250, maximumDelay: 30_000, budget: Int64(budget * 1000)),
                 transferFileOverride: transferFile, privacyZones: device.privacyZones.value)
             let run = UploadRun(store: store, dataDirectory: data.path, settings: settings, options: options)
