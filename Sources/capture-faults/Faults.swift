@@ -30,7 +30,7 @@ struct Faults: ParsableCommand {
     @Option(help: "kill -9 of capture upload (0 skips).") var uploadKills = 20
     @Option(help: "Measurements uploaded under the collector's fault plan (0 skips).") var measurements = 100
     @Option(help: "The collector's fault rate per PUT.") var faultRate = 0.3
-    @Option(help: "Days of the simulated week of rides, collector down half the time, store on a budget (0 skips).")
+    @Option(help: "Days of the simulated week of rides, collector down half the time, store on a budget (0 skips, else ≥ 3).")
     var weekDays = 7
     @Flag(inversion: .prefixedNo, help: "Run the full-disk campaign.") var fullDisk = true
     @Option(help: "Seed of the random moments and faults (default: random, printed).") var seed: UInt64?
@@ -49,6 +49,9 @@ struct Faults: ParsableCommand {
     func validate() throws {
         guard recorderKills >= 0, uploadKills >= 0, measurements >= 0, weekDays >= 0 else {
             throw ValidationError("counts must be ≥ 0")
+        }
+        guard weekDays == 0 || weekDays >= Week.minimumDays else {
+            throw ValidationError("--week-days: 0, or at least \(Week.minimumDays) (the store budget holds \(Week.budgetRides) rides)")
         }
         guard (0...1).contains(faultRate) else { throw ValidationError("--fault-rate must be between 0 and 1") }
         guard (0.05...3600).contains(flushInterval) else { throw ValidationError("--flush-interval: 0.05 to 3600 s") }

@@ -15,7 +15,7 @@ import Testing
             [
                 "--recorder-kills", "4", "--upload-kills", "2", "--measurements", "5", "--fault-rate", "0.3",
                 "--seed", "7", "--trace", Repository.root + "/fixtures/bicycle.trace", "--ride-copies", "1",
-                "--upload-seconds", "2", "--kill-within", "2.5", "--week-days", "1",
+                "--upload-seconds", "2", "--kill-within", "2.5", "--week-days", "3",
             ])
         #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
         let rows = run.stdout.split(separator: "\n").filter { $0.hasPrefix("| ") && !$0.hasPrefix("| campaign") }
@@ -23,7 +23,7 @@ import Testing
         for name in [
             "recorder kill -9, trace | 2 |", "recorder kill -9, fake IIO | 2 |", "capture upload kill -9 | 2 |",
             "full disk (--max-store-size) | 1 |", "collector faults at 30 % | 5 |",
-            "a week of rides (1 d), collector down half the time | 3 |",
+            "a week of rides (3 d), collector down half the time | 9 |",
         ] {
             #expect(rows.contains { $0.hasPrefix("| " + name) && $0.hasSuffix("| pass |") }, "\(name): \(run.stdout)")
         }
