@@ -60,14 +60,10 @@ import Testing
         signal(SIGPIPE, SIG_IGN)
         let sysfs = try DeviceEndToEndTests.fakeRoot()
         defer { sysfs.remove() }
-        var master: Int32 = -1
-        var slave: Int32 = -1
-        var name = [CChar](repeating: 0, count: 256)
-        #expect(openpty(&master, &slave, &name, nil, nil) == 0)
-        defer { close(master) }
-        let pty = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let terminal = try PseudoTerminal()
+        let pty = terminal.path
         func send(_ text: String) {
-            _ = Array(text.utf8).withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
+            _ = terminal.write(text)
         }
 
         // The accelerometer: scans at about 100 Hz, stamped by the recorder's (wrong) clock.
@@ -104,7 +100,7 @@ import Testing
                 "--data-dir", cli.dataDirectory,
             ], bytes: [], executable: Self.faketime)
         #expect(start.wait() == 0, "\(start.stderr)")
-        close(slave)
+        terminal.closeSlave()
         var sent: [Int64] = []
         func epochs(_ count: Int) {
             for _ in 0..<count {

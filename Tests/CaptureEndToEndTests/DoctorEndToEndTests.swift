@@ -130,21 +130,16 @@ import Testing
             return
         }
         signal(SIGPIPE, SIG_IGN)
-        var master: Int32 = -1
-        var slave: Int32 = -1
-        var name = [CChar](repeating: 0, count: 256)
-        #expect(openpty(&master, &slave, &name, nil, nil) == 0)
-        defer { close(master) }
-        let pty = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let terminal = try PseudoTerminal()
+        let pty = terminal.path
         let stop = Atomic(false)
         let finished = DispatchSemaphore(value: 0)
-        let receiver = master
-        // An epoch (RMC and GGA) every 200 ms at the real time, until the doctor is done.
+                // An epoch (RMC and GGA) every 200 ms at the real time, until the doctor is done.
         let writer = Thread {
             var index = 0
             while !stop.load(ordering: .relaxed) {
                 let text = ClockEndToEndTests.epoch(index).text
-                _ = Array(text.utf8).withUnsafeBytes { write(receiver, $0.baseAddress, $0.count) }
+                _ = terminal.write(text)
                 index += 1
                 usleep(200_000)
             }
@@ -165,7 +160,7 @@ import Testing
                 "-i", "PATH=/usr/bin:/bin", "HOME=\(device.root)/home", "CAPTURE_CONFIG=\(device.config)", ClockEndToEndTests.faketime,
                 "--exclude-monotonic", "-f", shift, CLI.executable, "doctor", "--json", "--seconds", "3",
             ])
-        close(slave)
+        terminal.closeSlave()
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stderr)")
         let checks = object["checks"] as? [[String: String]] ?? []
         let source = try #require(checks.first { $0["check"] == "source nmea:\(pty)" }, "\(checks)")

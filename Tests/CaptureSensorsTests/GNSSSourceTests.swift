@@ -24,12 +24,8 @@ struct GNSSSourceTests {
 
     @Test("a pty in raw mode: fixes, bad sentences skipped and counted, fix acquired then lost after 2 s of silence")
     func pty() throws {
-        var master: Int32 = -1
-        var slave: Int32 = -1
-        var name = [CChar](repeating: 0, count: 256)
-        #expect(openpty(&master, &slave, &name, nil, nil) == 0)
-        defer { close(master) }
-        let path = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let terminal = try PseudoTerminal()
+        let path = terminal.path
         let source = NMEASource(path: path)
         let collector = Collector()
         let stop = StopFlag()
@@ -37,7 +33,7 @@ struct GNSSSourceTests {
             try? source.run(deliver: collector.deliver, note: collector.note, shouldStop: { stop.isSet })
         }
         usleep(200_000)
-        close(slave)  // the source has its own descriptor now
+        terminal.closeSlave()  // the source has its own descriptor now
         var text = "$GPRMC,garbage*00\r\n$GPGGA,120000.00,5103.0240,N*7\r\n"
         text += Self.withChecksum("$GPGSV,1,1,01,02,40,083,46*") + "\r\n"
         for sentence in Self.sentences { text += sentence + "\r\n" }
@@ -45,7 +41,7 @@ struct GNSSSourceTests {
         let bytes = Array(text.utf8)
         for start in stride(from: 0, to: bytes.count, by: 13) {
             let chunk = Array(bytes[start..<min(start + 13, bytes.count)])
-            _ = chunk.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
+            _ = terminal.write(chunk)
             usleep(2_000)
         }
         // Wait until the 2 s without a fix pass.

@@ -1,5 +1,6 @@
 import CaptureCore
 import CaptureSensors
+import CaptureTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -24,19 +25,15 @@ struct NMEALatencyTests {
 
     @Test("each fix reaches the recorder within a few ms of its epoch's last sentence")
     func fixesAreNotHeldBackForTheNextEpoch() throws {
-        var master: Int32 = -1
-        var slave: Int32 = -1
-        var name = [CChar](repeating: 0, count: 256)
-        #expect(openpty(&master, &slave, &name, nil, nil) == 0)
-        defer { close(master) }
-        let path = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let terminal = try PseudoTerminal()
+        let path = terminal.path
         let arrivals = Arrivals()
         let stop = StopFlag()
         let worker = Worker {
             try? NMEASource(path: path).run(deliver: arrivals.deliver, note: { _ in }, shouldStop: { stop.isSet })
         }
         usleep(200_000)
-        close(slave)
+        terminal.closeSlave()
         let epochs = 8
         var lastWritten: [Int64: UInt64] = [:]
         for second in 0..<epochs {
@@ -48,7 +45,7 @@ struct NMEALatencyTests {
             ].map(GNSSSourceTests.withChecksum)
             for sentence in sentences {
                 let bytes = Array((sentence + "\r\n").utf8)
-                _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
+                _ = terminal.write(bytes)
                 lastWritten[1_781_438_400_000 + Int64(second) * 1000] = DispatchTime.now().uptimeNanoseconds
                 usleep(5_000)  // a receiver at 9600 baud takes about this long per sentence
             }

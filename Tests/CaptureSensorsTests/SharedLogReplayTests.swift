@@ -158,25 +158,21 @@ struct UBXLiveSourceTests {
         .enabled(if: SharedData.isAvailable, SharedData.absentReason))
     func ubxOverPty() throws {
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: SharedData.path("ublox-neo-m8u.log"))))
-        var master: Int32 = -1
-        var slave: Int32 = -1
-        var name = [CChar](repeating: 0, count: 256)
-        #expect(openpty(&master, &slave, &name, nil, nil) == 0)
-        defer { close(master) }
-        let path = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let terminal = try PseudoTerminal()
+        let path = terminal.path
         let collector = Collector()
         let stop = StopFlag()
         let worker = Worker {
             try? NMEASource(path: path).run(deliver: collector.deliver, note: collector.note, shouldStop: { stop.isSet })
         }
         usleep(200_000)
-        close(slave)  // the source has its own descriptor, in raw mode, now
+        terminal.closeSlave()  // the source has its own descriptor, in raw mode, now
         var start = 0
         var step = 1
         while start < bytes.count {
             let end = min(bytes.count, start + step)
             let chunk = Array(bytes[start..<end])
-            _ = chunk.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
+            _ = terminal.write(chunk)
             start = end
             step = step % 997 + 61
             usleep(1_000)
