@@ -20,8 +20,9 @@ public struct Collector: Sendable {
         public var token: String
         /// Sessions unused for this long are forgotten (404).
         public var sessionExpiry: Duration = .seconds(30 * 60)
-        /// The largest upload accepted, in bytes (larger: 422, as `PayloadTooLarge`).
-        public var payloadLimit: Int64 = 1 << 30
+        /// The largest upload accepted, in bytes (larger: 422, as `PayloadTooLarge`); the real
+        /// collector's `measurement.payload.limit` default, 100 MiB.
+        public var payloadLimit: Int64 = 104_857_600
         /// Decode each completed upload as a Cyface v3 transfer file and refuse invalid ones (422).
         public var validate = false
         /// Faults to inject.
@@ -134,6 +135,13 @@ public struct Collector: Sendable {
         guard length <= configuration.payloadLimit else {
             storage.destroy(sid)
             return Self.answer(.unprocessableContent, "payload too large")
+        }
+        if fault == .unavailable {
+            storage.log("\(sid) \(request.headers[.contentRange] ?? "-") 503")
+            let seconds = faults?.retryAfter ?? 1
+            return Response(
+                status: .serviceUnavailable,
+                headers: [HTTPField.Name("Retry-After")!: String(seconds), .contentLength: "0"])
         }
         guard case .found(let session) = await storage.session(sid, claim: length > 0, expire: fault == .expire) else {
             storage.log("\(sid) \(request.headers[.contentRange] ?? "-") 404")

@@ -19,6 +19,9 @@ public final class FaultPlan: Sendable {
         case omitRange = "omit-range"
         /// Store the upload but close the connection instead of answering 201 (final PUTs).
         case loseFinal = "lose-final"
+        /// Answer 503 with `Retry-After` (``Configuration/retryAfter`` seconds), storing nothing,
+        /// as a collector that is overloaded or restarting does (any PUT).
+        case unavailable = "503"
     }
 
     /// The plan as configured (also the JSON of `--faults FILE`).
@@ -33,6 +36,10 @@ public final class FaultPlan: Sendable {
         public var omitRange = 0
         /// How many final 201 answers are lost.
         public var loseFinal = 0
+        /// How many PUTs get a 503 with `Retry-After`.
+        public var unavailable = 0
+        /// The `Retry-After` of those 503s, in seconds.
+        public var retryAfter = 1
         /// The probability of a random fault per PUT, 0…1.
         public var rate = 0.0
         /// The seed of the random faults.
@@ -42,7 +49,7 @@ public final class FaultPlan: Sendable {
         public init() {}
 
         private enum CodingKeys: String, CodingKey {
-            case dropAfterBytes, serverErrors, expire, omitRange, loseFinal, rate, seed
+            case dropAfterBytes, serverErrors, expire, omitRange, loseFinal, unavailable, retryAfter, rate, seed
         }
 
         /// Reads a fault plan; every key is optional.
@@ -53,13 +60,16 @@ public final class FaultPlan: Sendable {
             expire = try container.decodeIfPresent(Int.self, forKey: .expire) ?? 0
             omitRange = try container.decodeIfPresent(Int.self, forKey: .omitRange) ?? 0
             loseFinal = try container.decodeIfPresent(Int.self, forKey: .loseFinal) ?? 0
+            unavailable = try container.decodeIfPresent(Int.self, forKey: .unavailable) ?? 0
+            retryAfter = try container.decodeIfPresent(Int.self, forKey: .retryAfter) ?? 1
             rate = try container.decodeIfPresent(Double.self, forKey: .rate) ?? 0
             seed = try container.decodeIfPresent(UInt64.self, forKey: .seed) ?? 1
         }
 
         /// Whether any fault is configured.
         public var isEmpty: Bool {
-            dropAfterBytes.isEmpty && serverErrors == 0 && expire == 0 && omitRange == 0 && loseFinal == 0 && rate <= 0
+            dropAfterBytes.isEmpty && serverErrors == 0 && expire == 0 && omitRange == 0 && loseFinal == 0
+                && unavailable == 0 && rate <= 0
         }
     }
 
@@ -97,9 +107,13 @@ public final class FaultPlan: Sendable {
         state = Mutex(State(configuration: configuration, random: SplitMix64(seed: configuration.seed)))
     }
 
+    /// The `Retry-After` seconds of an ``Kind/unavailable`` answer.
+    public var retryAfter: Int { state.withLock { max(0, $0.configuration.retryAfter) } }
+
     /// Decides the fault (if any) for one PUT.
     public func decide(for request: Request) -> Decision? {
         state.withLock { state in
+            // Any PUT may be answered 503 when one is counted; random faults stay the others.
             var eligible: [Kind] = [.expire]
             if request.contentLength > 0 { eligible += [.drop, .serverError] }
             if !request.isFinal { eligible.append(.omitRange) }
@@ -108,7 +122,7 @@ public final class FaultPlan: Sendable {
                 let after = state.configuration.dropAfterBytes.removeFirst()
                 return .drop(after: min(max(0, after), request.contentLength - 1))
             }
-            for kind in [Kind.serverError, .expire, .omitRange, .loseFinal] where eligible.contains(kind) {
+            for kind in [Kind.serverError, .expire, .omitRange, .loseFinal, .unavailable] where eligible.contains(kind) || kind == .unavailable {
                 switch kind {
                 case .serverError where state.configuration.serverErrors > 0:
                     state.configuration.serverErrors -= 1
@@ -121,6 +135,9 @@ public final class FaultPlan: Sendable {
                     return .other(kind)
                 case .loseFinal where state.configuration.loseFinal > 0:
                     state.configuration.loseFinal -= 1
+                    return .other(kind)
+                case .unavailable where state.configuration.unavailable > 0:
+                    state.configuration.unavailable -= 1
                     return .other(kind)
                 default:
                     continue

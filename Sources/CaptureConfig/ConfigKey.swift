@@ -14,6 +14,7 @@ public enum ConfigKey: String, Sendable, CaseIterable, Hashable, Comparable {
     case tokenFile = "collector.token_file"
     case trustedOrigins = "collector.trusted_origins"
     case retryBudget = "collector.retry_budget"
+    case payloadLimit = "collector.payload_limit"
     case uploadAuto = "upload.auto"
     case minWaiting = "upload.min_waiting"
     case maxAge = "upload.max_age"
@@ -56,6 +57,7 @@ public enum ConfigKey: String, Sendable, CaseIterable, Hashable, Comparable {
         case .minWaiting: "a whole number of measurements, at least 1"
         case .keepUploadedDays: "a whole number of days, at least 0, or forever"
         case .maxStoreSize: "a size such as 65536, 512M or 2GB, or unlimited"
+        case .payloadLimit: "a size such as 100M or 1G, or unlimited"
         case .dropUnsent: "never or oldest"
         case .sources:
             "a list of source specs such as trace:PATH, iio:DEVICE, gpsd[:HOST:PORT], nmea:PATH "
@@ -76,6 +78,7 @@ public enum ConfigKey: String, Sendable, CaseIterable, Hashable, Comparable {
         case .tokenFile: "the file holding the bearer token (mode 600); the token itself is never printed"
         case .trustedOrigins: "origins besides the collector's that may receive the token"
         case .retryBudget: "how long one measurement's upload is retried before it is marked failed"
+        case .payloadLimit: "the collector's largest upload (its measurement.payload.limit); a larger transfer file is skipped, not sent"
         case .uploadAuto: "deliver finished measurements without anyone typing `capture upload`"
         case .minWaiting: "`capture sync` uploads once this many measurements wait"
         case .maxAge: "… or once the oldest has waited this long"

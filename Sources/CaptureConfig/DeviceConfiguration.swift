@@ -82,6 +82,11 @@ public struct DeviceConfiguration: Sendable {
     public var trustedOrigins: Setting<[String]> { typed(.trustedOrigins, \.list)! }
     /// `collector.retry_budget`.
     public var retryBudget: Setting<TimeSpan> { typed(.retryBudget, \.span)! }
+    /// `collector.payload_limit` (nil: unlimited).
+    public var payloadLimit: ByteSize? {
+        if case .size(let size) = entries[.payloadLimit]!.value { return size }
+        return ByteSize(bytes: UploadRun.Options.collectorPayloadLimit)
+    }
     /// `capture.sources` (empty: discover).
     public var sources: Setting<[String]> { typed(.sources, \.list)! }
     /// `capture.modality` (nil: a trace's start mark, else UNKNOWN).

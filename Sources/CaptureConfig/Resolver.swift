@@ -108,7 +108,7 @@ struct Resolver {
                 guard let number = Int(trimmed), number >= 0 else { throw bad() }
                 value = .int(number)
             }
-        case .maxStoreSize:
+        case .maxStoreSize, .payloadLimit:
             if ["unlimited", "none"].contains(trimmed.lowercased()) {
                 value = .size(nil)
             } else {
@@ -166,6 +166,7 @@ struct Resolver {
         case .unmeteredOnly: return .bool(DeliveryPolicy.standard.unmeteredOnly)
         case .keepUploadedDays: return .int(RetentionPolicy.standard.keepUploadedDays)
         case .maxStoreSize: return .size(RetentionPolicy.standard.maxStoreSize)
+        case .payloadLimit: return .size(ByteSize(bytes: UploadRun.Options.collectorPayloadLimit))
         case .dropUnsent: return .drop(RetentionPolicy.standard.dropUnsent)
         case .modality: return .modality(nil)
         case .flushInterval: return .span(TimeSpan(seconds: 1)!)

@@ -69,14 +69,21 @@ public struct UploadRun: Sendable {
         public var transferFileOverride: String?
         /// `privacy.zones`: what they hide is left out of transfer files and metadata.
         public var privacyZones: [PrivacyZone]
+        /// The collector's payload limit in bytes: a larger transfer file is marked skipped
+        /// before anything is sent (the collector would refuse it, 422, on every run). Nil: none.
+        public var payloadLimit: Int64?
+
+        /// The Cyface collector's default `measurement.payload.limit`: 100 MiB.
+        public static let collectorPayloadLimit: Int64 = 104_857_600
 
         /// Creates options; the user agent defaults to `capture/<appVersion>`.
         public init(
             appVersion: String, userAgent: String? = nil, chunkSize: Int64? = nil,
             retryPolicy: UploadStateMachine.RetryPolicy = .standard, machine: UploadMetadata.Machine = .current,
-            transferFileOverride: String? = nil, privacyZones: [PrivacyZone] = []
+            transferFileOverride: String? = nil, privacyZones: [PrivacyZone] = [], payloadLimit: Int64? = collectorPayloadLimit
         ) {
             self.privacyZones = privacyZones
+            self.payloadLimit = payloadLimit
             self.appVersion = appVersion
             self.userAgent = userAgent ?? "capture/\(appVersion)"
             self.chunkSize = chunkSize
@@ -187,6 +194,15 @@ public struct UploadRun: Sendable {
             } else {
                 try store.transferFile(for: id, directory: dataDirectory, privacyZones: options.privacyZones)
             }
+        if let limit = options.payloadLimit, file.size > limit {
+            // The collector answers 422 to such a pre-request, on every run (§2.10); Android
+            // marks such measurements skipped rather than trying them again and again.
+            let reason =
+                "its transfer file is \(file.size) bytes, over the collector's payload limit of \(limit) "
+                + "(collector.payload_limit)"
+            try store.finishUpload(of: id, status: .skipped, reason: reason)
+            return UploadResult(measurement: id, outcome: .skipped, reason: reason)
+        }
         // Resume only a session for exactly these bytes; another hash voids it.
         let resumable = previous.status == .uploading && previous.sessionURL != nil
             && previous.fileSHA256 == file.sha256 && previous.totalLength == file.size

@@ -55,13 +55,17 @@ public struct UploadStateMachine: Sendable {
         public var range: String?
         /// The start of the body, as a reason for failures.
         public var reason: String
+        /// `Retry-After` (429, 503, 403), in milliseconds from now: the back-off is at least this
+        /// long (within the budget).
+        public var retryAfter: Int64?
 
         /// Creates a response.
-        public init(status: Int, location: String? = nil, range: String? = nil, reason: String = "") {
+        public init(status: Int, location: String? = nil, range: String? = nil, reason: String = "", retryAfter: Int64? = nil) {
             self.status = status
             self.location = location
             self.range = range
             self.reason = reason
+            self.retryAfter = retryAfter
         }
     }
 
@@ -136,6 +140,8 @@ public struct UploadStateMachine: Sendable {
     private var restarts = 0
     /// Consecutive PUTs answered 308 without the collector's offset moving past their start.
     private var stalls = 0
+    /// Whether a 409 to a status query or PUT already led to a new pre-request.
+    private var askedAfterConflict = false
     /// What went wrong last (the reason of the latest back-off, and of the failure when the
     /// budget runs out).
     public private(set) var lastProblem = ""
@@ -291,6 +297,24 @@ public struct UploadStateMachine: Sendable {
         return max(0, end + 1)
     }
 
+    /// Reads `Retry-After` (RFC 9110 §10.2.3: delay seconds, or an HTTP date) into milliseconds
+    /// from `now` (Unix ms); nil when absent or unreadable, 0 for a date in the past. At most a
+    /// day, so a hostile header cannot park an upload for ever (the budget decides anyway).
+    public static func retryAfter(_ header: String?, now: Int64) -> Int64? {
+        guard let text = header?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
+        let day: Int64 = 86_400_000
+        if text.allSatisfy(\.isASCII), text.allSatisfy(\.isNumber) {
+            guard let seconds = Int64(text) else { return day }
+            return min(seconds, day / 1000) * 1000
+        }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        guard let date = formatter.date(from: text) else { return nil }
+        return min(max(0, Int64((date.timeIntervalSince1970 * 1000).rounded()) - now), day)
+    }
+
     // MARK: - Transitions
 
     /// The reactions shared by every request (§2.7's table).
@@ -309,14 +333,25 @@ public struct UploadStateMachine: Sendable {
                 return .preRequest
             }
             return retry(session: nil, problem: "\(what): \(reason)", elapsed: elapsed)
-        case 409:
+        case 409 where session == nil:
+            // To the pre-request, 409 means the collector stores this measurement already.
             return finish(.alreadyStored)
+        case 409:
+            // To a status query (or a PUT) the collector also answers 409 for a skip condition
+            // (§2.10), so it is not taken for "already stored": a new pre-request says which.
+            if askedAfterConflict { return finish(.failed(reason: "\(what): \(reason), again after a new pre-request")) }
+            askedAfterConflict = true
+            acknowledged = 0
+            state = .preRequesting
+            return .preRequest
         case 412:
             return finish(.skipped(reason: response.reason.isEmpty ? "the collector refused it (HTTP 412)" : response.reason))
         case 401:
             return finish(.unauthorized(reason: reason))
-        case 429, 500...599:
-            return retry(session: session, problem: "\(what): \(reason)", elapsed: elapsed)
+        case 403, 429, 500...599:
+            // 403: the Android uploader retries it later (the collector answers it while
+            // unavailable); 429 and 503 may say when with Retry-After.
+            return retry(session: session, problem: "\(what): \(reason)", elapsed: elapsed, atLeast: response.retryAfter)
         default:
             return finish(.failed(reason: "\(what): \(reason)"))
         }
@@ -354,10 +389,15 @@ public struct UploadStateMachine: Sendable {
         return put(session: session, from: next)
     }
 
-    private mutating func retry(session: String?, problem: String, elapsed: Int64) -> Action {
+    private mutating func retry(session: String?, problem: String, elapsed: Int64, atLeast: Int64? = nil) -> Action {
         failures += 1
         lastProblem = problem
-        let delay = policy.delay(afterFailures: failures, random: Double(random.next() >> 11) / 9_007_199_254_740_992)
+        var delay = policy.delay(afterFailures: failures, random: Double(random.next() >> 11) / 9_007_199_254_740_992)
+        if let atLeast, atLeast > delay {
+            // The collector said when: no earlier, and the budget decides whether to wait that long.
+            delay = atLeast
+            lastProblem += " (Retry-After \((atLeast + 999) / 1000) s)"
+        }
         guard elapsed + delay <= policy.budget else {
             return finish(.failed(reason: "gave up after \(failures) attempt(s) in \(elapsed / 1000) s: \(lastProblem)"))
         }

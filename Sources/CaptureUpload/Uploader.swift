@@ -259,7 +259,9 @@ public final class Uploader: Sendable {
         ).split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
         return UploadStateMachine.Response(
             status: Int(response.status.code), location: response.headers.first(name: "Location"),
-            range: response.headers.first(name: "Range"), reason: text)
+            range: response.headers.first(name: "Range"), reason: text,
+            retryAfter: UploadStateMachine.retryAfter(
+                response.headers.first(name: "Retry-After"), now: Int64((Date().timeIntervalSince1970 * 1000).rounded())))
     }
 
     private func describe(_ error: any Error) -> String { "network: \(error)" }

@@ -44,7 +44,8 @@ struct CaptureCollectorCommand: AsyncParsableCommand {
     @Option(help: "The bearer token clients must send (visible in ps: prefer --token-file).") var token: String?
     @Option(help: ArgumentHelp("A file holding the bearer token.", valueName: "file")) var tokenFile: String?
     @Option(help: "Forget sessions unused for this many seconds.") var sessionExpiry: Double = 1800
-    @Option(help: "The largest upload accepted, in bytes.") var payloadLimit: Int64 = 1 << 30
+    @Option(help: "The largest upload accepted, in bytes (larger: 422 on the pre-request), as the real collector's measurement.payload.limit.")
+    var payloadLimit: Int64 = 104_857_600
     @Flag(name: .customLong("validate"), help: "Decode each upload as a Cyface v3 transfer file; refuse invalid ones with 422.")
     var validateUploads = false
     @Option(help: ArgumentHelp("A JSON fault plan.", valueName: "file")) var faults: String?
@@ -54,6 +55,8 @@ struct CaptureCollectorCommand: AsyncParsableCommand {
     @Option(help: "Answer the next N 308s without Range.") var omitRange = 0
     @Option(help: "Expire the session of the next N PUTs.") var expireSession = 0
     @Option(help: "Store the next N completed uploads but lose the 201.") var loseFinal = 0
+    @Option(help: "Answer the next N PUTs 503 with Retry-After, storing nothing.") var unavailable = 0
+    @Option(help: ArgumentHelp("The Retry-After of those 503s (default 1).", valueName: "seconds")) var retryAfter: Int?
     @Option(help: "Probability of a random fault per PUT (0…1).") var faultRate = 0.0
     @Option(help: "Seed of the random faults.") var faultSeed: UInt64 = 1
     @Option(help: ArgumentHelp("Receive at most this many bytes per second per upload.", valueName: "bytes"))
@@ -100,6 +103,8 @@ struct CaptureCollectorCommand: AsyncParsableCommand {
         plan.omitRange += omitRange
         plan.expire += expireSession
         plan.loseFinal += loseFinal
+        plan.unavailable += unavailable
+        if let retryAfter { plan.retryAfter = retryAfter }
         if faultRate > 0 {
             plan.rate = faultRate
             plan.seed = faultSeed

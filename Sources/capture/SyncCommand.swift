@@ -128,7 +128,7 @@ struct Sync: ParsableCommand {
         let options = UploadRun.Options(
             appVersion: BuildInfo.version,
             retryPolicy: .init(initialDelay: 250, maximumDelay: 30_000, budget: Int64(device.retryBudget.value.seconds * 1000)),
-            privacyZones: device.privacyZones.value)
+            privacyZones: device.privacyZones.value, payloadLimit: device.payloadLimit?.bytes)
         let upload = UploadRun(store: store, dataDirectory: directory, settings: settings, options: options)
         let report = try blocking { try await upload.run(.waiting(includingSkipped: false)) }
         if report.missed.isEmpty && !report.tokenRejected {

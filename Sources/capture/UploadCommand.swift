@@ -18,11 +18,18 @@ struct Upload: ParsableCommand {
             The session, the file's size and hash and the acknowledged offset are stored before \
             the first byte is sent, so after a crash, `kill -9` or a reboot `capture upload \
             --resume` asks the collector where it stands and continues from there. Network \
-            errors, timeouts and 5xx lead to a status query and a resume at the collector's \
-            Range end + 1, with exponential back-off and jitter within --retry-budget; a 308 \
-            continues at its Range end + 1 (without Range: a status query); a 404 opens a new \
-            session from byte 0. 409 (already stored) counts as uploaded; 412 marks \
-            the measurement skipped; other 4xx mark it failed with the collector's reason.
+            errors, timeouts, 5xx, 429 and 403 (which the collector answers while unavailable) \
+            lead to a status query and a resume at the collector's Range end + 1, with \
+            exponential back-off and jitter within --retry-budget, waiting at least as long as a \
+            Retry-After says; a 308 continues at its Range end + 1 (without Range: a status \
+            query); a 404 opens a new session from byte 0. 409 to the pre-request (already \
+            stored) counts as uploaded; 409 to a status query is not taken for that (the \
+            collector also answers it for a skip condition): a new pre-request says which. 412 \
+            marks the measurement skipped, and so does a transfer file larger than the \
+            collector's payload limit (--payload-limit, $CAPTURE_COLLECTOR_PAYLOAD_LIMIT or \
+            collector.payload_limit, default 100M as the collector's own), before anything is \
+            sent: the collector would refuse it on every run. Other 4xx mark it failed with the \
+            collector's reason; `capture upload --all` tries skipped ones again.
 
             The collector URL (such as https://host/api/v4) comes from --url, \
             $CAPTURE_UPLOAD_URL, collector.url in the configuration file (`capture config`) or \
@@ -66,6 +73,11 @@ struct Upload: ParsableCommand {
     var retryBudget: Double?
     @Option(
         help: ArgumentHelp(
+            "The collector's payload limit: a larger transfer file is marked skipped, not sent (default: collector.payload_limit, else 100M).",
+            valueName: "size"))
+    var payloadLimit: String?
+    @Option(
+        help: ArgumentHelp(
             "Upload this file as the transfer file of the single ID given (transport benchmarks).", valueName: "file",
             visibility: .hidden))
     var transferFile: String?
@@ -87,6 +99,7 @@ struct Upload: ParsableCommand {
             if let url { flags[.collectorURL] = .init(url, option: "--url") }
             if let tokenFile { flags[.tokenFile] = .init(tokenFile, option: "--token-file") }
             if let retryBudget { flags[.retryBudget] = .init(String(retryBudget), option: "--retry-budget") }
+            if let payloadLimit { flags[.payloadLimit] = .init(payloadLimit, option: "--payload-limit") }
             // Several --trust-origin: checked by UploadSettings below, one by one.
             if let first = trustOrigin.first, trustOrigin.count == 1 { flags[.trustedOrigins] = .init(first, option: "--trust-origin") }
             let device = try data.device(flags)
@@ -103,7 +116,8 @@ struct Upload: ParsableCommand {
             let options = UploadRun.Options(
                 appVersion: BuildInfo.version, chunkSize: chunkSize,
                 retryPolicy: .init(initialDelay: 250, maximumDelay: 30_000, budget: Int64(budget * 1000)),
-                transferFileOverride: transferFile, privacyZones: device.privacyZones.value)
+                transferFileOverride: transferFile, privacyZones: device.privacyZones.value,
+                payloadLimit: device.payloadLimit?.bytes)
             let run = UploadRun(store: store, dataDirectory: data.path, settings: settings, options: options)
             let printer = ResultPrinter(
                 progress: Progress(enabled: !output.json && isatty(2) == 1), printsLines: !output.json)
@@ -160,7 +174,10 @@ private struct ResultPrinter: UploadRunObserver {
     func transferSent(_ bytes: Int64) { progress.update(bytes) }
 
     func transferRetrying(after milliseconds: Int64, problem: String) {
-        progress.note("retrying in \(String(format: "%.1f", Double(milliseconds) / 1000)) s: \(problem)")
+        let line = "retrying in \(String(format: "%.1f", Double(milliseconds) / 1000)) s: \(problem)"
+        progress.note(line)
+        // Without a terminal (journald, scripts) the bar is off: a line at info level (-v).
+        if !progress.enabled { Log.info("upload: " + line) }
     }
 
     func finished(_ result: UploadResult) {

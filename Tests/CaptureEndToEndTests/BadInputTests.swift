@@ -442,7 +442,8 @@ func nmea(_ body: String) -> String {
         let open = { (port: String) in H.answer(201, [port]) }
         return [
             Row(name: "401", replies: [H.answer(401)], status: 77, result: "unauthorized (HTTP 401)", state: "uploading"),
-            Row(name: "403", replies: [H.answer(403, body: "forbidden")], status: 75, result: "failed (pre-request: HTTP 403: forbidden)", state: "failed"),
+            // 403 is retried within the budget (§2.10: the collector answers it while unavailable).
+            Row(name: "403", replies: [H.answer(403, body: "forbidden")], status: 75, result: "failed (gave up after ", state: "failed"),
             Row(name: "409", replies: [H.answer(409)], status: 0, result: "uploaded (the collector already had it)", state: "uploaded"),
             Row(name: "412", replies: [H.answer(412, body: "too short")], status: 0, result: "skipped (too short)", state: "skipped"),
             Row(name: "413", replies: [H.answer(413)], status: 75, result: "failed (pre-request: HTTP 413)", state: "failed"),
@@ -474,8 +475,8 @@ func nmea(_ body: String) -> String {
                 name: "relative Location", replies: [open("Location: /api/v4/s/1"), H.answer(201)], status: 0, result: "uploaded",
                 state: "uploaded"),
             Row(
-                name: "terminal escapes in the reason", replies: [H.answer(403, body: "\u{1B}[2J\u{1B}[31mgo\r\naway\u{7}")], status: 75,
-                result: "failed (pre-request: HTTP 403: [2J [31mgo away)", state: "failed"),
+                name: "terminal escapes in the reason", replies: [H.answer(418, body: "\u{1B}[2J\u{1B}[31mgo\r\naway\u{7}")], status: 75,
+                result: "failed (pre-request: HTTP 418: [2J [31mgo away)", state: "failed"),
         ]
     }()
 

@@ -327,6 +327,38 @@ func shortTrace(fixes: Int, start: Int64 = 1_781_424_000_000) -> String {
         #expect(try collector.stored().count == 1)
     }
 
+    /// A transfer file over the collector's payload limit is skipped with that reason before
+    /// anything is sent (the collector would answer 422 on every run), not failed and retried.
+    @Test func aFileOverThePayloadLimitIsSkippedWithoutARequest() throws {
+        let id = try replay(fixes: 300)
+        let size = try transferFile(id).count
+        let collector = try CollectorProcess()
+        let result = try upload(collector, ["--payload-limit", String(size - 1)])
+        #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+        #expect(result.stdout.contains("measurement \(id): skipped"), "\(result.stdout)")
+        let state = try uploadState(id)
+        #expect(state["status"] as? String == "skipped")
+        #expect(state["reason"] as? String == "its transfer file is \(size) bytes, over the collector's payload limit of \(size - 1) (collector.payload_limit)")
+        #expect(try collector.stored().isEmpty)
+        #expect(collector.ranges.isEmpty, "no PUT reached the collector")
+        // Not tried again by a plain upload; at the limit, --all sends it.
+        #expect(try upload(collector, []).stdout.contains("nothing to upload"))
+        let all = try upload(collector, ["--all", "--payload-limit", String(size)])
+        #expect(all.status == 0 && all.stdout.contains("measurement \(id): uploaded"), "\(all.stdout)")
+    }
+
+    /// 503 with Retry-After (the collector's fault plan): the upload waits as told and completes.
+    @Test func retryAfterIsHonoured() throws {
+        let id = try replay()
+        let collector = try CollectorProcess(["--unavailable", "2", "--retry-after", "2"])
+        let result = try upload(collector, ["-v"])
+        #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+        #expect(result.stdout.contains("measurement \(id): uploaded"))
+        #expect(result.stderr.contains("HTTP 503") && result.stderr.contains("(Retry-After 2 s)"), "\(result.stderr)")
+        #expect(collector.ranges.filter { $0.hasSuffix(" 503") }.count == 2, "\(collector.ranges)")
+        #expect(try collector.stored().count == 1)
+    }
+
     @Test func missingConfigurationHasItsExitCode() throws {
         _ = try replay()
         let result = try cli.run(["upload"])

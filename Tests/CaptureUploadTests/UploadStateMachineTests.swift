@@ -64,7 +64,6 @@ func putting(_ total: Int64 = 1000, chunk: Int64? = nil) -> Machine {
         (412, .skipped(reason: "too few")),
         (401, .unauthorized(reason: "HTTP 401: too few")),
         (400, .failed(reason: "pre-request: HTTP 400: too few")),
-        (403, .failed(reason: "pre-request: HTTP 403: too few")),
         (413, .failed(reason: "pre-request: HTTP 413: too few")),
         (422, .failed(reason: "pre-request: HTTP 422: too few")),
         (428, .failed(reason: "pre-request: HTTP 428: too few")),
@@ -213,12 +212,10 @@ func putting(_ total: Int64 = 1000, chunk: Int64? = nil) -> Machine {
     }
 
     @Test(arguments: [
-        (409, Machine.Outcome.alreadyStored),
-        (412, .skipped(reason: "no")),
+        (412, Machine.Outcome.skipped(reason: "no")),
         (401, .unauthorized(reason: "HTTP 401: no")),
         (422, .failed(reason: "upload: HTTP 422: no")),
         (400, .failed(reason: "upload: HTTP 400: no")),
-        (403, .failed(reason: "upload: HTTP 403: no")),
         (415, .failed(reason: "upload: HTTP 415: no")),
         (301, .failed(reason: "upload: HTTP 301: no")),
     ])
@@ -297,14 +294,85 @@ func putting(_ total: Int64 = 1000, chunk: Int64? = nil) -> Machine {
         #expect(m.backOffElapsed(elapsed: 0) == .queryStatus(session: url))
     }
 
-    @Test(arguments: [(409, Machine.Outcome.alreadyStored), (401, .unauthorized(reason: "HTTP 401"))])
+    @Test(arguments: [(401, Machine.Outcome.unauthorized(reason: "HTTP 401"))])
     func finalAnswers(status: Int, outcome: Machine.Outcome) {
         var m = querying()
         #expect(m.statusAnswered(R(status: status), elapsed: 0) == .done(outcome))
     }
+
+    /// §2.10: the collector answers a status query 409 for a skip condition too, so 409 is not
+    /// "already stored" there: a new pre-request says what it is.
+    @Test func a409ToAStatusQueryAsksThePreRequest() {
+        var m = querying()
+        #expect(m.statusAnswered(R(status: 409), elapsed: 0) == .preRequest)
+        #expect(m.preRequestAnswered(R(status: 409), elapsed: 0) == .done(.alreadyStored))
+
+        var skipped = querying()
+        #expect(skipped.statusAnswered(R(status: 409), elapsed: 0) == .preRequest)
+        #expect(skipped.preRequestAnswered(R(status: 412, reason: "too few locations"), elapsed: 0) == .done(.skipped(reason: "too few locations")))
+
+        // A collector that answers 409 to the status query of the new session too: failed, not stored.
+        var again = querying()
+        _ = again.statusAnswered(R(status: 409), elapsed: 0)
+        _ = again.preRequestAnswered(R(status: 200, location: url), elapsed: 0)
+        guard case .done(.failed) = again.putAnswered(R(status: 409), elapsed: 0) else {
+            Issue.record("expected failure")
+            return
+        }
+        #expect(again.outcome != .alreadyStored)
+    }
 }
 
 @Suite struct BackOffTests {
+    /// 403 (the collector while unavailable), 429 and 503 are tried again later (§2.10).
+    @Test(arguments: [403, 429, 503])
+    func retryLaterAnswersBackOff(status: Int) {
+        var pre = machine()
+        _ = pre.start(session: nil)
+        guard case .backOff = pre.preRequestAnswered(R(status: status), elapsed: 0) else {
+            Issue.record("a pre-request answered \(status) should back off")
+            return
+        }
+        var m = putting()
+        guard case .backOff = m.putAnswered(R(status: status), elapsed: 0) else {
+            Issue.record("a PUT answered \(status) should back off")
+            return
+        }
+    }
+
+    @Test func retryAfterIsTheLeastWaitWithinTheBudget() {
+        var m = putting()
+        #expect(m.putAnswered(R(status: 503, retryAfter: 7_000), elapsed: 0) == .backOff(milliseconds: 7_000))
+        #expect(m.lastProblem.hasSuffix("(Retry-After 7 s)"), "\(m.lastProblem)")
+        // Shorter than the back-off: the back-off stands.
+        var short = putting()
+        guard case .backOff(let delay) = short.putAnswered(R(status: 429, retryAfter: 1), elapsed: 0) else {
+            Issue.record("expected a back-off")
+            return
+        }
+        #expect(delay >= 50 && delay <= 100)
+        // Beyond the budget (10 s): failed now, not parked past it.
+        var late = putting()
+        guard case .done(.failed(let reason)) = late.putAnswered(R(status: 429, retryAfter: 60_000), elapsed: 0) else {
+            Issue.record("expected failure")
+            return
+        }
+        #expect(reason.hasSuffix("HTTP 429 (Retry-After 60 s)"), "\(reason)")
+    }
+
+    @Test func retryAfterHeadersAreSecondsOrADate() {
+        let now: Int64 = 1_700_000_000_000  // Tue, 14 Nov 2023 22:13:20 GMT
+        #expect(Machine.retryAfter("120", now: now) == 120_000)
+        #expect(Machine.retryAfter(" 0 ", now: now) == 0)
+        #expect(Machine.retryAfter("Tue, 14 Nov 2023 22:13:27 GMT", now: now) == 7_000)
+        #expect(Machine.retryAfter("Tue, 14 Nov 2023 22:00:00 GMT", now: now) == 0, "a date past is now")
+        #expect(Machine.retryAfter("999999999999", now: now) == 86_400_000, "at most a day")
+        #expect(Machine.retryAfter("99999999999999999999999", now: now) == 86_400_000)
+        #expect(Machine.retryAfter("soon", now: now) == nil)
+        #expect(Machine.retryAfter("-5", now: now) == nil)
+        #expect(Machine.retryAfter(nil, now: now) == nil)
+    }
+
     @Test func delaysDoubleUpToTheCap() {
         let p = Machine.RetryPolicy(initialDelay: 100, maximumDelay: 1000, budget: 1_000_000)
         #expect((1...6).map { p.delay(afterFailures: $0, random: 0) } == [50, 100, 200, 400, 500, 500])
