@@ -113,8 +113,7 @@ public final class FaultPlan: Sendable {
     /// Decides the fault (if any) for one PUT.
     public func decide(for request: Request) -> Decision? {
         state.withLock { state in
-            // Any PUT may be answered 503 when one is counted; random faults stay the others.
-            var eligible: [Kind] = [.expire]
+            var eligible: [Kind] = [.expire, .unavailable]
             if request.contentLength > 0 { eligible += [.drop, .serverError] }
             if !request.isFinal { eligible.append(.omitRange) }
             if request.isFinal && request.contentLength > 0 { eligible.append(.loseFinal) }
@@ -122,7 +121,7 @@ public final class FaultPlan: Sendable {
                 let after = state.configuration.dropAfterBytes.removeFirst()
                 return .drop(after: min(max(0, after), request.contentLength - 1))
             }
-            for kind in [Kind.serverError, .expire, .omitRange, .loseFinal, .unavailable] where eligible.contains(kind) || kind == .unavailable {
+            for kind in [Kind.serverError, .expire, .omitRange, .loseFinal, .unavailable] where eligible.contains(kind) {
                 switch kind {
                 case .serverError where state.configuration.serverErrors > 0:
                     state.configuration.serverErrors -= 1
@@ -144,7 +143,9 @@ public final class FaultPlan: Sendable {
                 }
             }
             guard state.configuration.rate > 0, state.random.unit() < state.configuration.rate else { return nil }
-            let kind = eligible[Int(state.random.next() % UInt64(eligible.count))]
+            // 503s come only when counted, so the random plan's mix stays what the campaigns expect.
+            let random = eligible.filter { $0 != .unavailable }
+            let kind = random[Int(state.random.next() % UInt64(random.count))]
             if kind == .drop {
                 return .drop(after: Int64(state.random.next() % UInt64(request.contentLength)))
             }

@@ -74,7 +74,8 @@ public struct IIOSource: ReportingSampleSource {
         return parts.joined(separator: ", ")
     }
 
-    static func format(_ value: Double) -> String {
+    /// A rate without a needless `.0` (`100`, `12.5`).
+    public static func format(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 

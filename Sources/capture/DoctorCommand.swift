@@ -149,7 +149,7 @@ struct Doctor: ParsableCommand {
             let verdict = try store.quickCheck()
             checks.append(
                 verdict == "ok"
-                    ? .pass("store", "quick_check ok, \(ByteCount.text(try store.databaseSize()))")
+                    ? .pass("store", "quick_check ok, \(Progress.bytes(try store.databaseSize()))")
                     : .fail("store", "quick_check: \(verdict.prefix(200))", "copy capture.sqlite away, then `sqlite3 capture.sqlite .recover` into a new store"))
         } catch {
             checks.append(.fail("store", "\(error)", "copy capture.sqlite away before anything else"))
@@ -190,7 +190,10 @@ struct Doctor: ParsableCommand {
     static func disk(_ directory: String, store: Store?, retention: RetentionPolicy) -> Check {
         // The file system the store is (or will be) on: the nearest existing ancestor.
         var path = directory
-        while !FileManager.default.fileExists(atPath: path), path != "/" { path = (path as NSString).deletingLastPathComponent }
+        while !path.isEmpty, path != "/", !FileManager.default.fileExists(atPath: path) {
+            path = (path as NSString).deletingLastPathComponent
+        }
+        if path.isEmpty { path = "/" }
         var stats = statvfs()
         guard statvfs(path, &stats) == 0 else {
             return .warn("disk", "cannot read the free space of \(path): \(String(cString: strerror(errno)))", "check the mount")
@@ -198,7 +201,7 @@ struct Doctor: ParsableCommand {
         let free = Int64(stats.f_bavail) * Int64(stats.f_frsize)
         let size = (try? store?.databaseSize()) ?? 0
         guard let budget = retention.maxStoreSize?.bytes else {
-            let detail = "\(ByteCount.text(free)) free, no store budget"
+            let detail = "\(Progress.bytes(free)) free, no store budget"
             return free < 1 << 30
                 ? .warn("disk", detail, "set retention.max_store_size, so capture prunes and stops cleanly before the disk fills")
                 : .pass("disk", detail + " (retention.max_store_size unset)")
@@ -206,10 +209,10 @@ struct Doctor: ParsableCommand {
         let room = budget - size
         guard room <= free else {
             return .fail(
-                "disk", "the store may grow by \(ByteCount.text(room)) to its budget of \(ByteCount.text(budget)), but only \(ByteCount.text(free)) are free",
+                "disk", "the store may grow by \(Progress.bytes(room)) to its budget of \(Progress.bytes(budget)), but only \(Progress.bytes(free)) are free",
                 "lower retention.max_store_size or free space")
         }
-        return .pass("disk", "\(ByteCount.text(free)) free; the store holds \(ByteCount.text(size)) of its \(ByteCount.text(budget)) budget")
+        return .pass("disk", "\(Progress.bytes(free)) free; the store holds \(Progress.bytes(size)) of its \(Progress.bytes(budget)) budget")
     }
 
     func sources(_ device: DeviceConfiguration) -> [Check] {
@@ -266,10 +269,10 @@ struct Doctor: ParsableCommand {
             let slow = watched.motion.filter { Double($0.value) / watched.seconds < rate * 0.9 }
             if !slow.isEmpty {
                 return .warn(
-                    name, "\(counts), fewer than the \(RateFormat.rate(rate)) Hz it was set to",
+                    name, "\(counts), fewer than the \(IIOSource.format(rate)) Hz it was set to",
                     "the device may not keep that rate: pick one of its available rates (`capture sensors`)")
             }
-            return .pass(name, "\(counts), set to \(RateFormat.rate(rate)) Hz")
+            return .pass(name, "\(counts), set to \(IIOSource.format(rate)) Hz")
         }
         if source.clock == .gnss, watched.fixes == 0 {
             return .warn(name, "\(counts), but no fix", "the receiver sees too few satellites: give it a view of the sky")
@@ -302,27 +305,6 @@ struct Doctor: ParsableCommand {
         case .unreachable(let why):
             return [.fail("collector", "\(url) stopped answering: \(why)", "check the network")]
         }
-    }
-}
-
-/// Rates without trailing zeros (`100`, `12.5`).
-enum RateFormat {
-    static func rate(_ hertz: Double) -> String {
-        hertz == hertz.rounded() ? String(Int(hertz)) : String(format: "%.1f", hertz)
-    }
-}
-
-/// Sizes for people: `512 B`, `1.5 MiB`, `2.0 GiB`.
-enum ByteCount {
-    static func text(_ bytes: Int64) -> String {
-        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
-        var value = Double(bytes)
-        var unit = 0
-        while abs(value) >= 1024, unit < units.count - 1 {
-            value /= 1024
-            unit += 1
-        }
-        return unit == 0 ? "\(bytes) B" : String(format: "%.1f %@", value, units[unit])
     }
 }
 
