@@ -28,7 +28,11 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        // The collector's JWT bearer tokens (RS256 against a JWKS) and its test issuer's signing.
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
+        // The collector's `Authorization: Bearer` parsing.
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // Already in the graph through Hummingbird; named here for the collector's fault-injection
@@ -93,6 +97,10 @@ let package = Package(
             dependencies: [
                 "CaptureCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -135,6 +143,7 @@ let package = Package(
                 "CaptureCore", "CaptureStorage", "CaptureSensors", "CaptureRecorder", "CaptureUpload", "CaptureExport",
                 "CaptureConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         // The serialisation benchmark (scripts/bench-serialize); not a test.
@@ -186,6 +195,8 @@ let package = Package(
                 "CaptureCore", "CaptureCollector",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: strict),
         .testTarget(

@@ -16,8 +16,11 @@ public struct Collector: Sendable {
     public struct Configuration: Sendable {
         /// Where completed uploads are stored.
         public var dataDirectory: String
-        /// The bearer token every request must carry.
-        public var token: String
+        /// How requests are authenticated: a fixed token, or JWTs from an issuer.
+        public var authentication: CollectorAuthentication
+        /// Serve a small OAuth 2.0 issuer too (tests and the demo); its tokens are then the
+        /// ones accepted (``authentication`` is replaced once the collector is made).
+        public var issuer: Issuer.Configuration?
         /// Sessions unused for this long are forgotten (404).
         public var sessionExpiry: Duration = .seconds(30 * 60)
         /// The largest upload accepted, in bytes (larger: 422, as `PayloadTooLarge`); the real
@@ -31,24 +34,40 @@ public struct Collector: Sendable {
         /// upload need it to last); nil for full speed.
         public var throttle: Int64?
 
-        /// Creates a configuration.
+        /// Creates a configuration with a fixed token.
         public init(dataDirectory: String, token: String) {
+            self.init(dataDirectory: dataDirectory, authentication: .token(token))
+        }
+
+        /// Creates a configuration.
+        public init(dataDirectory: String, authentication: CollectorAuthentication) {
             self.dataDirectory = dataDirectory
-            self.token = token
+            self.authentication = authentication
         }
     }
 
     let configuration: Configuration
+    let authentication: CollectorAuthentication
+    /// The issuer, if it serves one.
+    public let issuer: Issuer?
     let storage: CollectorStorage
     let faults: FaultPlan?
     let logger: Logger
 
     /// Prepares the data directory (creating it, dropping partial data of a previous run).
-    public init(_ configuration: Configuration, logger: Logger) throws {
+    public init(_ configuration: Configuration, logger: Logger) async throws {
         self.configuration = configuration
         self.logger = logger
         storage = try CollectorStorage(directory: configuration.dataDirectory, expiry: configuration.sessionExpiry)
         faults = configuration.faults.isEmpty ? nil : FaultPlan(configuration.faults)
+        if let settings = configuration.issuer {
+            let issuer = try await Issuer(settings)
+            self.issuer = issuer
+            authentication = .jwt(issuer.requirements)
+        } else {
+            issuer = nil
+            authentication = configuration.authentication
+        }
     }
 
     /// The Hummingbird application serving the collector on `host:port` (port 0: any free port).
@@ -65,12 +84,18 @@ public struct Collector: Sendable {
         router.put("measurements/:session") { request, context in
             try await put(request, context: context)
         }
+        issuer?.addRoutes(to: router)
         let plan = faults
+        let issuer = issuer
         return Application(
             router: router,
             server: .http1(configuration: .init(additionalChannelHandlers: plan.map { [FaultInjectionHandler(plan: $0)] } ?? [])),
             configuration: .init(address: .hostname(host, port: port), serverName: "capture-collector"),
-            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
+            onServerRunning: { channel in
+                let bound = channel.localAddress?.port ?? port
+                issuer?.bind(host: host, port: bound)
+                await onRunning(bound)
+            },
             logger: logger)
     }
 
@@ -80,7 +105,7 @@ public struct Collector: Sendable {
 
     func preRequest(_ request: Request, context: BasicRequestContext) async throws -> Response {
         var request = request
-        try authorize(request)
+        try await authentication.authorize(request)
         guard Self.mediaType(request.headers[.contentType]) == "application/json" else {
             return Self.answer(.unsupportedMediaType, "the pre-request must be application/json")
         }
@@ -110,7 +135,7 @@ public struct Collector: Sendable {
     // MARK: - PUT (chunks and status queries)
 
     func put(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        try authorize(request)
+        try await authentication.authorize(request)
         // `(<32 [a-z0-9]>)`, and the trailing slash is part of the route.
         guard let component = context.parameters.get("session"), component.hasPrefix("("), component.hasSuffix(")"),
             CollectorProtocol.isSessionID(component.dropFirst().dropLast()), request.uri.path.hasSuffix("/")
@@ -286,15 +311,6 @@ public struct Collector: Sendable {
     }
 
     // MARK: - Helpers
-
-    private func authorize(_ request: Request) throws {
-        let expected = Array("Bearer \(configuration.token)".utf8)
-        let given = Array((request.headers[.authorization] ?? "").utf8)
-        // Compare in time independent of where the first difference is.
-        var difference = UInt8(given.count == expected.count ? 0 : 1)
-        for (index, byte) in expected.enumerated() { difference |= byte ^ (index < given.count ? given[index] : 0) }
-        guard difference == 0 else { throw HTTPError(.unauthorized, message: "a valid bearer token is required") }
-    }
 
     private static func mediaType(_ header: String?) -> String? {
         header?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()

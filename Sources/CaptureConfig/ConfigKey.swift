@@ -15,6 +15,9 @@ public enum ConfigKey: String, Sendable, CaseIterable, Hashable, Comparable {
     case trustedOrigins = "collector.trusted_origins"
     case retryBudget = "collector.retry_budget"
     case payloadLimit = "collector.payload_limit"
+    case authIssuer = "auth.issuer"
+    case authClientID = "auth.client_id"
+    case authClientSecretFile = "auth.client_secret_file"
     case uploadAuto = "upload.auto"
     case minWaiting = "upload.min_waiting"
     case maxAge = "upload.max_age"
@@ -47,7 +50,9 @@ public enum ConfigKey: String, Sendable, CaseIterable, Hashable, Comparable {
     /// What a value must look like, for error messages (“expected …”).
     public var expected: String {
         switch self {
-        case .dataDirectory, .tokenFile: "a path"
+        case .dataDirectory, .tokenFile, .authClientSecretFile: "a path"
+        case .authIssuer: "an http or https URL with a host, such as https://sso.example.com/realms/cyface"
+        case .authClientID: "a client id, such as capture"
         case .logLevel: "one of error, warning, info, debug"
         case .collectorURL: "an http or https URL with a host, such as https://example.com/api/v4"
         case .trustedOrigins: "a list of http or https URLs (in the environment: separated by spaces or commas)"
@@ -78,6 +83,10 @@ public enum ConfigKey: String, Sendable, CaseIterable, Hashable, Comparable {
         case .tokenFile: "the file holding the bearer token (mode 600); the token itself is never printed"
         case .trustedOrigins: "origins besides the collector's that may receive the token"
         case .retryBudget: "how long one measurement's upload is retried before it is marked failed"
+        case .authIssuer: "the OAuth 2.0 issuer whose tokens the collector takes (`capture login`); instead of a token file"
+        case .authClientID: "the client id registered at the issuer"
+        case .authClientSecretFile:
+            "a file holding the client secret (mode 600): tokens from the client-credentials grant, no login"
         case .payloadLimit: "the collector's largest upload (its measurement.payload.limit); a larger transfer file is skipped, not sent"
         case .uploadAuto: "deliver finished measurements without anyone typing `capture upload`"
         case .minWaiting: "`capture sync` uploads once this many measurements wait"

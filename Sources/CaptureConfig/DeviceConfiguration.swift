@@ -78,6 +78,20 @@ public struct DeviceConfiguration: Sendable {
     public var collectorURL: Setting<String>? { typed(.collectorURL, \.text) }
     /// `collector.token_file`, if set anywhere. The token is never read here.
     public var tokenFile: Setting<String>? { typed(.tokenFile, \.text) }
+    /// `auth.*` as OAuth settings, if `auth.issuer` is set.
+    ///
+    /// - Throws: ``DeviceConfigurationError`` when `auth.issuer` is set without `auth.client_id`.
+    public func oauth() throws(DeviceConfigurationError) -> OAuthSettings? {
+        guard let issuer = typed(.authIssuer, \.text) else { return nil }
+        guard let client = typed(.authClientID, \.text) else {
+            throw DeviceConfigurationError(
+                place: issuer.origin.place, line: nil, key: ConfigKey.authClientID.name,
+                expected: ConfigKey.authClientID.expected, kind: .badValue(found: "nothing (auth.issuer is set)"))
+        }
+        return OAuthSettings(
+            issuer: issuer.value, clientID: client.value, clientSecretFile: typed(.authClientSecretFile, \.text)?.value,
+            dataDirectory: dataDirectory.value)
+    }
     /// `collector.trusted_origins` (empty if none).
     public var trustedOrigins: Setting<[String]> { typed(.trustedOrigins, \.list)! }
     /// `collector.retry_budget`.
@@ -182,6 +196,14 @@ public struct DeviceConfiguration: Sendable {
             }
         }
         return [options, .environment(environment), fileLayer, try .uploadJSON(dataDirectory: dataDirectory.value)]
+    }
+
+    /// The upload settings: the collector from ``uploadLayers()`` (or `layers`), and the
+    /// credentials: a `--token-file` given on the command line, else OAuth 2.0 when
+    /// `auth.issuer` is set anywhere, else the token file.
+    public func uploadSettings(_ layers: [UploadSettings.Layer]? = nil) throws -> UploadSettings {
+        let oauth = flags[.tokenFile] == nil ? try oauth() : nil
+        return try UploadSettings.resolve(layers ?? uploadLayers(), oauth: oauth)
     }
 
     /// The command-line options of the collector's keys, for messages.

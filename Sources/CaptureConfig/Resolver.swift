@@ -69,12 +69,15 @@ struct Resolver {
         switch key {
         case .dataDirectory:
             value = .text(URL(fileURLWithPath: trimmed).standardizedFileURL.path)
-        case .tokenFile:
+        case .tokenFile, .authClientSecretFile:
+            value = .text(trimmed)
+        case .authClientID:
+            guard !trimmed.isEmpty, !trimmed.contains(where: { $0.isWhitespace || $0.isNewline }) else { throw bad() }
             value = .text(trimmed)
         case .logLevel:
             guard let level = LogLevel(rawValue: trimmed.lowercased()) else { throw bad() }
             value = .level(level)
-        case .collectorURL:
+        case .collectorURL, .authIssuer:
             guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
                 url.host != nil
             else { throw bad() }
@@ -157,7 +160,7 @@ struct Resolver {
                 ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/share/capture")
             return .text(URL(fileURLWithPath: chosen).standardizedFileURL.path)
         case .logLevel: return .level(.warning)
-        case .collectorURL, .tokenFile: return .none
+        case .collectorURL, .tokenFile, .authIssuer, .authClientID, .authClientSecretFile: return .none
         case .trustedOrigins, .sources: return .list([])
         case .retryBudget: return .span(TimeSpan(seconds: 900)!)
         case .uploadAuto: return .bool(DeliveryPolicy.standard.automatic)

@@ -27,6 +27,19 @@ public protocol UploadAuthenticator: Sendable {
     func bearerToken() async throws -> BearerToken
     /// Where the credentials come from, for messages: a file path or an issuer, never a secret.
     var origin: String { get }
+    /// What to do when the collector refuses the credentials, for messages.
+    var advice: String { get }
+    /// Whether a refused token can be replaced by a new one (an OAuth session) or not (a fixed token).
+    var renewable: Bool { get }
+    /// The collector answered 401 to the last token: forget it, so that the next
+    /// ``bearerToken()`` gets a new one.
+    func tokenRejected() async
+}
+
+extension UploadAuthenticator {
+    public var advice: String { "renew the token in \(origin) and run again" }
+    public var renewable: Bool { false }
+    public func tokenRejected() async {}
 }
 
 /// A fixed token, read once (from a token file; see ``TokenFile``).

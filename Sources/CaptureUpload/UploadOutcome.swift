@@ -59,11 +59,14 @@ public struct UploadReport: Sendable, Equatable {
     public var results: [UploadResult]
     /// Where the credentials came from (``UploadAuthenticator/origin``), for messages.
     public var credentialsOrigin: String
+    /// What to do when they are refused (``UploadAuthenticator/advice``).
+    public var credentialsAdvice: String
 
     /// Creates a report.
-    public init(results: [UploadResult], credentialsOrigin: String) {
+    public init(results: [UploadResult], credentialsOrigin: String, credentialsAdvice: String? = nil) {
         self.results = results
         self.credentialsOrigin = credentialsOrigin
+        self.credentialsAdvice = credentialsAdvice ?? "renew the token in \(credentialsOrigin) and run again"
     }
 
     /// Whether the collector rejected the token, which stopped the run.
@@ -75,10 +78,10 @@ public struct UploadReport: Sendable, Equatable {
     /// Throws unless the run did its job: every measurement chosen is uploaded, skipped or not
     /// yet finished.
     ///
-    /// - Throws: ``UploadRunFailure/tokenRejected(origin:)`` first, else
+    /// - Throws: ``UploadRunFailure/tokenRejected(origin:advice:)`` first, else
     ///   ``UploadRunFailure/incomplete(missed:of:)``.
     public func check() throws(UploadRunFailure) {
-        if tokenRejected { throw .tokenRejected(origin: credentialsOrigin) }
+        if tokenRejected { throw .tokenRejected(origin: credentialsOrigin, advice: credentialsAdvice) }
         let missed = missed.count
         if missed > 0 { throw .incomplete(missed: missed, of: results.count) }
     }
@@ -86,15 +89,16 @@ public struct UploadReport: Sendable, Equatable {
 
 /// Why an upload run did not do its job (see ``UploadReport/check()``).
 public enum UploadRunFailure: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The collector answered 401 to the token from `origin`; the run stopped there.
-    case tokenRejected(origin: String)
+    /// The collector answered 401 to the token from `origin` (or the issuer refused to renew
+    /// it); the run stopped there. `advice` says what to do.
+    case tokenRejected(origin: String, advice: String)
     /// `missed` of the `of` measurements tried failed or do not exist; the others were uploaded.
     case incomplete(missed: Int, of: Int)
 
     /// One line naming the fault.
     public var description: String {
         switch self {
-        case .tokenRejected(let origin): "the collector rejected the token from \(origin) (401)"
+        case .tokenRejected(let origin, _): "the credentials from \(origin) were refused"
         case .incomplete(let missed, let total): "\(missed) of \(total) measurement(s) not uploaded"
         }
     }

@@ -160,7 +160,8 @@ public struct UploadRun: Sendable {
             throw error
         }
         try? await uploader.shutdown()
-        return UploadReport(results: results, credentialsOrigin: authenticator.origin)
+        return UploadReport(
+            results: results, credentialsOrigin: authenticator.origin, credentialsAdvice: authenticator.advice)
     }
 
     /// One measurement, from its record to its recorded outcome.

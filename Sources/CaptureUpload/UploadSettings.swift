@@ -133,24 +133,49 @@ public struct UploadSettings: Sendable {
 
     /// The collector's base URL: an http or https URL with a host.
     public var collectorURL: Setting<String>
-    /// The token file's path.
-    public var tokenFile: Setting<String>
-    /// The token read from it.
-    public var token: BearerToken
+    /// How requests are authenticated.
+    public enum Credentials: Sendable {
+        /// A fixed token read from a file, and where the file's path came from.
+        case tokenFile(Setting<String>, BearerToken)
+        /// OAuth 2.0 tokens from an issuer (`auth.issuer`): renewed as they expire.
+        case oauth(OAuthSettings)
+    }
+
+    /// How requests are authenticated.
+    public var credentials: Credentials
+    /// The token file's path, if the credentials are a token file.
+    public var tokenFile: Setting<String>? {
+        if case .tokenFile(let path, _) = credentials { return path }
+        return nil
+    }
+    /// The token read from the token file, if the credentials are one.
+    public var token: BearerToken? {
+        if case .tokenFile(_, let token) = credentials { return token }
+        return nil
+    }
     /// Origins besides the collector's that may receive the token, if any layer names some.
     public var trustedOrigins: Setting<[URLOrigin]>?
 
-    /// The token as an ``UploadAuthenticator`` for ``UploadRun`` or ``Uploader``.
-    public var authenticator: StaticToken { StaticToken(token, origin: tokenFile.value) }
+    /// The credentials as an ``UploadAuthenticator`` for ``UploadRun`` or ``Uploader``.
+    public var authenticator: any UploadAuthenticator {
+        switch credentials {
+        case .tokenFile(let path, let token): StaticToken(token, origin: path.value)
+        case .oauth(let settings): OAuthSession(settings)
+        }
+    }
 
     /// Creates settings from resolved values (tests, or a caller that resolved them itself).
     public init(
         collectorURL: Setting<String>, tokenFile: Setting<String>, token: BearerToken,
         trustedOrigins: Setting<[URLOrigin]>? = nil
     ) {
+        self.init(collectorURL: collectorURL, credentials: .tokenFile(tokenFile, token), trustedOrigins: trustedOrigins)
+    }
+
+    /// Creates settings from resolved values.
+    public init(collectorURL: Setting<String>, credentials: Credentials, trustedOrigins: Setting<[URLOrigin]>? = nil) {
         self.collectorURL = collectorURL
-        self.tokenFile = tokenFile
-        self.token = token
+        self.credentials = credentials
         self.trustedOrigins = trustedOrigins
     }
 
@@ -161,7 +186,10 @@ public struct UploadSettings: Sendable {
     ///   a host, ``UploadSettingsError/invalidTrustedOrigin(_:origin:)`` for a trusted origin
     ///   that is not one either, and the token file's errors (see ``TokenFile/read(_:)``). The
     ///   URLs are checked before the token file is looked for.
-    public static func resolve(_ layers: [Layer]) throws(UploadSettingsError) -> UploadSettings {
+    /// - Parameter oauth: OAuth 2.0 settings to use instead of a token file (none is looked for then).
+    public static func resolve(_ layers: [Layer], oauth: OAuthSettings? = nil) throws(UploadSettingsError)
+        -> UploadSettings
+    {
         func find(_ key: Key) -> Setting<String>? {
             for layer in layers {
                 if let value = layer.values[key], !value.isEmpty, let origin = layer.origins[key] {
@@ -187,6 +215,7 @@ public struct UploadSettings: Sendable {
         guard let parsed = URL(string: url.value), let scheme = parsed.scheme?.lowercased(),
             scheme == "http" || scheme == "https", parsed.host != nil
         else { throw .invalidURL(url.value, origin: url.origin) }
+        if let oauth { return UploadSettings(collectorURL: url, credentials: .oauth(oauth), trustedOrigins: trusted) }
         let tokenFile = try lookUp(.tokenFile)
         return UploadSettings(
             collectorURL: url, tokenFile: tokenFile, token: try TokenFile.read(tokenFile.value), trustedOrigins: trusted)

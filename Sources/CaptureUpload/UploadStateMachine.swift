@@ -24,6 +24,9 @@ public struct UploadStateMachine: Sendable {
         case queryStatus(session: String)
         /// Wait `milliseconds`, then call ``backOffElapsed(elapsed:)``.
         case backOff(milliseconds: Int64)
+        /// The collector refused the token (401) and the credentials can be renewed: renew
+        /// them, then call ``tokenRenewed()``.
+        case renewToken
         /// The upload is over.
         case done(Outcome)
     }
@@ -120,6 +123,8 @@ public struct UploadStateMachine: Sendable {
         case querying(session: String)
         /// Waiting; then `next` (nil session: a pre-request; else a status query).
         case backingOff(session: String?)
+        /// Waiting for new credentials after a 401; then a status query to `session`, or a pre-request.
+        case renewing(session: String?)
         case finished(Outcome)
     }
 
@@ -140,6 +145,11 @@ public struct UploadStateMachine: Sendable {
     private var restarts = 0
     /// Consecutive PUTs answered 308 without the collector's offset moving past their start.
     private var stalls = 0
+    /// Whether the credentials can be renewed after a 401 (an OAuth client's can, a fixed token cannot).
+    public let renewable: Bool
+    /// Whether a 401 led to renewed credentials and no other answer came since: a second 401
+    /// in a row ends the upload as unauthorized.
+    private var renewedAfter401 = false
     /// Whether a 409 to a status query or PUT already led to a new pre-request.
     private var askedAfterConflict = false
     /// What went wrong last (the reason of the latest back-off, and of the failure when the
@@ -154,7 +164,7 @@ public struct UploadStateMachine: Sendable {
     public var session: String? {
         switch state {
         case .putting(let session, _), .querying(let session): session
-        case .backingOff(let session): session
+        case .backingOff(let session), .renewing(let session): session
         case .idle, .preRequesting, .finished: nil
         }
     }
@@ -172,11 +182,14 @@ public struct UploadStateMachine: Sendable {
     ///   - scope: the origins the token may go to: a pre-request answered with a session
     ///     `Location` elsewhere ends the upload as failed before anything is sent there, and a
     ///     stored session elsewhere is dropped for a new pre-request. Nil allows any origin.
+    ///   - renewable: whether a 401 may be answered by renewing the credentials (once, until
+    ///     another answer comes) and going on from the collector's offset.
     ///   - random: the jitter source; inject a seeded generator in tests.
     public init(
         totalLength: Int64, chunkSize: Int64? = nil, policy: RetryPolicy = .standard, scope: TokenScope? = nil,
-        random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
+        renewable: Bool = false, random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
     ) {
+        self.renewable = renewable
         self.totalLength = totalLength
         self.chunkSize = chunkSize.map { max(1, $0) }
         self.policy = policy
@@ -203,6 +216,7 @@ public struct UploadStateMachine: Sendable {
     /// The collector answered the pre-request.
     public mutating func preRequestAnswered(_ response: Response, elapsed: Int64) -> Action {
         guard case .preRequesting = state else { return illegal("preRequestAnswered") }
+        if response.status != 401 { renewedAfter401 = false }
         switch response.status {
         case 200, 201:
             guard let location = response.location, !location.isEmpty else {
@@ -225,6 +239,7 @@ public struct UploadStateMachine: Sendable {
     /// The collector answered a PUT of bytes.
     public mutating func putAnswered(_ response: Response, elapsed: Int64) -> Action {
         guard case .putting(let session, let range) = state else { return illegal("putAnswered") }
+        if response.status != 401 { renewedAfter401 = false }
         switch response.status {
         case 200, 201:
             acknowledged = totalLength
@@ -251,6 +266,7 @@ public struct UploadStateMachine: Sendable {
     /// The collector answered a status query.
     public mutating func statusAnswered(_ response: Response, elapsed: Int64) -> Action {
         guard case .querying(let session) = state else { return illegal("statusAnswered") }
+        if response.status != 401 { renewedAfter401 = false }
         switch response.status {
         case 200, 201:
             acknowledged = totalLength
@@ -274,6 +290,15 @@ public struct UploadStateMachine: Sendable {
         default:
             return illegal("transportFailed")
         }
+    }
+
+    /// New credentials are there after ``Action/renewToken``: ask the collector where the
+    /// upload stands (or, before a session, send the pre-request again).
+    public mutating func tokenRenewed() -> Action {
+        guard case .renewing(let session) = state else { return illegal("tokenRenewed") }
+        if let session { return query(session) }
+        state = .preRequesting
+        return .preRequest
     }
 
     /// The back-off returned by the previous action is over.
@@ -346,6 +371,10 @@ public struct UploadStateMachine: Sendable {
             return .preRequest
         case 412:
             return finish(.skipped(reason: response.reason.isEmpty ? "the collector refused it (HTTP 412)" : response.reason))
+        case 401 where renewable && !renewedAfter401:
+            renewedAfter401 = true
+            state = .renewing(session: session)
+            return .renewToken
         case 401:
             return finish(.unauthorized(reason: reason))
         case 403, 429, 500...599:

@@ -84,7 +84,9 @@ public final class Uploader: Sendable {
     public func upload(
         _ file: TransferFile, metadata: UploadMetadata, session: String?, observer: some UploadObserver
     ) async -> UploadStateMachine.Outcome {
-        var machine = UploadStateMachine(totalLength: file.size, chunkSize: chunkSize, policy: policy, scope: scope)
+        var machine = UploadStateMachine(
+            totalLength: file.size, chunkSize: chunkSize, policy: policy, scope: scope,
+            renewable: authenticator.renewable)
         let clock = ContinuousClock()
         let began = clock.now
         func elapsed() -> Int64 {
@@ -116,17 +118,27 @@ public final class Uploader: Sendable {
                     try await Task.sleep(for: .milliseconds(milliseconds))
                     action = machine.backOffElapsed(elapsed: elapsed())
                     continue
+                case .renewToken:
+                    await authenticator.tokenRejected()
+                    logger.info("the collector refused the token (401); renewing it")
+                    action = machine.tokenRenewed()
+                    continue
                 case .preRequest, .put, .queryStatus:
                     // Asked before every request, so that a token about to expire can be renewed
                     // between them.
                     do {
                         token = try await authenticator.bearerToken()
+                    } catch let error as OAuthError {
+                        guard case .unreachable = error else { return .unauthorized(reason: "\(error)") }
+                        // The issuer is down: like the collector being down, retried within the budget.
+                        action = machine.transportFailed("\(error)", elapsed: elapsed())
+                        continue
                     } catch {
                         return .unauthorized(reason: "no usable token: \(error)")
                     }
                 }
                 switch action {
-                case .done, .backOff:
+                case .done, .backOff, .renewToken:
                     continue  // handled above
                 case .preRequest:
                     if persistedSession != nil {

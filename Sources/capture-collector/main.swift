@@ -15,9 +15,18 @@ struct CaptureCollectorCommand: AsyncParsableCommand {
             Routes, at the root: POST /measurements (pre-request) and PUT \
             /measurements/(<session>)/ (chunks and status queries), as the Cyface Data \
             Collector serves them behind its /api/v4/ proxy. Every request needs \
-            `Authorization: Bearer <token>`. Completed uploads are stored as \
+            `Authorization: Bearer <token>`: the --token (or --token-file) itself, or a JWT: \
+            RS256, not expired, from the issuer and for the audience configured (--jwks with \
+            --jwt-issuer, or --issuer). Completed uploads are stored as \
             measurements/<session>.ccyf with their metadata beside them in <session>.json; \
             ranges.log lists every PUT's range and answer.
+
+            ISSUER (for tests and the demo): --issuer also serves a small OAuth 2.0 issuer at \
+            /realms/capture (as a Keycloak realm: discovery document, device authorization \
+            grant, refresh and client-credentials grants, revocation, JWKS) and accepts its \
+            tokens only. Where a person would log in, GET \
+            /realms/capture/device?user_code=CODE approves the code (&decision=deny declines). \
+            Tokens live --token-lifetime seconds; logins are kept in memory only.
 
             With --port 0 the collector picks a free port. The first line on standard output is \
             always the bound port. SIGTERM or SIGINT stops it gracefully.
@@ -43,6 +52,20 @@ struct CaptureCollectorCommand: AsyncParsableCommand {
     var dataDirectory: String
     @Option(help: "The bearer token clients must send (visible in ps: prefer --token-file).") var token: String?
     @Option(help: ArgumentHelp("A file holding the bearer token.", valueName: "file")) var tokenFile: String?
+    @Option(help: ArgumentHelp("Accept JWTs signed by a key of this JWKS file (with --jwt-issuer).", valueName: "file"))
+    var jwks: String?
+    @Option(help: ArgumentHelp("The iss the JWTs must carry (with --jwks).", valueName: "url")) var jwtIssuer: String?
+    @Flag(help: "Serve an OAuth 2.0 issuer at /realms/capture and accept its tokens.") var issuer = false
+    @Option(help: "The aud the JWTs must carry (and the issuer's tokens carry).") var audience = "capture-collector"
+    @Option(help: "The issuer's client id.") var clientID = "capture"
+    @Option(help: ArgumentHelp("A file holding the issuer client's secret (enables the client-credentials grant).", valueName: "file"))
+    var clientSecretFile: String?
+    @Option(help: ArgumentHelp("Seconds the issuer's access tokens live.", valueName: "seconds")) var tokenLifetime: Int64 = 300
+    @Option(help: ArgumentHelp("The expires_in the issuer states, if not the true lifetime (tests of the 401 path).", valueName: "seconds"))
+    var statedTokenLifetime: Int64?
+    @Option(help: ArgumentHelp("Seconds the issuer's device codes live.", valueName: "seconds")) var deviceCodeLifetime: Int64 = 600
+    @Option(help: ArgumentHelp("Seconds a device must wait between polls.", valueName: "seconds")) var deviceInterval: Int64 = 5
+    @Option(help: ArgumentHelp("Answer slow_down to the first N polls of each device code.", valueName: "n")) var slowDown = 0
     @Option(help: "Forget sessions unused for this many seconds.") var sessionExpiry: Double = 1800
     @Option(help: "The largest upload accepted, in bytes (larger: 422 on the pre-request), as the real collector's measurement.payload.limit.")
     var payloadLimit: Int64 = 104_857_600
@@ -68,7 +91,13 @@ struct CaptureCollectorCommand: AsyncParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535") }
         guard sessionExpiry > 0 else { throw ValidationError("--session-expiry must be positive") }
         guard (0...1).contains(faultRate) else { throw ValidationError("--fault-rate must be between 0 and 1") }
-        guard (token == nil) != (tokenFile == nil) else { throw ValidationError("give exactly one of --token and --token-file") }
+        guard [token != nil, tokenFile != nil, jwks != nil, issuer].filter({ $0 }).count == 1 else {
+            throw ValidationError("give exactly one of --token, --token-file, --jwks and --issuer")
+        }
+        guard (jwks == nil) == (jwtIssuer == nil) else { throw ValidationError("--jwks and --jwt-issuer go together") }
+        guard tokenLifetime > 0, deviceCodeLifetime > 0, deviceInterval > 0, slowDown >= 0 else {
+            throw ValidationError("--token-lifetime, --device-code-lifetime and --device-interval must be positive")
+        }
     }
 
     func run() async throws {
@@ -76,16 +105,34 @@ struct CaptureCollectorCommand: AsyncParsableCommand {
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         var logger = Logger(label: "capture-collector")
         logger.logLevel = logLevel.level
-        var secret = token ?? ""
-        if let tokenFile {
-            guard let bytes = FileManager.default.contents(atPath: tokenFile) else {
-                throw Self.fail(74, "cannot read the token file \(tokenFile)")
+        let authentication: CollectorAuthentication
+        if let jwks, let jwtIssuer {
+            guard let bytes = FileManager.default.contents(atPath: jwks) else { throw Self.fail(74, "cannot read the JWKS file \(jwks)") }
+            do {
+                authentication = .jwt(
+                    try await .jwks(String(decoding: bytes, as: UTF8.self), issuer: jwtIssuer, audience: audience))
+            } catch {
+                throw Self.fail(64, "\(jwks) is not a JWKS document: \(error)")
             }
-            secret = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        } else if issuer {
+            authentication = .token("")  // replaced by the issuer's requirements
+        } else {
+            authentication = .token(try Self.secret(token, file: tokenFile, what: "token"))
         }
-        guard !secret.isEmpty else { throw Self.fail(64, "the token is empty") }
         var configuration = Collector.Configuration(
-            dataDirectory: URL(fileURLWithPath: dataDirectory).standardizedFileURL.path, token: secret)
+            dataDirectory: URL(fileURLWithPath: dataDirectory).standardizedFileURL.path, authentication: authentication)
+        if issuer {
+            var settings = Issuer.Configuration()
+            settings.clientID = clientID
+            if let clientSecretFile { settings.clientSecret = try Self.secret(nil, file: clientSecretFile, what: "client secret") }
+            settings.audience = audience
+            settings.tokenLifetime = tokenLifetime
+            settings.statedTokenLifetime = statedTokenLifetime
+            settings.deviceCodeLifetime = deviceCodeLifetime
+            settings.interval = deviceInterval
+            settings.slowDownPolls = slowDown
+            configuration.issuer = settings
+        }
         configuration.sessionExpiry = .milliseconds(Int64(sessionExpiry * 1000))
         configuration.payloadLimit = payloadLimit
         configuration.validate = validateUploads
@@ -112,7 +159,7 @@ struct CaptureCollectorCommand: AsyncParsableCommand {
         configuration.faults = plan
         let collector: Collector
         do {
-            collector = try Collector(configuration, logger: logger)
+            collector = try await Collector(configuration, logger: logger)
         } catch {
             throw Self.fail(74, "cannot use the data directory \(dataDirectory): \(error)")
         }
@@ -127,6 +174,19 @@ struct CaptureCollectorCommand: AsyncParsableCommand {
         } catch {
             throw Self.fail(69, "cannot serve on \(host):\(port): \(error)")
         }
+    }
+
+    /// A secret given as an option or read from a file (trimmed); exit 74 or 64 if unusable.
+    private static func secret(_ given: String?, file: String?, what: String) throws -> String {
+        var secret = given ?? ""
+        if let file {
+            guard let bytes = FileManager.default.contents(atPath: file) else {
+                throw Self.fail(74, "cannot read the \(what) file \(file)")
+            }
+            secret = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        guard !secret.isEmpty else { throw Self.fail(64, "the \(what) is empty") }
+        return secret
     }
 
     private static func fail(_ code: Int32, _ message: String) -> ExitCode {

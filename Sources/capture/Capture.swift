@@ -1,4 +1,5 @@
 import ArgumentParser
+import Logging
 import Foundation
 
 @main
@@ -23,12 +24,13 @@ struct Capture: ParsableCommand {
         subcommands: [
             Start.self, Pause.self, Resume.self, Stop.self, ModalityCommand.self, Status.self, List.self,
             Show.self, Delete.self, Replay.self, Export.self, Plot.self, Import.self, Upload.self, Sensors.self, Record.self,
-            ConfigCommand.self, Sync.self, Metrics.self, Prune.self, Doctor.self,
+            ConfigCommand.self, Sync.self, Metrics.self, Prune.self, Doctor.self, Login.self, Logout.self,
         ])
 
     /// ArgumentParser's `main`, except that a usage error is one line on stderr like every other
     /// error (`capture: …; see `capture start --help``), not the error plus the whole usage.
     static func main() {
+        LoggingSystem.bootstrap { _ in CLILogHandler() }
         let names = Set(configuration.subcommands.map { $0._commandName })
         let arguments = CommandLineRepair.hoistingGlobalOptions(Array(CommandLine.arguments.dropFirst()), subcommands: names)
         if let word = CommandLineRepair.unknownSubcommand(arguments, subcommands: names) {

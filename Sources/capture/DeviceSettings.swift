@@ -1,6 +1,7 @@
 import CaptureConfig
 import CaptureSensors
 import Foundation
+import Logging
 import Synchronization
 
 /// The device's configuration as the command line sees it: loaded once per set of flags, with
@@ -90,5 +91,37 @@ enum Log {
     private static func write(_ message: String, at level: LogLevel) {
         guard level <= Self.level else { return }
         FileHandle.standardError.write(Data((message + "\n").utf8))
+    }
+}
+
+/// swift-log's messages (the uploader's, the OAuth session's, AsyncHTTPClient's) as ``Log``'s
+/// plain lines, at the level ``Log`` is set to: quiet but for warnings unless `-v`.
+struct CLILogHandler: LogHandler {
+    var metadata: Logger.Metadata = [:]
+
+    var logLevel: Logger.Level {
+        get {
+            switch Log.level {
+            case .error: .error
+            case .warning: .warning
+            case .info: .info
+            case .debug: .debug
+            }
+        }
+        set {}  // follows Log.level
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(
+        level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
+        function: String, line: UInt
+    ) {
+        let all = self.metadata.merging(metadata ?? [:]) { $1 }
+        let details = all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        FileHandle.standardError.write(Data("capture: \(message)\(details.isEmpty ? "" : " (\(details))")\n".utf8))
     }
 }

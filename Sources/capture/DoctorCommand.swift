@@ -289,18 +289,28 @@ struct Doctor: ParsableCommand {
         }
         let settings: UploadSettings
         do {
-            settings = try UploadSettings.resolve(try device.uploadLayers())
+            settings = try device.uploadSettings()
         } catch {
-            return [.pass("collector", "\(url) answers"), .fail("token", "\(error)", "set collector.token_file to a file of mode 600 holding the token")]
+            return [
+                .pass("collector", "\(url) answers"),
+                .fail("token", CLIError.from(error).message, "set collector.token_file to a file of mode 600 holding the token, or auth.issuer"),
+            ]
         }
-        let verdict = (try? blocking { await Delivery.tokenProbe(url, token: settings.token) }) ?? .unreachable("no answer")
+        let authenticator = settings.authenticator
+        let token: BearerToken
+        do {
+            token = try blocking { try await authenticator.bearerToken() }
+        } catch {
+            return [.pass("collector", "\(url) answers"), .fail("token", "no token: \(error)", authenticator.advice)]
+        }
+        let verdict = (try? blocking { await Delivery.tokenProbe(url, token: token) }) ?? .unreachable("no answer")
         switch verdict {
         case .accepted:
-            return [.pass("collector", "\(url) answers"), .pass("token", "accepted (\(settings.tokenFile.value))")]
+            return [.pass("collector", "\(url) answers"), .pass("token", "accepted (\(authenticator.origin))")]
         case .refused:
             return [
                 .pass("collector", "\(url) answers"),
-                .fail("token", "refused by the collector (401)", "put a valid token into \(settings.tokenFile.value)"),
+                .fail("token", "refused by the collector (401)", authenticator.advice),
             ]
         case .unreachable(let why):
             return [.fail("collector", "\(url) stopped answering: \(why)", "check the network")]

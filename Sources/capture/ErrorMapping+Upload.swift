@@ -50,8 +50,8 @@ extension UploadRunFailure: CLIReportable {
 
     var cliMessage: String {
         switch self {
-        case .tokenRejected(let origin):
-            "the collector rejected the token (401): renew the token in \(origin) and run again"
+        case .tokenRejected(let origin, let advice):
+            "the credentials from \(origin) were refused: \(advice)"
         case .incomplete(let missed, let total):
             "\(missed) of \(total) measurement(s) not uploaded (the reason is printed with each); "
                 + "fix the cause and run `capture upload` again"

@@ -28,7 +28,8 @@ enum ExitStatus: Int32, CaseIterable {
     case ioError = 74
     /// `upload`: at least one measurement failed or was not found; the others were uploaded.
     case uploadIncomplete = 75
-    /// `upload`: the collector rejected the token (401), or the token file is readable by others.
+    /// The collector rejected the token (401), the issuer the refresh token or secret, a login
+    /// was declined or expired, or the token file is readable by others.
     case tokenRejected = 77
     /// A bad configuration file or environment value (unknown key, bad value, unreadable or
     /// malformed file: docs/configuration.md), before anything starts; `upload`: no collector
@@ -52,7 +53,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .diskFull: "disk full (nothing committed was lost)"
         case .ioError: "database, file or device I/O error"
         case .uploadIncomplete: "upload: some measurements failed (the others were uploaded)"
-        case .tokenRejected: "upload: token rejected (401), or token file readable by others"
+        case .tokenRejected: "credentials refused, or token file readable by others"
         case .configuration: "bad configuration file or value; upload: no URL or token"
         }
     }

@@ -111,7 +111,7 @@ struct Sync: ParsableCommand {
                 Log.warning("capture: warning: whether the connection is metered is unknown (no NetworkManager); sending")
             }
         }
-        let settings = try UploadSettings.resolve(try device.uploadLayers())
+        let settings = try device.uploadSettings()
         state.lastAttemptAt = clock
         if let problem = blockingProbe(settings.collectorURL.value) {
             state.failures += 1

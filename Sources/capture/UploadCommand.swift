@@ -107,7 +107,7 @@ struct Upload: ParsableCommand {
             if !trustOrigin.isEmpty {
                 layers[0] = .options(url: url, tokenFile: tokenFile, trustedOrigins: trustOrigin)
             }
-            let settings = try UploadSettings.resolve(layers)
+            let settings = try device.uploadSettings(layers)
             let budget = device.retryBudget.value.seconds
             guard let store = try data.existingStore() else {
                 if output.json { try printJSON([UploadResult]()) } else { print("nothing to upload: no measurements yet") }

@@ -45,7 +45,7 @@ final class MemoryLog: Sendable {
 @Suite struct CollectorLogTests {
     @Test func eachRequestIsOneInfoLineWithItsFieldsAndNeverTheToken() async throws {
         let log = MemoryLog()
-        let collector = try CollectorUnderTest(logger: log.logger(.trace))
+        let collector = try await CollectorUnderTest(logger: log.logger(.trace))
         let device = metadata()["deviceId"]!
         try await collector.test { client async throws in
             let path = try await client.openSession()
@@ -71,7 +71,7 @@ final class MemoryLog: Sendable {
 
     @Test func warningLevelLogsNoRequests() async throws {
         let log = MemoryLog()
-        let collector = try CollectorUnderTest(logger: log.logger(.warning))
+        let collector = try await CollectorUnderTest(logger: log.logger(.warning))
         try await collector.test { client async throws in
             let path = try await client.openSession()
             #expect(try await client.put(path, range: "bytes 0-9/10", body: bytes).status == .created)

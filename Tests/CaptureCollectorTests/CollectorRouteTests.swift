@@ -15,12 +15,12 @@ final class CollectorUnderTest: Sendable {
     let directory: String
     let collector: Collector
 
-    init(payloadLimit: Int64? = nil, sessionExpiry: Duration? = nil, logger: Logger = Logger(label: "collector-route-tests")) throws {
+    init(payloadLimit: Int64? = nil, sessionExpiry: Duration? = nil, logger: Logger = Logger(label: "collector-route-tests")) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("collector-routes-\(UUID().uuidString)").path
         var configuration = Collector.Configuration(dataDirectory: directory, token: Self.token)
         if let payloadLimit { configuration.payloadLimit = payloadLimit }
         if let sessionExpiry { configuration.sessionExpiry = sessionExpiry }
-        collector = try Collector(configuration, logger: logger)
+        collector = try await Collector(configuration, logger: logger)
     }
 
     deinit { try? FileManager.default.removeItem(atPath: directory) }
@@ -167,7 +167,7 @@ func path(of location: String) throws -> String {
     }
 
     @Test func answers409ForAMeasurementAlreadyStored() async throws {
-        let collector = try CollectorUnderTest()
+        let collector = try await CollectorUnderTest()
         try await collector.test { client async throws in
             let path = try await client.openSession()
             #expect(try await client.put(path, range: "bytes 0-9/10", body: bytes).status == .created)
@@ -181,7 +181,7 @@ func path(of location: String) throws -> String {
 
 @Suite struct PutRouteTests {
     @Test func wholeFileInOnePutIsStoredWithItsMetadata() async throws {
-        let collector = try CollectorUnderTest()
+        let collector = try await CollectorUnderTest()
         try await collector.test { client async throws in
             let path = try await client.openSession()
             let response = try await client.put(path, range: "bytes 0-9/10", body: bytes)

@@ -499,7 +499,7 @@ func nmea(_ body: String) -> String {
             #expect(result.status == 0, "\(row.name): \(result.stderr)")
             #expect(result.stderr.isEmpty, "\(row.name): \(result.stderr)")
         } else {
-            let message = row.status == 77 ? "the collector rejected the token (401)" : "1 of 1 measurement(s) not uploaded"
+            let message = row.status == 77 ? "were refused: renew the token in" : "1 of 1 measurement(s) not uploaded"
             expectRefusal(result, row.status, message, row.name)
         }
         let upload = try cli.json(["show", "1"])["upload"] as? [String: Any] ?? [:]

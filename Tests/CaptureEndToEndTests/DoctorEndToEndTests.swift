@@ -94,7 +94,7 @@ import Testing
         // Text: FAIL lines with the advice after an arrow, and the summary.
         let text = try device.run(["doctor", "--seconds", "0", "--sysfs-root", sysfs.path], ["CAPTURE_CONFIG": device.config])
         #expect(text.status == 1)
-        #expect(text.stdout.contains("FAIL  token") && text.stdout.contains("→ put a valid token into \(wrongToken)"))
+        #expect(text.stdout.contains("FAIL  token") && text.stdout.contains("→ renew the token in \(wrongToken)"))
         #expect(text.stdout.hasSuffix("failed\n") && text.stdout.contains(", 5 failed"))
         #expect(!text.stdout.contains("not-the-token"), "a token is never printed")
     }

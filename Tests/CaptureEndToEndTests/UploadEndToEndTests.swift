@@ -17,7 +17,9 @@ final class CollectorProcess {
     /// - Parameters:
     ///   - port: a port to listen on (0: an ephemeral one).
     ///   - token: the token to accept (default: a new random one).
-    init(_ arguments: [String] = [], port: Int = 0, token: String? = nil) throws {
+    ///   - authentication: options instead of `--token-file` (`--issuer`, `--jwks`); the token
+    ///     file is written all the same.
+    init(_ arguments: [String] = [], port: Int = 0, token: String? = nil, authentication: [String]? = nil) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("collector-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         tokenFile = directory + ".token"
@@ -25,7 +27,8 @@ final class CollectorProcess {
             atPath: tokenFile, contents: Data((token ?? "test-token-\(UUID().uuidString)").utf8 + [0x0A]),
             attributes: [.posixPermissions: 0o600])
         process = try Subprocess(
-            ["--port", String(port), "--data-dir", directory + "/data", "--token-file", tokenFile] + arguments,
+            ["--port", String(port), "--data-dir", directory + "/data"] + (authentication ?? ["--token-file", tokenFile])
+                + arguments,
             executable: Self.executable)
         var port: Int?
         for _ in 0..<400 where port == nil {

@@ -57,7 +57,7 @@ struct LiveCollector {
     /// Runs `body` with the collector's base URL while the collector serves.
     func serve(_ body: @Sendable (String) async throws -> Void) async throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let collector = try Collector(.init(dataDirectory: directory, token: Self.token), logger: Logger(label: "upload-run-tests"))
+        let collector = try await Collector(.init(dataDirectory: directory, token: Self.token), logger: Logger(label: "upload-run-tests"))
         try await collector.application(host: "127.0.0.1", port: 0) { _ in }.test(.live) { client in
             try await body("http://localhost:\(try #require(client.port))/")
         }
@@ -168,7 +168,8 @@ func uploadRun(
             #expect(report.results.map(\.measurement) == [first], "the run goes no further than the 401")
             #expect(report.results.first?.outcome == .unauthorized)
             #expect(report.tokenRejected)
-            #expect(throws: UploadRunFailure.tokenRejected(origin: "/test/token")) { try report.check() }
+            #expect(throws: UploadRunFailure.tokenRejected(
+                origin: "/test/token", advice: "renew the token in /test/token and run again")) { try report.check() }
             let kept = try device.store.upload(of: first)
             #expect(kept.status == .uploading)
             #expect(kept.acknowledged == 10_000)

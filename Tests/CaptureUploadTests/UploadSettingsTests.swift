@@ -34,14 +34,14 @@ import Testing
 
         settings = try UploadSettings.resolve(url: nil, tokenFile: nil, dataDirectory: directory, environment: environment)
         #expect(settings.collectorURL == .init("https://env.example/", from: .environment("CAPTURE_UPLOAD_URL")))
-        #expect(settings.tokenFile.origin.description == "$CAPTURE_TOKEN_FILE")
+        #expect(settings.tokenFile?.origin.description == "$CAPTURE_TOKEN_FILE")
         #expect(settings.authenticator.origin == b)
 
         // An empty value counts as absent.
         settings = try UploadSettings.resolve(url: "", tokenFile: a, dataDirectory: directory, environment: environment)
         #expect(settings.collectorURL.value == "https://env.example/")
         #expect(settings.tokenFile == .init(a, from: .option("--token-file")))
-        #expect(settings.token.secret == "token-a")
+        #expect(settings.token?.secret == "token-a")
     }
 
     @Test func aMissingValueNamesEveryPlaceItWasLookedFor() throws {

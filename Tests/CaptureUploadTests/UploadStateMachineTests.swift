@@ -141,7 +141,7 @@ func putting(_ total: Int64 = 1000, chunk: Int64? = nil) -> Machine {
             case .backOff(let delay):
                 elapsed += delay
                 action = m.backOffElapsed(elapsed: elapsed)
-            case .preRequest, .done: break
+            case .preRequest, .done, .renewToken: break
             }
             if case .done = action { break }
         }

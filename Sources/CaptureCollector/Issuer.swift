@@ -1,0 +1,300 @@
+import Crypto
+import CryptoExtras
+import Foundation
+import HTTPTypes
+public import Hummingbird
+import HummingbirdAuth
+public import JWTKit
+import NIOCore
+import Synchronization
+
+/// A small OAuth 2.0 issuer for tests and the demo, laid out as a Keycloak realm
+/// (`/realms/capture/…`): the OpenID discovery document, the device authorization grant
+/// (RFC 8628), the refresh-token and client-credentials grants, revocation (RFC 7009) and the
+/// JWKS of its RSA key. Access tokens are RS256 JWTs with `iss`, `aud`, `sub`, `exp`.
+///
+/// Where a real issuer shows a login page, `GET /realms/capture/device?user_code=…` approves
+/// the code at once (`&decision=deny` declines it): tests and the demo play the person with curl.
+/// Everything lives in memory; a restart forgets every login.
+public final class Issuer: Sendable {
+    /// How the issuer behaves.
+    public struct Configuration: Sendable {
+        /// The one client it knows.
+        public var clientID = "capture"
+        /// The client's secret; the client-credentials grant needs it (HTTP Basic), nil: no such grant.
+        public var clientSecret: String?
+        /// The `aud` of its access tokens.
+        public var audience = "capture-collector"
+        /// Seconds an access token lives.
+        public var tokenLifetime: Int64 = 300
+        /// The `expires_in` its token answers state, if not the true lifetime: a larger one makes
+        /// clients use tokens the collector already refuses (clock skew; tests of the 401 path).
+        public var statedTokenLifetime: Int64?
+        /// Seconds a device code lives.
+        public var deviceCodeLifetime: Int64 = 600
+        /// Seconds a device must wait between polls.
+        public var interval: Int64 = 5
+        /// Answer `slow_down` to this many polls of each device code, whatever their pace (tests).
+        public var slowDownPolls = 0
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// The realm's path below the server's root.
+    public static let realm = "realms/capture"
+
+    let configuration: Configuration
+    private let signing: JWTKeyCollection
+    /// What the collector checks tokens against: the public key, this issuer, the audience.
+    public let requirements: JWTRequirements
+    private let jwks: String
+    private let url = URLSlot()
+    private let state = Mutex(State())
+
+    private struct Device {
+        var userCode: String
+        var issued: ContinuousClock.Instant
+        var decision: Bool?
+        var lastPoll: ContinuousClock.Instant?
+        var polls = 0
+    }
+
+    private struct State {
+        var devices: [String: Device] = [:]
+        var refreshTokens: Set<String> = []
+        var issuedTokens = 0
+    }
+
+    /// Where the issuer URL is kept once known.
+    private final class URLSlot: Sendable {
+        let value = Mutex<String?>(nil)
+    }
+
+    /// Makes a new 2048-bit RSA key; nothing is served until ``addRoutes(to:)``.
+    public init(_ configuration: Configuration) async throws {
+        self.configuration = configuration
+        let key = try Insecure.RSA.PrivateKey(backing: _RSA.Signing.PrivateKey(keySize: .bits2048))
+        let kid = JWKIdentifier(string: "capture-issuer")
+        signing = JWTKeyCollection()
+        let verifying = JWTKeyCollection()
+        let (modulus, exponent) = try key.publicKey.getKeyPrimitives()
+        let jwk = JWK.rsa(
+            .rs256, identifier: kid, modulus: Self.base64URL(modulus), exponent: Self.base64URL(exponent))
+        jwks = String(decoding: try JSONEncoder().encode(JWKS(keys: [jwk])), as: UTF8.self)
+        let url = self.url
+        requirements = JWTRequirements(keys: verifying, audience: configuration.audience) { url.value.withLock { $0 } }
+        await signing.add(rsa: key, digestAlgorithm: .sha256, kid: kid)
+        await verifying.add(rsa: key.publicKey, digestAlgorithm: .sha256, kid: kid)
+    }
+
+    /// The issuer URL, once the server is bound: `http://HOST:PORT/realms/capture`.
+    public var issuerURL: String? { url.value.withLock { $0 } }
+
+    /// How many access tokens it has issued.
+    public var issuedTokens: Int { state.withLock { $0.issuedTokens } }
+
+    /// Sets the issuer URL from the bound address.
+    func bind(host: String, port: Int) {
+        url.value.withLock { $0 = "http://\(host):\(port)/\(Self.realm)" }
+    }
+
+    /// Adds the realm's routes.
+    func addRoutes(to router: Router<BasicRequestContext>) {
+        let realm = router.group(RouterPath(Self.realm))
+        realm.get(".well-known/openid-configuration") { _, _ in self.discovery() }
+        realm.get("protocol/openid-connect/certs") { _, _ in Self.json(self.jwks, status: .ok) }
+        realm.post("protocol/openid-connect/auth/device") { request, _ in
+            try await self.authorizeDevice(Self.form(request), request: request)
+        }
+        realm.post("protocol/openid-connect/token") { request, _ in
+            try await self.token(Self.form(request), request: request)
+        }
+        realm.post("protocol/openid-connect/revoke") { request, _ in
+            let form = try await Self.form(request)
+            if let token = form["token"] { _ = self.state.withLock { $0.refreshTokens.remove(token) } }
+            return Response(status: .ok)
+        }
+        realm.get("device") { request, _ in self.decide(request) }
+    }
+
+    // MARK: - Endpoints
+
+    private func discovery() -> Response {
+        let base = issuerURL ?? ""
+        let document: [String: Any] = [
+            "issuer": base,
+            "token_endpoint": base + "/protocol/openid-connect/token",
+            "device_authorization_endpoint": base + "/protocol/openid-connect/auth/device",
+            "revocation_endpoint": base + "/protocol/openid-connect/revoke",
+            "jwks_uri": base + "/protocol/openid-connect/certs",
+            "grant_types_supported": [
+                "urn:ietf:params:oauth:grant-type:device_code", "refresh_token",
+            ] + (configuration.clientSecret == nil ? [] : ["client_credentials"]),
+            "token_endpoint_auth_methods_supported": ["client_secret_basic", "none"],
+        ]
+        return Self.json(document, status: .ok)
+    }
+
+    private func authorizeDevice(_ form: [String: String], request: Request) async throws -> Response {
+        guard clientAuthenticated(form, request: request) else { return Self.error("invalid_client", status: .unauthorized) }
+        let deviceCode = Self.randomToken()
+        let letters = Array("BCDFGHJKLMNPQRSTVWXZ")
+        let raw = String((0..<8).map { _ in letters.randomElement()! })
+        let userCode = raw.prefix(4) + "-" + raw.suffix(4)
+        state.withLock { $0.devices[deviceCode] = Device(userCode: String(userCode), issued: .now) }
+        let base = issuerURL ?? ""
+        return Self.json(
+            [
+                "device_code": deviceCode, "user_code": String(userCode),
+                "verification_uri": base + "/device",
+                "verification_uri_complete": base + "/device?user_code=" + userCode,
+                "expires_in": configuration.deviceCodeLifetime, "interval": configuration.interval,
+            ], status: .ok)
+    }
+
+    private func token(_ form: [String: String], request: Request) async throws -> Response {
+        guard clientAuthenticated(form, request: request) else { return Self.error("invalid_client", status: .unauthorized) }
+        switch form["grant_type"] {
+        case "urn:ietf:params:oauth:grant-type:device_code":
+            guard let code = form["device_code"] else { return Self.error("invalid_request") }
+            return try await pollDevice(code)
+        case "refresh_token":
+            guard let refresh = form["refresh_token"], state.withLock({ $0.refreshTokens.contains(refresh) }) else {
+                return Self.error("invalid_grant", description: "Token is not active")
+            }
+            return try await grant(subject: "device-user", refresh: true)
+        case "client_credentials":
+            guard configuration.clientSecret != nil, request.headers.basic != nil else {
+                return Self.error("unauthorized_client", status: .unauthorized)
+            }
+            return try await grant(subject: "service-account-" + configuration.clientID, refresh: false)
+        default:
+            return Self.error("unsupported_grant_type")
+        }
+    }
+
+    private enum Poll { case pending, slowDown, denied, expired, approved, unknown }
+
+    private func pollDevice(_ code: String) async throws -> Response {
+        let now = ContinuousClock.now
+        let lifetime = Duration.seconds(configuration.deviceCodeLifetime)
+        let minimum = Duration.seconds(configuration.interval) - .milliseconds(200)
+        let slowDowns = configuration.slowDownPolls
+        let poll: Poll = state.withLock { state in
+            guard var device = state.devices[code] else { return .unknown }
+            defer { state.devices[code] = device }
+            device.polls += 1
+            let last = device.lastPoll
+            device.lastPoll = now
+            if now - device.issued > lifetime {
+                state.devices[code] = nil
+                return .expired
+            }
+            if device.polls <= slowDowns { return .slowDown }
+            if let last, now - last < minimum { return .slowDown }
+            switch device.decision {
+            case nil: return .pending
+            case false?: return .denied
+            case true?: return .approved
+            }
+        }
+        switch poll {
+        case .unknown: return Self.error("invalid_grant", description: "unknown device code")
+        case .expired: return Self.error("expired_token")
+        case .slowDown: return Self.error("slow_down")
+        case .pending: return Self.error("authorization_pending")
+        case .denied:
+            _ = state.withLock { $0.devices.removeValue(forKey: code) }
+            return Self.error("access_denied")
+        case .approved:
+            _ = state.withLock { $0.devices.removeValue(forKey: code) }
+            return try await grant(subject: "device-user", refresh: true)
+        }
+    }
+
+    private func decide(_ request: Request) -> Response {
+        let userCode = request.uri.queryParameters.get("user_code")?.uppercased() ?? ""
+        let approve = request.uri.queryParameters.get("decision") != "deny"
+        let found: Bool = state.withLock { state in
+            guard let code = state.devices.first(where: { $0.value.userCode == userCode })?.key else { return false }
+            state.devices[code]?.decision = approve
+            return true
+        }
+        guard found else { return Response(status: .notFound, body: .init(byteBuffer: ByteBuffer(string: "no such code\n"))) }
+        return Response(
+            status: .ok, headers: [.contentType: "text/plain; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: approve ? "approved\n" : "declined\n")))
+    }
+
+    private func grant(subject: String, refresh: Bool) async throws -> Response {
+        let now = Date()
+        let claims = AccessClaims(
+            iss: IssuerClaim(value: issuerURL ?? ""), aud: AudienceClaim(value: [configuration.audience]),
+            exp: ExpirationClaim(value: now.addingTimeInterval(TimeInterval(configuration.tokenLifetime))),
+            sub: SubjectClaim(value: subject), iat: IssuedAtClaim(value: now), azp: configuration.clientID)
+        let access = try await signing.sign(claims, kid: JWKIdentifier(string: "capture-issuer"))
+        var answer: [String: Any] = [
+            "access_token": access, "token_type": "Bearer", "expires_in": configuration.statedTokenLifetime ?? configuration.tokenLifetime,
+        ]
+        let refreshToken = refresh ? Self.randomToken() : nil
+        state.withLock {
+            $0.issuedTokens += 1
+            if let refreshToken { $0.refreshTokens.insert(refreshToken) }
+        }
+        if let refreshToken { answer["refresh_token"] = refreshToken }
+        return Self.json(answer, status: .ok)
+    }
+
+    /// A public client names itself in the form; with a secret configured, HTTP Basic must carry it.
+    private func clientAuthenticated(_ form: [String: String], request: Request) -> Bool {
+        if let basic = request.headers.basic {
+            guard let secret = configuration.clientSecret else { return false }
+            return basic.username == configuration.clientID && basic.password == secret
+        }
+        return form["client_id"] == configuration.clientID
+    }
+
+    // MARK: - Helpers
+
+    private static func form(_ request: Request) async throws -> [String: String] {
+        var request = request
+        let body = try await request.collectBody(upTo: 16 * 1024)
+        var form: [String: String] = [:]
+        for pair in String(buffer: body).split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ text: Substring) -> String {
+                String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text)
+            }
+            form[decode(parts[0])] = parts.count > 1 ? decode(parts[1]) : ""
+        }
+        return form
+    }
+
+    private static func error(_ code: String, description: String? = nil, status: HTTPResponse.Status = .badRequest) -> Response {
+        var object: [String: Any] = ["error": code]
+        if let description { object["error_description"] = description }
+        return json(object, status: status)
+    }
+
+    private static func json(_ object: [String: Any], status: HTTPResponse.Status) -> Response {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        return json(String(decoding: data, as: UTF8.self), status: status)
+    }
+
+    private static func json(_ text: String, status: HTTPResponse.Status) -> Response {
+        Response(
+            status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    private static func randomToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<4).map { _ in String(generator.next() as UInt64, radix: 16) }.joined()
+    }
+
+    static func base64URL(_ data: Data) -> String {
+        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+public import Logging
+
+/// Where `capture` gets OAuth 2.0 tokens: the issuer and client of the configuration
+/// (`auth.issuer`, `auth.client_id`, `auth.client_secret_file`) and the login file.
+public struct OAuthSettings: Sendable, Equatable {
+    /// The issuer URL, such as `https://sso.example.com/realms/cyface`.
+    public var issuer: String
+    /// The client id.
+    public var clientID: String
+    /// A file holding the client secret (mode 600): with one, tokens come from the
+    /// client-credentials grant and no login is needed.
+    public var clientSecretFile: String?
+    /// Where `capture login` keeps the refresh token (`<data dir>/login.json`).
+    public var loginPath: String
+
+    /// Creates settings.
+    public init(issuer: String, clientID: String, clientSecretFile: String?, dataDirectory: String) {
+        self.issuer = issuer
+        self.clientID = clientID
+        self.clientSecretFile = clientSecretFile
+        loginPath = dataDirectory + "/" + StoredLogin.fileName
+    }
+
+    /// The client for these settings, with the secret read if there is a secret file.
+    public func client() throws(OAuthError) -> OAuthClient {
+        guard let clientSecretFile else { return OAuthClient(clientID: clientID) }
+        do {
+            return OAuthClient(clientID: clientID, clientSecret: try TokenFile.read(clientSecretFile))
+        } catch {
+            throw .misconfigured("the client secret file: \(error)")
+        }
+    }
+}
+
+/// An ``UploadAuthenticator`` with short-lived OAuth 2.0 access tokens: it renews the token
+/// before it expires (when less than a third of its life or 30 seconds remain, whichever is
+/// less) and after a 401, with the stored refresh token or the client-credentials grant. A
+/// rotated refresh token is saved at once. Nothing it holds is ever logged.
+public actor OAuthSession: UploadAuthenticator {
+    public nonisolated let origin: String
+    public nonisolated var advice: String { "run `capture login` and then `capture upload --resume`" }
+    private let settings: OAuthSettings
+    private let logger: Logger
+    private var endpoints: IssuerEndpoints?
+    private var access: BearerToken?
+    private var renewAt: ContinuousClock.Instant?
+    /// How many access tokens were obtained (first one included).
+    public private(set) var renewals = 0
+
+    /// A session for `settings`; nothing is asked of the issuer until a token is needed.
+    public init(_ settings: OAuthSettings, logger: Logger = Logger(label: "capture.oauth")) {
+        self.settings = settings
+        self.logger = logger
+        origin = settings.clientSecretFile.map { "the client secret in \($0)" } ?? "the login to \(settings.issuer)"
+    }
+
+    public func bearerToken() async throws -> BearerToken {
+        if let access, let renewAt, ContinuousClock.now < renewAt { return access }
+        if let access, renewAt == nil { return access }
+        return try await renew()
+    }
+
+    public nonisolated var renewable: Bool { true }
+
+    public func tokenRejected() async {
+        access = nil
+        renewAt = nil
+    }
+
+    /// Gets a new access token now.
+    ///
+    /// - Throws: ``OAuthError``: ``OAuthError/notLoggedIn(_:)`` without a login,
+    ///   ``OAuthError/refused(code:description:)`` when the issuer refuses the refresh token or
+    ///   the secret, ``OAuthError/unreachable(_:)`` when it cannot be asked.
+    @discardableResult
+    public func renew() async throws(OAuthError) -> BearerToken {
+        let client = try settings.client()
+        let endpoints: IssuerEndpoints
+        if let known = self.endpoints {
+            endpoints = known
+        } else {
+            endpoints = try await client.discover(issuer: settings.issuer)
+            self.endpoints = endpoints
+        }
+        let grant: TokenGrant
+        if settings.clientSecretFile != nil {
+            grant = try await client.clientCredentials(endpoints)
+        } else {
+            guard let login = try StoredLogin.read(settings.loginPath) else { throw .notLoggedIn(settings.loginPath) }
+            guard login.issuer == settings.issuer, login.clientID == settings.clientID else {
+                throw .misconfigured(
+                    "\(settings.loginPath) holds a login to \(login.issuer) as \(login.clientID), but the configuration "
+                        + "names \(settings.issuer) as \(settings.clientID): run `capture login`")
+            }
+            grant = try await client.refresh(endpoints, refreshToken: BearerToken(login.refreshToken))
+            if let rotated = grant.refreshToken, rotated.secret != login.refreshToken {
+                do {
+                    try StoredLogin(issuer: login.issuer, clientID: login.clientID, refreshToken: rotated)
+                        .write(to: settings.loginPath)
+                } catch {
+                    // The old refresh token may still work; the next renewal tries again.
+                    logger.warning("cannot save the new refresh token", metadata: ["error": "\(error)"])
+                }
+            }
+        }
+        access = grant.accessToken
+        renewAt = grant.expiresIn.map { lifetime in
+            let margin = min(30_000, lifetime * 1000 / 3)
+            return ContinuousClock.now.advanced(by: .milliseconds(max(0, lifetime * 1000 - margin)))
+        }
+        renewals += 1
+        logger.info("access token renewed", metadata: ["expires_in": "\(grant.expiresIn.map { "\($0) s" } ?? "not stated")"])
+        return grant.accessToken
+    }
+}

@@ -1,0 +1,192 @@
+import ArgumentParser
+import CaptureConfig
+import CaptureStorage
+import CaptureUpload
+import Foundation
+
+struct Login: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "login",
+        abstract: "Log in to the collector's OAuth 2.0 issuer (for a Keycloak-guarded collector).",
+        discussion: """
+            Needs auth.issuer and auth.client_id in the configuration (`capture config`). The \
+            issuer's endpoints come from its /.well-known/openid-configuration.
+
+            Without a client secret, login runs the device authorization grant (RFC 8628), made \
+            for devices without a browser: it prints a URL and a code; open the URL on any \
+            phone or computer, enter the code and log in there. Meanwhile login polls the \
+            issuer as often as it allows, and once you approve, it keeps the refresh token in \
+            <data dir>/login.json (mode 600). From then on `capture upload` and `capture sync` \
+            get short-lived access tokens from it and renew them before they expire, so a long \
+            upload never outlives its token. The token is never printed or logged.
+
+            With auth.client_secret_file (fleets: one client per device, its secret in a file \
+            of mode 600), tokens come from the client-credentials grant and nothing needs to be \
+            kept: login checks that the issuer accepts the secret.
+
+            --json prints one JSON object per line: first {"verification_uri", \
+            "verification_uri_complete", "user_code", "expires_in"} as soon as the code is \
+            there, then {"logged_in": true, "issuer", "login_file"} at the end.
+
+            EXIT CODES: 0 logged in; 69 the issuer is unreachable; 77 the login was declined, \
+            the code expired, or the issuer refused the client or its secret; 78 no auth.issuer \
+            or auth.client_id configured, or the issuer's discovery document names another issuer.
+            """)
+
+    @OptionGroup var data: DataDirectoryOptions
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        try execute {
+            let device = try data.device()
+            guard let settings = try device.oauth() else {
+                throw CLIError(
+                    .configuration, "no issuer configured: set auth.issuer and auth.client_id (`capture config --help`)")
+            }
+            let client = try settings.client()
+            let endpoints = try blocking { try await client.discover(issuer: settings.issuer) }
+            if let secretFile = settings.clientSecretFile {
+                let grant = try blocking { try await client.clientCredentials(endpoints) }
+                if output.json {
+                    try printJSONLine(["logged_in": true, "issuer": settings.issuer, "grant": "client_credentials"])
+                } else {
+                    print(
+                        "the issuer \(settings.issuer) accepts the client secret in \(secretFile): access tokens "
+                            + "(valid \(grant.expiresIn.map { "\($0) s" } ?? "without a stated expiry")) come from the "
+                            + "client-credentials grant; nothing is kept")
+                }
+                return
+            }
+            let authorization = try blocking { try await client.authorizeDevice(endpoints) }
+            if output.json {
+                var first: [String: Any] = [
+                    "verification_uri": authorization.verificationURI, "user_code": authorization.userCode,
+                    "expires_in": authorization.expiresIn,
+                ]
+                first["verification_uri_complete"] = authorization.verificationURIComplete
+                try printJSONLine(first)
+            } else {
+                print("To log in, open \(authorization.verificationURI) and enter the code \(authorization.userCode)")
+                if let complete = authorization.verificationURIComplete { print("(or open \(complete))") }
+                print("Waiting for the approval; the code expires in \(Self.minutes(authorization.expiresIn))…")
+            }
+            fflush(nil)
+            let grant = try Self.poll(client, endpoints, authorization)
+            guard let refresh = grant.refreshToken else {
+                throw CLIError(.tokenRejected, "the issuer gave no refresh token, so nothing could be kept: enable refresh tokens for the client \(settings.clientID)")
+            }
+            try PrivateFiles.createDirectory(data.path)
+            try StoredLogin(issuer: settings.issuer, clientID: settings.clientID, refreshToken: refresh).write(to: settings.loginPath)
+            if output.json {
+                try printJSONLine(["logged_in": true, "issuer": settings.issuer, "login_file": settings.loginPath])
+            } else {
+                print("logged in to \(settings.issuer) as \(settings.clientID); the refresh token is in \(settings.loginPath) (mode 600)")
+            }
+        }
+    }
+
+    /// Polls the token endpoint as RFC 8628 says until the person decides or the code expires.
+    private static func poll(
+        _ client: OAuthClient, _ endpoints: IssuerEndpoints, _ authorization: DeviceAuthorization
+    ) throws -> TokenGrant {
+        var polling = DevicePolling(interval: authorization.interval, expiresIn: authorization.expiresIn)
+        let start = ContinuousClock.now
+        var step = DevicePolling.Step.wait(seconds: polling.interval)
+        while case .wait(let seconds) = step {
+            Thread.sleep(forTimeInterval: TimeInterval(seconds))
+            let answer: Result<TokenGrant, OAuthError> = try blocking {
+                do {
+                    return .success(try await client.pollDevice(endpoints, deviceCode: authorization.deviceCode))
+                } catch let error as OAuthError {
+                    return .failure(error)
+                } catch {
+                    return .failure(.unreachable("\(error)"))
+                }
+            }
+            let before = polling.slowDowns
+            step = polling.answered(answer, elapsed: (ContinuousClock.now - start).components.seconds)
+            if polling.slowDowns > before { Log.info("capture: the issuer asks to poll less often: every \(polling.interval) s") }
+        }
+        switch step {
+        case .done(let grant): return grant
+        case .failed(let failure):
+            if case .unreachable = failure { throw CLIError(.unavailable, failure.description) }
+            throw CLIError(.tokenRejected, failure.description)
+        case .wait: fatalError("unreachable: the loop runs while waiting")
+        }
+    }
+
+    private static func minutes(_ seconds: Int64) -> String {
+        seconds < 120 ? "\(seconds) s" : "\(seconds / 60) min"
+    }
+}
+
+struct Logout: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "logout",
+        abstract: "Revoke the refresh token at the issuer and forget it.",
+        discussion: """
+            Reads <data dir>/login.json, revokes its refresh token at the issuer's \
+            revocation endpoint (RFC 7009) if the issuer offers one, and deletes the file. If \
+            the issuer cannot be reached, the file is deleted anyway and a warning says that \
+            the token may stay valid at the issuer until it expires. Without a login, says so \
+            and exits 0.
+
+            EXIT CODES: 0 logged out, or not logged in; 74 the file cannot be deleted; 78 the \
+            file is readable by others or not a login record (it is deleted nonetheless).
+            """)
+
+    @OptionGroup var data: DataDirectoryOptions
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        try execute {
+            let device = try data.device()
+            let path = data.path + "/" + StoredLogin.fileName
+            let login: StoredLogin?
+            do {
+                login = try StoredLogin.read(path)
+            } catch {
+                try? FileManager.default.removeItem(atPath: path)
+                throw error
+            }
+            guard let login else {
+                if output.json { try printJSONLine(["logged_out": false, "reason": "not logged in"]) } else { print("not logged in (no \(path))") }
+                return
+            }
+            var revoked = "no"
+            do {
+                // The client secret, if the configuration names the same client with one.
+                let settings = try device.oauth()
+                let secret = settings?.clientID == login.clientID ? try settings?.client().clientSecret : nil
+                let client = OAuthClient(clientID: login.clientID, clientSecret: secret)
+                let token = BearerToken(login.refreshToken)
+                let offered = try blocking {
+                    let endpoints = try await client.discover(issuer: login.issuer)
+                    return try await client.revoke(endpoints, refreshToken: token)
+                }
+                revoked = offered ? "yes" : "not offered by the issuer"
+            } catch {
+                Log.warning("capture: warning: could not revoke the refresh token (\(CLIError.from(error).message)); it may stay valid at the issuer until it expires")
+                revoked = "failed"
+            }
+            do {
+                try FileManager.default.removeItem(atPath: path)
+            } catch {
+                throw CLIError(.ioError, "cannot delete \(path): \(error.localizedDescription)")
+            }
+            if output.json {
+                try printJSONLine(["logged_out": true, "issuer": login.issuer, "revoked": revoked])
+            } else {
+                print("logged out of \(login.issuer): refresh token revoked: \(revoked); \(path) deleted")
+            }
+        }
+    }
+}
+
+/// One compact JSON object on one line (flushed), for `--json` outputs that come in steps.
+func printJSONLine(_ object: [String: Any]) throws {
+    let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+    print(String(decoding: data, as: UTF8.self))
+    fflush(nil)
+}
