@@ -84,6 +84,13 @@ public struct Collector: Sendable {
         router.put("measurements/:session") { request, context in
             try await put(request, context: context)
         }
+        // Hummingbird wants one parameter name per position: the device id is `:session` here.
+        router.post("measurements/:session/:measurement/attachments") { request, context in
+            try await preRequest(request, context: context, attachment: true)
+        }
+        router.put("measurements/:session/:measurement/attachments/:attachmentSession") { request, context in
+            try await put(request, context: context, parameter: "attachmentSession")
+        }
         issuer?.addRoutes(to: router)
         let plan = faults
         let issuer = issuer
@@ -103,7 +110,7 @@ public struct Collector: Sendable {
 
     private static let uploadLength = HTTPField.Name("x-upload-content-length")!
 
-    func preRequest(_ request: Request, context: BasicRequestContext) async throws -> Response {
+    func preRequest(_ request: Request, context: BasicRequestContext, attachment: Bool = false) async throws -> Response {
         var request = request
         try await authentication.authorize(request)
         guard Self.mediaType(request.headers[.contentType]) == "application/json" else {
@@ -123,21 +130,36 @@ public struct Collector: Sendable {
         } catch {
             return Self.answer(HTTPResponse.Status(code: error.status), error.reason)
         }
+        if attachment {
+            // §2.8: the path names the measurement, the metadata the attachment and its counts.
+            guard context.parameters.get("session")?.lowercased() == metadata.deviceID,
+                context.parameters.get("measurement") == String(metadata.measurementID)
+            else { return Self.answer(.unprocessableContent, "the path does not name the metadata's measurement") }
+            guard metadata.attachmentID != nil,
+                ["logCount", "imageCount", "videoCount", "filesSize"].allSatisfy({ metadata.fields[$0] != nil })
+            else { return Self.answer(.unprocessableContent, "an attachment needs attachmentId and the four counts") }
+            guard storage.isParentStored(metadata) else {
+                return Self.answer(.unprocessableContent, "attachment without measurement: upload the measurement first")
+            }
+        } else if metadata.attachmentID != nil {
+            return Self.answer(.unprocessableContent, "attachments go to measurements/<device>/<measurement>/attachments")
+        }
         if storage.isStored(metadata) { return Response(status: .conflict) }
         let sid = storage.open(metadata, total: total)
         let scheme = request.headers[HTTPField.Name("X-Forwarded-Proto")!] ?? "http"
         let authority = request.head.authority ?? "127.0.0.1"
-        let location = "\(scheme)://\(authority)/measurements/(\(sid))/"
+        let path = attachment ? "measurements/\(metadata.deviceID)/\(metadata.measurementID)/attachments/" : "measurements/"
+        let location = "\(scheme)://\(authority)/\(path)(\(sid))/"
         logger.debug("session opened", metadata: ["sid": "\(sid)", "total": "\(total)"])
         return Response(status: .ok, headers: [.location: location, .contentLength: "0"])
     }
 
     // MARK: - PUT (chunks and status queries)
 
-    func put(_ request: Request, context: BasicRequestContext) async throws -> Response {
+    func put(_ request: Request, context: BasicRequestContext, parameter: String = "session") async throws -> Response {
         try await authentication.authorize(request)
         // `(<32 [a-z0-9]>)`, and the trailing slash is part of the route.
-        guard let component = context.parameters.get("session"), component.hasPrefix("("), component.hasSuffix(")"),
+        guard let component = context.parameters.get(parameter), component.hasPrefix("("), component.hasSuffix(")"),
             CollectorProtocol.isSessionID(component.dropFirst().dropLast()), request.uri.path.hasSuffix("/")
         else {
             return Self.answer(.notFound, "no such upload session")
@@ -172,7 +194,8 @@ public struct Collector: Sendable {
             storage.log("\(sid) \(request.headers[.contentRange] ?? "-") 404")
             return Self.answer(.notFound, "upload session expired or unknown: send a new pre-request")
         }
-        guard session.metadata.deviceID == metadata.deviceID, session.metadata.measurementID == metadata.measurementID
+        guard session.metadata.deviceID == metadata.deviceID, session.metadata.measurementID == metadata.measurementID,
+            session.metadata.attachmentID == metadata.attachmentID
         else {
             if length > 0 { storage.release(sid, received: session.received) }
             return Self.answer(.unprocessableContent, "the metadata does not match the session")
@@ -257,7 +280,7 @@ public struct Collector: Sendable {
             storage.log("\(line) 308")
             return incomplete(received: size, omitRange: fault == .omitRange)
         }
-        if configuration.validate {
+        if configuration.validate, session.metadata.attachmentID == nil {
             do {
                 let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: storage.partialPath(sid))))
                 _ = try TransferFileDecoder.decode(bytes)

@@ -10,6 +10,8 @@ public struct CollectorMetadata: Sendable, Equatable {
     public var measurementID: Int64
     /// Every §2.3 field that was present, by name, as received.
     public var fields: [String: String]
+    /// `attachmentId`, for an attachment's upload (§2.8).
+    public var attachmentID: Int64? { fields["attachmentId"].flatMap { Int64($0) } }
 
     /// Why metadata was refused, and with which status.
     public enum Problem: Error, Equatable, Sendable {
@@ -76,8 +78,9 @@ public struct CollectorMetadata: Sendable, Equatable {
         for name in ["logCount", "imageCount", "videoCount", "filesSize"] where value(name) != nil {
             guard try integer(name) >= 0 else { throw .invalid("\(name) must be ≥ 0") }
         }
+        if value("attachmentId") != nil { _ = try integer("attachmentId") }
         var fields: [String: String] = [:]
-        for name in CollectorProtocol.metadataFields { fields[name] = value(name) }
+        for name in CollectorProtocol.metadataFields + ["attachmentId"] { fields[name] = value(name) }
         return CollectorMetadata(deviceID: uuid.uuidString.lowercased(), measurementID: measurementID, fields: fields)
     }
 

@@ -38,7 +38,7 @@ final class CollectorStorage: Sendable {
         self.directory = directory
         self.expiry = expiry
         let fm = FileManager.default
-        for sub in ["partial", "measurements"] {
+        for sub in ["partial", "measurements", "attachments"] {
             try fm.createDirectory(atPath: directory + "/" + sub, withIntermediateDirectories: true)
         }
         // Sessions live in memory only: partial data of a previous run can never be resumed.
@@ -46,15 +46,17 @@ final class CollectorStorage: Sendable {
             try? fm.removeItem(atPath: directory + "/partial/" + name)
         }
         var stored: Set<String> = []
-        for name in try fm.contentsOfDirectory(atPath: directory + "/measurements") {
-            let path = directory + "/measurements/" + name
-            if name.hasSuffix(".tmp") {
-                try? fm.removeItem(atPath: path)
-            } else if name.hasSuffix(".json"), let data = fm.contents(atPath: path),
-                let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-                let device = object["deviceId"] as? String, let measurement = object["measurementId"] as? String
-            {
-                stored.insert(device + "/" + measurement)
+        for folder in ["measurements", "attachments"] {
+            for name in try fm.contentsOfDirectory(atPath: directory + "/" + folder) {
+                let path = directory + "/" + folder + "/" + name
+                if name.hasSuffix(".tmp") {
+                    try? fm.removeItem(atPath: path)
+                } else if name.hasSuffix(".json"), let data = fm.contents(atPath: path),
+                    let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                    let device = object["deviceId"] as? String, let measurement = object["measurementId"] as? String
+                {
+                    stored.insert(device + "/" + measurement + ((object["attachmentId"] as? String).map { "/" + $0 } ?? ""))
+                }
             }
         }
         state.withLock { $0.stored = stored }
@@ -139,9 +141,10 @@ final class CollectorStorage: Sendable {
             destroy(sid)
             return false
         }
-        let base = directory + "/measurements/" + sid
+        let attachment = metadata.attachmentID != nil
+        let base = directory + (attachment ? "/attachments/" : "/measurements/") + sid
         do {
-            try Self.rename(partialPath(sid), to: base + ".ccyf")
+            try Self.rename(partialPath(sid), to: base + (attachment ? ".bin" : ".ccyf"))
             var object = metadata.fields
             object["receivedAt"] = String(Int64(Date().timeIntervalSince1970 * 1000))
             object["size"] = String(size)
@@ -178,7 +181,13 @@ final class CollectorStorage: Sendable {
         }
     }
 
+    /// `device/measurement`, or `device/measurement/attachment`.
     private static func key(_ metadata: CollectorMetadata) -> String {
-        metadata.deviceID + "/" + String(metadata.measurementID)
+        metadata.deviceID + "/" + String(metadata.measurementID) + (metadata.attachmentID.map { "/\($0)" } ?? "")
+    }
+
+    /// Whether the measurement an attachment belongs to is stored (§2.8: required first).
+    func isParentStored(_ metadata: CollectorMetadata) -> Bool {
+        state.withLock { $0.stored.contains(metadata.deviceID + "/" + String(metadata.measurementID)) }
     }
 }

@@ -52,9 +52,10 @@ struct RequestLogMiddleware: RouterMiddleware {
             """)
     }
 
-    /// The session id in `/measurements/(<sid>)/` (a path or a Location URL), if it is one.
+    /// The session id in `/measurements/(<sid>)/` or `/measurements/<device>/<measurement>/attachments/(<sid>)/`
+    /// (a path or a Location URL), if it is one.
     static func session(in text: String) -> String? {
-        guard let open = text.range(of: "/measurements/("), let close = text[open.upperBound...].firstIndex(of: ")") else {
+        guard text.contains("/measurements/"), let open = text.range(of: "/("), let close = text[open.upperBound...].firstIndex(of: ")") else {
             return nil
         }
         let sid = text[open.upperBound..<close]

@@ -33,6 +33,10 @@ public final class Recorder: @unchecked Sendable {
     private var history: [(time: Int64, captured: [String: Int])] = []
     private var lastFix: Fix?
     private var finished = false
+    /// The measurement's `recorder.jsonl` (nil until it starts, or if it cannot be written).
+    private var journal: RecorderJournal?
+    /// The last note written to the journal per source, so that a repeated note is written once.
+    private var journaled: [String: String] = [:]
     private var failure: StoreError?
     private let startedAt = WallClock.now()
     /// One clock per measurement: the host clock against live receivers' GNSS time.
@@ -78,6 +82,10 @@ public final class Recorder: @unchecked Sendable {
         trackStart = now
         measurement = try store.begin(flush, sources: sources.map(\.name).joined(separator: "\n"))
         measurementStart = now
+        journal = RecorderJournal(directory: directory, measurement: measurement, store: store)
+        journal?.note(
+            ["event": "start", "modality": modality.rawValue, "sources": sources.map(\.name), "flush_interval_ms": flushInterval],
+            at: now)
         lock.withLock {
             trace?.append(.mark(.start(modality), at: now))
             trace?.flush()
@@ -95,6 +103,7 @@ public final class Recorder: @unchecked Sendable {
     public func recoverInterrupted() throws -> Int64 {
         guard let open = try store.openMeasurement() else { throw LifecycleError.notOpen(state: .idle) }
         measurement = open.id
+        journal = RecorderJournal(directory: directory, measurement: open.id, store: store)
         // What an earlier recorder applied goes on: the host clock is likely still as wrong.
         correction = try store.clockCorrection(of: open.id)
         clock = GNSSClock(correction: correction)
@@ -102,6 +111,7 @@ public final class Recorder: @unchecked Sendable {
         engine = Recording(
             lifecycle: Lifecycle(restoring: open.lifecycleState, modality: try store.currentModality(of: open.id)))
         let end = try store.lastTimestamp(of: open.id) ?? open.startTime
+        journal?.note(["event": "recovered", "committed_until": end, "sources": sources.map(\.name)])
         let wasCapturing = open.lifecycleState.phase == .capturing
         if wasCapturing {
             try store.commit(try engine.apply(.pause, at: end), to: open.id)
@@ -288,6 +298,7 @@ public final class Recorder: @unchecked Sendable {
                 commit(flush)
                 trace?.append(.mark(command, at: time))
                 trace?.flush()
+                journal?.note(Self.journalLine(command, from: sourceStates[index].name), at: time)
                 if command == .stop { finish() }
             } catch {
                 sourceStates[index].note = "left out its \(command.verb) mark: \(error)"
@@ -305,7 +316,29 @@ public final class Recorder: @unchecked Sendable {
             case .gnss(let state): sourceStates[index].gnss = state
             case .info(let text): sourceStates[index].note = text
             }
+            let name = sourceStates[index].name
+            let line: String? =
+                switch note {
+                case .lost(_, let reason): "lost samples: \(reason)"
+                case .gnss(let state): "gnss: \(state)"
+                case .info(let text): text
+                case .skipped: nil
+                }
+            if let line, journaled[name] != line {
+                journaled[name] = line
+                var fields: [String: Any] = ["source": name, "note": line]
+                if case .lost = note { fields["lost_so_far"] = sourceStates[index].lost ?? 0 }
+                journal?.note(fields)
+            }
         }
+    }
+
+    /// A journal line for a lifecycle command and who gave it.
+    private static func journalLine(_ command: LifecycleCommand, from origin: String) -> [String: Any] {
+        var fields: [String: Any] = ["event": command.verb, "by": origin]
+        if case .modality(let modality) = command { fields["modality"] = modality.rawValue }
+        if case .start(let modality) = command { fields["modality"] = modality.rawValue }
+        return fields
     }
 
     private static func kind(of sample: Sample) -> String {
@@ -374,6 +407,9 @@ public final class Recorder: @unchecked Sendable {
     private func finish() {
         guard !finished else { return }
         finished = true
+        var lost: [String: Int] = [:]
+        for state in sourceStates { if let count = state.lost { lost[state.name] = count } }
+        journal?.note(["event": "summary", "captured": captured, "lost": lost])
         done.signal()
     }
 
@@ -404,6 +440,7 @@ public final class Recorder: @unchecked Sendable {
                 commit(flush)
                 trace?.append(.mark(lifecycleCommand, at: now))
                 trace?.flush()
+                journal?.note(Self.journalLine(lifecycleCommand, from: "capture " + lifecycleCommand.verb), at: now)
                 if let failure {
                     return ControlReply(ok: false, failure: ControlFailure(failure))
                 }

@@ -200,6 +200,29 @@ enum Schema {
             // (Store.applyClockCorrection); NULL: the host clock was taken to be right.
             try db.execute(sql: "ALTER TABLE measurement ADD COLUMN clock_correction_ms INTEGER")
         }
+        migrator.registerMigration("v10: attachments") { db in
+            // Files that go to the collector after their measurement (§2.8): the recorder's log and
+            // what `capture attach` adds. The bytes live in <data dir>/attachments/<measurement>/;
+            // the id is the attachmentId sent. Upload state as in `upload`.
+            try db.execute(
+                sql: """
+                    CREATE TABLE attachment (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        measurement_id INTEGER NOT NULL REFERENCES measurement (id) ON DELETE CASCADE,
+                        format TEXT NOT NULL CHECK (format IN ('csv', 'json', 'jsonl', 'jpg')),
+                        name TEXT NOT NULL,
+                        added_at INTEGER NOT NULL,
+                        status TEXT NOT NULL DEFAULT 'pending',
+                        reason TEXT,
+                        session_url TEXT,
+                        total_length INTEGER,
+                        file_sha256 TEXT,
+                        acknowledged INTEGER NOT NULL DEFAULT 0,
+                        uploaded_at INTEGER,
+                        UNIQUE (measurement_id, name)
+                    );
+                    """)
+        }
         return migrator
     }
 }

@@ -123,6 +123,8 @@ public struct MeasurementSummary: Sendable, Codable {
     /// Altitude from the barometer, when the measurement has pressure samples.
     public var barometricAltitude: BarometricAltitude?
     public var upload: UploadSummary
+    /// Its attachments and their upload state (absent when it has none).
+    public var attachments: [AttachmentRecord]? = nil
     /// What was added to its host-clock times to put them on GNSS time (``Store/applyClockCorrection(_:to:motion:)``),
     /// if anything.
     public var clockCorrectionMs: Int64? = nil
@@ -197,7 +199,8 @@ extension Store {
             events: events.map { MeasurementSummary.EventSummary(timestamp: $0.timestamp, type: $0.type.name, value: $0.value) },
             barometricAltitude: BarometricProfile(hectopascals: try pressures(of: id).map(\.hectopascals), qnh: qnh)
                 .map(MeasurementSummary.BarometricAltitude.init),
-            upload: try uploadSummary(of: id, stoppedAt: record.endTime), clockCorrectionMs: try clockCorrection(of: id))
+            upload: try uploadSummary(of: id, stoppedAt: record.endTime),
+            attachments: try attachments(of: id).nilIfEmpty, clockCorrectionMs: try clockCorrection(of: id))
     }
 
     /// The upload state of measurement `id` with its delivery accounting.
@@ -227,4 +230,8 @@ extension Store {
                 counts: try counts(of: record.id), upload: UploadSummary(uploads[record.id] ?? .pending(record.id)))
         }
     }
+}
+
+extension Array {
+    fileprivate var nilIfEmpty: Self? { isEmpty ? nil : self }
 }

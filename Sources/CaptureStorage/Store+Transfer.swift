@@ -138,6 +138,7 @@ extension Store {
         let path = (directory as NSString).appendingPathComponent("transfer/\(id).ccyf")
         TransferCache.remove(path + ".meta")
         TransferCache.remove(path)
+        try? FileManager.default.removeItem(atPath: Store.attachmentDirectory(of: id, in: directory))
     }
 }
 

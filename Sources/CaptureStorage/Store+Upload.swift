@@ -135,5 +135,5 @@ extension Store {
             updatedAt: row[8], uploadedAt: row[9])
     }
 
-    private static func nowMs() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+    static func nowMs() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
 }

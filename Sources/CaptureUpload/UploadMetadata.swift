@@ -84,6 +84,26 @@ public struct UploadMetadata: Sendable, Equatable {
         ]
     }
 
+    /// Sets the attachment counts of §2.3: logs (CSV, JSON, JSONL), images (JPG), videos (none)
+    /// and the bytes of them all.
+    public mutating func setAttachments(logs: Int, images: Int, bytes: Int64) {
+        set("logCount", String(logs))
+        set("imageCount", String(images))
+        set("videoCount", "0")
+        set("filesSize", String(bytes))
+    }
+
+    /// The same metadata for one of the measurement's attachments: `attachmentId` added (§2.8).
+    public func forAttachment(_ id: Int64) -> UploadMetadata {
+        var copy = self
+        copy.fields.append(("attachmentId", String(id)))
+        return copy
+    }
+
+    private mutating func set(_ name: String, _ value: String) {
+        if let index = fields.firstIndex(where: { $0.name == name }) { fields[index].value = value } else { fields.append((name, value)) }
+    }
+
     /// The machine as the collector sees it.
     public struct Machine: Sendable, Equatable {
         /// `uname -m`, such as `x86_64` (like iOS's `uname` machine).

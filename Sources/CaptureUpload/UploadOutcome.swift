@@ -35,9 +35,17 @@ public struct UploadResult: Sendable, Equatable, Codable {
     public var bytes: Int64?
     /// The transfer's wall time in seconds, when a transfer was attempted.
     public var seconds: Double?
+    /// For one of the measurement's attachments (§2.8): its id, and its file name.
+    public var attachment: Int64?
+    public var name: String?
 
     /// Creates a result.
-    public init(measurement: Int64, outcome: UploadOutcome, reason: String? = nil, bytes: Int64? = nil, seconds: Double? = nil) {
+    public init(
+        measurement: Int64, outcome: UploadOutcome, reason: String? = nil, bytes: Int64? = nil, seconds: Double? = nil,
+        attachment: Int64? = nil, name: String? = nil
+    ) {
+        self.attachment = attachment
+        self.name = name
         self.measurement = measurement
         self.outcome = outcome
         self.reason = reason
@@ -48,7 +56,7 @@ public struct UploadResult: Sendable, Equatable, Codable {
     enum CodingKeys: String, CodingKey {
         case measurement
         case outcome = "result"
-        case reason, bytes, seconds
+        case reason, bytes, seconds, attachment, name
     }
 }
 
@@ -82,8 +90,12 @@ public struct UploadReport: Sendable, Equatable {
     ///   ``UploadRunFailure/incomplete(missed:of:)``.
     public func check() throws(UploadRunFailure) {
         if tokenRejected { throw .tokenRejected(origin: credentialsOrigin, advice: credentialsAdvice) }
-        let missed = missed.count
-        if missed > 0 { throw .incomplete(missed: missed, of: results.count) }
+        let measurements = results.filter { $0.attachment == nil }
+        let missedMeasurements = measurements.filter(\.outcome.isMissed).count
+        if missedMeasurements > 0 { throw .incomplete(missed: missedMeasurements, of: measurements.count) }
+        let attachments = results.filter { $0.attachment != nil }
+        let missedAttachments = attachments.filter(\.outcome.isMissed).count
+        if missedAttachments > 0 { throw .attachmentsIncomplete(missed: missedAttachments, of: attachments.count) }
     }
 }
 
@@ -94,12 +106,15 @@ public enum UploadRunFailure: Error, Sendable, Equatable, CustomStringConvertibl
     case tokenRejected(origin: String, advice: String)
     /// `missed` of the `of` measurements tried failed or do not exist; the others were uploaded.
     case incomplete(missed: Int, of: Int)
+    /// Every measurement is there, but `missed` of the `of` attachments tried failed.
+    case attachmentsIncomplete(missed: Int, of: Int)
 
     /// One line naming the fault.
     public var description: String {
         switch self {
         case .tokenRejected(let origin, _): "the credentials from \(origin) were refused"
         case .incomplete(let missed, let total): "\(missed) of \(total) measurement(s) not uploaded"
+        case .attachmentsIncomplete(let missed, let total): "\(missed) of \(total) attachment(s) not uploaded"
         }
     }
 }

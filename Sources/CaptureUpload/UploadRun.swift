@@ -154,6 +154,15 @@ public struct UploadRun: Sendable {
                 results.append(result)
                 observer.finished(result)
                 if result.outcome == .unauthorized { break }
+                guard result.outcome == .uploaded else { continue }
+                // Its attachments follow once the collector has the measurement (§2.8).
+                var stop = false
+                for attachment in try await deliverAttachments(of: id, uploader: uploader, observer: observer) {
+                    results.append(attachment)
+                    observer.finished(attachment)
+                    stop = stop || attachment.outcome == .unauthorized
+                }
+                if stop { break }
             }
         } catch {
             try? await uploader.shutdown()
@@ -181,11 +190,7 @@ public struct UploadRun: Sendable {
         if previous.status == .uploaded {
             return UploadResult(measurement: id, outcome: .uploaded, reason: "already uploaded")
         }
-        guard
-            let metadata = try UploadMetadata(
-                store: store, measurement: id, appVersion: options.appVersion, machine: options.machine,
-                privacyZones: options.privacyZones)
-        else {
+        guard let metadata = try metadata(of: id) else {
             try store.finishUpload(of: id, status: .skipped, reason: CollectorProtocol.tooFewLocations)
             return UploadResult(measurement: id, outcome: .skipped, reason: CollectorProtocol.tooFewLocations)
         }
@@ -244,6 +249,103 @@ public struct UploadRun: Sendable {
     }
 
     private struct Silent: UploadRunObserver {}
+
+    /// The measurement's metadata with its attachments counted; nil when it has fewer than two
+    /// locations to send.
+    private func metadata(of id: Int64) throws -> UploadMetadata? {
+        guard
+            var metadata = try UploadMetadata(
+                store: store, measurement: id, appVersion: options.appVersion, machine: options.machine,
+                privacyZones: options.privacyZones)
+        else { return nil }
+        let attachments = try store.attachments(of: id)
+        let bytes = attachments.reduce(Int64(0)) { total, attachment in
+            let size = (try? FileManager.default.attributesOfItem(atPath: attachment.path(in: dataDirectory))[.size]) as? Int64
+            return total + (size ?? 0)
+        }
+        metadata.setAttachments(
+            logs: attachments.filter { !$0.format.isImage }.count, images: attachments.filter(\.format.isImage).count,
+            bytes: bytes)
+        return metadata
+    }
+
+    /// Uploads the attachments of measurement `id` that the collector does not have yet, raw,
+    /// through `measurements/<deviceId>/<measurementId>/attachments` (§2.8), resumable and
+    /// exactly once like measurements.
+    private func deliverAttachments(
+        of id: Int64, uploader: Uploader, observer: any UploadRunObserver
+    ) async throws -> [UploadResult] {
+        let waiting = try store.attachments(of: id).filter { $0.status != .uploaded && $0.status != .skipped }
+        guard !waiting.isEmpty, let metadata = try metadata(of: id),
+            let deviceID = metadata["deviceId"], let measurementID = metadata["measurementId"]
+        else { return [] }
+        var results: [UploadResult] = []
+        for attachment in waiting {
+            var result = UploadResult(measurement: id, outcome: .uploaded, attachment: attachment.id, name: attachment.name)
+            let file: TransferFile
+            do {
+                file = try TransferFile(hashing: attachment.path(in: dataDirectory))
+            } catch {
+                try store.finishAttachmentUpload(attachment.id, status: .skipped, reason: "its file is gone: \(error)")
+                result.outcome = .skipped
+                result.reason = "its file is gone"
+                results.append(result)
+                continue
+            }
+            let resumable = attachment.status == .uploading && attachment.sessionURL != nil
+                && attachment.fileSHA256 == file.sha256 && attachment.totalLength == file.size
+            try store.beginAttachmentUpload(
+                attachment.id, sessionURL: resumable ? attachment.sessionURL : nil, totalLength: file.size,
+                sha256: file.sha256, acknowledged: resumable ? attachment.acknowledged : 0)
+            observer.transferBegins(measurement: id, bytes: file.size)
+            let began = ContinuousClock.now
+            let outcome = await uploader.upload(
+                file, metadata: metadata.forAttachment(attachment.id), session: resumable ? attachment.sessionURL : nil,
+                observer: AttachmentObserver(store: store, attachment: attachment.id, file: file, run: observer),
+                endpoint: "measurements/\(deviceID)/\(measurementID)/attachments")
+            let elapsed = ContinuousClock.now - began
+            result.bytes = file.size
+            result.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            switch outcome {
+            case .uploaded:
+                try store.finishAttachmentUpload(attachment.id, status: .uploaded)
+            case .alreadyStored:
+                try store.finishAttachmentUpload(attachment.id, status: .uploaded, reason: "the collector already had it (409)")
+                result.reason = "the collector already had it"
+            case .skipped(let reason):
+                try store.finishAttachmentUpload(attachment.id, status: .skipped, reason: reason)
+                (result.outcome, result.reason) = (.skipped, reason)
+            case .failed(let reason):
+                try store.finishAttachmentUpload(attachment.id, status: .failed, reason: reason)
+                (result.outcome, result.reason) = (.failed, reason)
+            case .unauthorized(let reason):
+                // The session stays, as for measurements.
+                (result.outcome, result.reason) = (.unauthorized, reason)
+                results.append(result)
+                return results
+            }
+            results.append(result)
+        }
+        return results
+    }
+}
+
+/// ``StoreObserver`` for an attachment: its session and acknowledgements go to its row.
+private struct AttachmentObserver: UploadObserver {
+    let store: Store
+    let attachment: Int64
+    let file: TransferFile
+    let run: any UploadRunObserver
+
+    func sessionChanged(_ url: String?) throws {
+        try store.beginAttachmentUpload(attachment, sessionURL: url, totalLength: file.size, sha256: file.sha256)
+    }
+
+    func acknowledged(_ bytes: Int64) throws { try store.acknowledgeAttachment(attachment, bytes: bytes) }
+
+    func sent(_ bytes: Int64) { run.transferSent(bytes) }
+
+    func retrying(after milliseconds: Int64, problem: String) { run.transferRetrying(after: milliseconds, problem: problem) }
 }
 
 /// Persists the session and acknowledgements as the uploader reports them, before it sends

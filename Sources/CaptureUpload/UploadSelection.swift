@@ -22,13 +22,16 @@ public enum UploadSelection: Sendable, Equatable {
         case .interrupted(let ids?):
             return ids.sorted().filter { status($0) == .uploading }
         case .interrupted(nil):
-            return try finished(in: store).filter { status($0) == .uploading }
+            // Attachments count: an uploaded measurement whose attachment was cut off is resumed too.
+            let cut = try store.measurementsWithAttachments(in: [.uploading])
+            return try finished(in: store).filter { status($0) == .uploading || (status($0) == .uploaded && cut.contains($0)) }
         case .waiting(let includingSkipped):
+            let attachmentsWaiting = try store.measurementsWithAttachments(in: [.pending, .uploading, .failed])
             return try finished(in: store).filter { id in
                 switch status(id) {
                 case .pending, .uploading, .failed: true
                 case .skipped: includingSkipped
-                case .uploaded: false
+                case .uploaded: attachmentsWaiting.contains(id)
                 }
             }
         }

@@ -81,8 +81,11 @@ public final class Uploader: Sendable {
     ///
     /// - Parameter session: a session URL stored by an earlier, interrupted run: the collector
     ///   is asked where it stands before anything is sent.
+    /// - Parameter endpoint: where the pre-request goes, relative to the base: `measurements`, or
+    ///   `measurements/<deviceId>/<measurementId>/attachments` for an attachment (§2.8).
     public func upload(
-        _ file: TransferFile, metadata: UploadMetadata, session: String?, observer: some UploadObserver
+        _ file: TransferFile, metadata: UploadMetadata, session: String?, observer: some UploadObserver,
+        endpoint: String = "measurements"
     ) async -> UploadStateMachine.Outcome {
         var machine = UploadStateMachine(
             totalLength: file.size, chunkSize: chunkSize, policy: policy, scope: scope,
@@ -146,7 +149,7 @@ public final class Uploader: Sendable {
                         persistedSession = nil
                     }
                     do {
-                        let response = try await preRequest(file, metadata: metadata, token: token)
+                        let response = try await preRequest(file, metadata: metadata, token: token, endpoint: endpoint)
                         action = machine.preRequestAnswered(response, elapsed: elapsed())
                     } catch let error as LocalFileError {
                         return .failed(reason: error.description)
@@ -182,9 +185,9 @@ public final class Uploader: Sendable {
     // MARK: - Requests
 
     private func preRequest(
-        _ file: TransferFile, metadata: UploadMetadata, token: BearerToken
+        _ file: TransferFile, metadata: UploadMetadata, token: BearerToken, endpoint: String
     ) async throws -> UploadStateMachine.Response {
-        var request = HTTPClientRequest(url: base + "measurements")
+        var request = HTTPClientRequest(url: base + endpoint)
         request.method = .POST
         addCommonHeaders(&request.headers, metadata: metadata, token: token)
         request.headers.replaceOrAdd(name: "Content-Type", value: CollectorProtocol.jsonContentType)
@@ -192,9 +195,9 @@ public final class Uploader: Sendable {
         request.headers.replaceOrAdd(name: "x-upload-content-type", value: CollectorProtocol.binaryContentType)
         let body = metadata.json
         request.body = .bytes(ByteBuffer(bytes: body))
-        logger.debug("pre-request", metadata: ["url": "\(base)measurements", "bytes": "\(file.size)"])
+        logger.debug("pre-request", metadata: ["url": "\(base)\(endpoint)", "bytes": "\(file.size)"])
         var response = try await send(request, deadline: shortDeadline)
-        response.location = response.location.flatMap { Self.sessionURL($0, relativeTo: base + "measurements") }
+        response.location = response.location.flatMap { Self.sessionURL($0, relativeTo: base + endpoint) }
         return response
     }
 

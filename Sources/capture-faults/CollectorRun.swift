@@ -11,7 +11,11 @@ final class CollectorRun {
 
     /// Starts a collector in a new directory on an ephemeral port or, to bring one back after
     /// ``stop()``, in `previous`'s directory (its data and token) on its port.
-    init(context: Context, arguments: [String], continuing previous: CollectorRun? = nil) throws {
+    ///
+    /// - Parameter restartable: listen on a free port below the kernel's ephemeral range
+    ///   (32768 and up), so that while this collector is stopped no other process that binds
+    ///   port 0 (another test's collector) can take its port before it comes back.
+    init(context: Context, arguments: [String], continuing previous: CollectorRun? = nil, restartable: Bool = false) throws {
         if let previous {
             directory = previous.directory
             tokenFile = previous.tokenFile
@@ -27,7 +31,7 @@ final class CollectorRun {
         context.log("capture-collector \(arguments.joined(separator: " "))")
         child = try Child(
             context.collector,
-            ["--port", String(previous?.port ?? 0), "--data-dir", directory + "/data", "--token-file", tokenFile] + arguments,
+            ["--port", String(previous?.port ?? (restartable ? try Self.portBelowEphemeralRange() : 0)), "--data-dir", directory + "/data", "--token-file", tokenFile] + arguments,
             directory: directory, name: context.outputName("collector"))
         var port: Int?
         let deadline = Clock.now() + 30
@@ -43,6 +47,25 @@ final class CollectorRun {
     }
 
     deinit { child.stop() }
+
+    /// A port of 127.0.0.1 in 20000…32767 that is free now (checked by binding it).
+    private static func portBelowEphemeralRange() throws -> Int {
+        for _ in 0..<200 {
+            let port = Int.random(in: 20000...32767)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard fd >= 0 else { break }
+            defer { close(fd) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            if bound == 0 { return port }
+        }
+        throw CampaignError("no free port below the ephemeral range")
+    }
 
     func stop() { child.stop() }
 

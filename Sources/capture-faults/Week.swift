@@ -60,7 +60,8 @@ struct Week {
         let perRide = max(sizes[1] - sizes[0], 4_096)
         let budget = sizes[0] - perRide + Self.budgetRides * perRide
 
-        var collector = try CollectorRun(context: context, arguments: [])
+        // Stopped and brought back on the same port many times: a port no port-0 bind can take.
+        var collector = try CollectorRun(context: context, arguments: [], restartable: true)
         defer { collector.stop() }
         let token = try String(contentsOfFile: collector.tokenFile, encoding: .utf8)
         let tokenFile = root + "/token"

@@ -44,7 +44,7 @@ extension UploadRunFailure: CLIReportable {
     var exitStatus: ExitStatus {
         switch self {
         case .tokenRejected: .tokenRejected
-        case .incomplete: .uploadIncomplete
+        case .incomplete, .attachmentsIncomplete: .uploadIncomplete
         }
     }
 
@@ -54,6 +54,9 @@ extension UploadRunFailure: CLIReportable {
             "the credentials from \(origin) were refused: \(advice)"
         case .incomplete(let missed, let total):
             "\(missed) of \(total) measurement(s) not uploaded (the reason is printed with each); "
+                + "fix the cause and run `capture upload` again"
+        case .attachmentsIncomplete(let missed, let total):
+            "\(missed) of \(total) attachment(s) not uploaded (their measurements were; the reason is printed with each); "
                 + "fix the cause and run `capture upload` again"
         }
     }

@@ -26,6 +26,12 @@ extension MeasurementSummary {
                 "  altitude  barometric (\(what)): \(baro.start) → \(baro.end) m, range \(baro.min)…\(baro.max) m, climb \(baro.climb) m")
         }
         lines.append("  upload    " + upload.text)
+        for attachment in attachments ?? [] {
+            var state = UploadRecord.pending(id)
+            (state.status, state.reason, state.acknowledged, state.totalLength) =
+                (attachment.status, attachment.reason, attachment.acknowledged, attachment.totalLength)
+            lines.append("  attached  \(attachment.name) (\(attachment.format.rawValue), id \(attachment.id)): \(state.summary)")
+        }
         for track in tracks {
             lines.append(
                 "  track \(track.number)   \(Format.time(track.start)) → \(track.end.map(Format.time) ?? "open"), "

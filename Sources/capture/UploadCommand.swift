@@ -155,7 +155,9 @@ struct Upload: ParsableCommand {
     /// `measurement 7: uploaded, 1.2 MB in 0.4 s` or `measurement 7: failed (reason)`.
     static func line(_ result: UploadResult) -> String {
         let result = presented(result)
-        var text = "measurement \(result.measurement): \(result.outcome.rawValue)"
+        var text = "measurement \(result.measurement)"
+        if let attachment = result.attachment { text += " attachment \(attachment) (\(result.name ?? "?"))" }
+        text += ": \(result.outcome.rawValue)"
         if let bytes = result.bytes, let seconds = result.seconds, result.outcome == .uploaded, result.reason == nil {
             text += ", \(Progress.bytes(bytes)) in \(String(format: "%.1f", seconds)) s"
         }

@@ -82,7 +82,12 @@ import Testing
         #expect(try store.discardedCount() == 2)
         let totals = try store.deliveryTotals()
         #expect(totals.delivered == 2 && totals.discarded == 2 && totals.waiting == 0)
-        #expect(dropped.bytesAfter < size / 2, "the space went back to the file system: \(dropped.bytesAfter) of \(size)")
+        // The space went back to the file system: what is left is about an empty store's size
+        // (its schema; a few pages more for the tombstones of what was removed).
+        let empty = TemporaryDirectory()
+        let floor = try Store(directory: empty.path).databaseSize()
+        #expect(dropped.bytesAfter <= floor + 4 * 4096, "\(dropped.bytesAfter) left of \(size); an empty store has \(floor)")
+        #expect(dropped.bytesAfter < size, "\(dropped.bytesAfter) of \(size)")
         #expect(try store.integrityCheck() == "ok")
     }
 

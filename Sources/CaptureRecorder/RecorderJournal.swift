@@ -1,0 +1,56 @@
+import CaptureCore
+import CaptureSensors
+import CaptureStorage
+import Foundation
+import Glibc
+
+/// The recorder's log of one measurement, `recorder.jsonl` among its attachments (uploaded after
+/// it, §2.8): one JSON object per line with `t` (Unix ms) and what happened: the start (sources,
+/// flush interval), a recovery after a crash, every lifecycle command, a source's note when it
+/// changes (lost samples, GNSS fix state), and a summary of what was captured at the end.
+///
+/// Best effort: a line that cannot be written is dropped, never the recording.
+final class RecorderJournal {
+    static let name = "recorder.jsonl"
+    private let descriptor: Int32
+
+    /// Opens (appending) the journal of `measurement` and records it as an attachment; nil if
+    /// either fails.
+    init?(directory: String, measurement: Int64, store: Store) {
+        let folder = Store.attachmentDirectory(of: measurement, in: directory)
+        do {
+            try PrivateFiles.createDirectory((folder as NSString).deletingLastPathComponent)
+            try PrivateFiles.createDirectory(folder)
+        } catch {
+            return nil
+        }
+        let path = folder + "/" + Self.name
+        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, mode_t(PrivateFiles.fileMode))
+        guard fd >= 0 else { return nil }
+        guard (try? store.addAttachment(to: measurement, name: Self.name, format: .jsonl)) != nil else {
+            close(fd)
+            return nil
+        }
+        descriptor = fd
+    }
+
+    deinit { close(descriptor) }
+
+    /// Appends one line: `fields` and `t`.
+    func note(_ fields: [String: Any], at time: Int64 = WallClock.now()) {
+        var object = fields
+        object["t"] = time
+        guard var data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        else { return }
+        data.append(0x0A)
+        data.withUnsafeBytes { bytes in
+            var done = 0
+            while done < bytes.count {
+                let n = write(descriptor, bytes.baseAddress! + done, bytes.count - done)
+                if n < 0, errno == EINTR { continue }
+                if n <= 0 { return }
+                done += n
+            }
+        }
+    }
+}
