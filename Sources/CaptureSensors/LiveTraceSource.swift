@@ -17,13 +17,19 @@ public struct TraceSpec: Sendable, Equatable {
     public var loop: Bool
     /// Milliseconds the trace was held while its recorder was down.
     public var delay: Int64
+    /// How many times faster than recorded it plays (1: live pace); benchmarks of long rides.
+    public var speed: Double
 
     /// A spec of `path` with options.
-    public init(path: String, loop: Bool = false, delay: Int64 = 0) {
+    public init(path: String, loop: Bool = false, delay: Int64 = 0, speed: Double = 1) {
         self.path = path
         self.loop = loop
         self.delay = delay
+        self.speed = speed
     }
+
+    /// The fastest `@speed=` takes.
+    public static let maximumSpeed = 10_000.0
 
     /// The longest hold `@delay=` takes: ten years in milliseconds. A larger value (typed by
     /// hand) would overflow the re-based times; it is not an option then but part of the path.
@@ -34,10 +40,15 @@ public struct TraceSpec: Sendable, Equatable {
         var rest = Substring(argument)
         var loop = false
         var delay: Int64 = 0
+        var speed = 1.0
         while let at = rest.lastIndex(of: "@") {
             let option = rest[rest.index(after: at)...]
             if option == "loop" {
                 loop = true
+            } else if option.hasPrefix("speed="), let value = Double(option.dropFirst("speed=".count)),
+                value >= 1, value <= Self.maximumSpeed
+            {
+                speed = value
             } else if option.hasPrefix("delay="), let value = Int64(option.dropFirst("delay=".count)),
                 (0...Self.maximumDelay).contains(value)
             {
@@ -47,12 +58,16 @@ public struct TraceSpec: Sendable, Equatable {
             }
             rest = rest[..<at]
         }
-        self.init(path: String(rest), loop: loop, delay: delay)
+        self.init(path: String(rest), loop: loop, delay: delay, speed: speed)
     }
 
     /// The argument that ``init(parsing:)`` reads back.
     public var argument: String {
-        path + (loop ? "@loop" : "") + (delay != 0 ? "@delay=\(delay)" : "")
+        path + (loop ? "@loop" : "") + (speed != 1 ? "@speed=\(Self.number(speed))" : "") + (delay != 0 ? "@delay=\(delay)" : "")
+    }
+
+    private static func number(_ value: Double) -> String {
+        value == value.rounded() ? String(Int64(value)) : String(value)
     }
 }
 
@@ -84,7 +99,7 @@ public struct LiveTraceSource: LifecycleDrivingSource {
         self.delay = delay
     }
 
-    public var name: String { "trace:" + TraceSpec(path: file.path, loop: loop, delay: delay).argument }
+    public var name: String { "trace:" + TraceSpec(path: file.path, loop: loop, delay: delay, speed: speed).argument }
 
     public func run(deliver: @Sendable (Sample) -> Void, shouldStop: @Sendable () -> Bool) throws {
         try play(anchor: WallClock.now(), deliver: deliver, mark: { _, _ in }, shouldStop: shouldStop)

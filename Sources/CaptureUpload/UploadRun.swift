@@ -222,7 +222,7 @@ public struct UploadRun: Sendable {
         let began = clock.now
         let outcome = await uploader.upload(
             file, metadata: metadata, session: session,
-            observer: StoreObserver(store: store, measurement: id, file: file, run: observer))
+            observer: StoreObserver(store: store, target: .measurement(id), file: file, run: observer))
         let elapsed = clock.now - began
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         var result = UploadResult(measurement: id, outcome: .uploaded, bytes: file.size, seconds: seconds)
@@ -301,7 +301,7 @@ public struct UploadRun: Sendable {
             let began = ContinuousClock.now
             let outcome = await uploader.upload(
                 file, metadata: metadata.forAttachment(attachment.id), session: resumable ? attachment.sessionURL : nil,
-                observer: AttachmentObserver(store: store, attachment: attachment.id, file: file, run: observer),
+                observer: StoreObserver(store: store, target: .attachment(attachment.id), file: file, run: observer),
                 endpoint: "measurements/\(deviceID)/\(measurementID)/attachments")
             let elapsed = ContinuousClock.now - began
             result.bytes = file.size
@@ -330,45 +330,38 @@ public struct UploadRun: Sendable {
     }
 }
 
-/// ``StoreObserver`` for an attachment: its session and acknowledgements go to its row.
-private struct AttachmentObserver: UploadObserver {
-    let store: Store
-    let attachment: Int64
-    let file: TransferFile
-    let run: any UploadRunObserver
-
-    func sessionChanged(_ url: String?) throws {
-        try store.beginAttachmentUpload(attachment, sessionURL: url, totalLength: file.size, sha256: file.sha256)
+/// Persists the session and acknowledgements as the uploader reports them, before it sends
+/// more, and passes progress on: to the measurement's `upload` row or the attachment's row.
+private struct StoreObserver: UploadObserver {
+    enum Target {
+        case measurement(Int64)
+        case attachment(Int64)
     }
 
-    func acknowledged(_ bytes: Int64) throws { try store.acknowledgeAttachment(attachment, bytes: bytes) }
-
-    func sent(_ bytes: Int64) { run.transferSent(bytes) }
-
-    func retrying(after milliseconds: Int64, problem: String) { run.transferRetrying(after: milliseconds, problem: problem) }
-}
-
-/// Persists the session and acknowledgements as the uploader reports them, before it sends
-/// more, and passes progress on.
-private struct StoreObserver: UploadObserver {
     let store: Store
-    let measurement: Int64
+    let target: Target
     let file: TransferFile
     let run: any UploadRunObserver
 
     func sessionChanged(_ url: String?) throws {
-        try store.beginUpload(of: measurement, sessionURL: url, totalLength: file.size, sha256: file.sha256)
+        switch target {
+        case .measurement(let id): try store.beginUpload(of: id, sessionURL: url, totalLength: file.size, sha256: file.sha256)
+        case .attachment(let id): try store.beginAttachmentUpload(id, sessionURL: url, totalLength: file.size, sha256: file.sha256)
+        }
     }
 
     func acknowledged(_ bytes: Int64) throws {
-        try store.acknowledgeUpload(of: measurement, bytes: bytes)
+        switch target {
+        case .measurement(let id): try store.acknowledgeUpload(of: id, bytes: bytes)
+        case .attachment(let id): try store.acknowledgeAttachment(id, bytes: bytes)
+        }
     }
 
     func sent(_ bytes: Int64) { run.transferSent(bytes) }
 
     func retrying(after milliseconds: Int64, problem: String) {
-        // Accounting only: a retry that cannot be counted is still made.
-        try? store.noteUploadRetry(of: measurement)
+        // Accounting only (per measurement): a retry that cannot be counted is still made.
+        if case .measurement(let id) = target { try? store.noteUploadRetry(of: id) }
         run.transferRetrying(after: milliseconds, problem: problem)
     }
 }

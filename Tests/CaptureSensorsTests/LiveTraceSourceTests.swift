@@ -114,5 +114,11 @@ import Testing
         #expect(TraceSpec(path: "/r/a.trace", loop: true, delay: 7).argument == "/r/a.trace@loop@delay=7")
         #expect(SourceRegistry.standard.normalized("trace:a.trace@loop").hasSuffix("/a.trace@loop"))
         #expect(SourceRegistry.standard.normalized("trace:a.trace@loop").hasPrefix("trace:/"))
+        // Speed (benchmarks of long rides): 1…10000 times; anything else is part of the path.
+        #expect(TraceSpec(parsing: "/r/a.trace@loop@speed=144") == TraceSpec(path: "/r/a.trace", loop: true, speed: 144))
+        #expect(TraceSpec(path: "/r/a.trace", loop: true, delay: 7, speed: 2.5).argument == "/r/a.trace@loop@speed=2.5@delay=7")
+        #expect(TraceSpec(parsing: "/r/a.trace@loop@speed=2.5@delay=7") == TraceSpec(path: "/r/a.trace", loop: true, delay: 7, speed: 2.5))
+        #expect(TraceSpec(parsing: "/r/a.trace@speed=0.5") == TraceSpec(path: "/r/a.trace@speed=0.5"))
+        #expect(TraceSpec(parsing: "/r/a.trace@speed=1e9") == TraceSpec(path: "/r/a.trace@speed=1e9"))
     }
 }

@@ -1,6 +1,6 @@
 /// `trace:FILE`: plays a recorded trace live-paced as a simulated device (``LiveTraceSource``),
 /// its marks driving the measurement. `FILE` may end in the options of ``TraceSpec``
-/// (`@loop`, `@delay=MS`), which is how a stored source name keeps them for `capture resume`.
+/// (`@loop`, `@speed=N`, `@delay=MS`), which is how a stored source name keeps them for `capture resume`.
 public struct TraceSourceKind: SourceKind {
     public let name = "trace"
     public let syntax = "trace:FILE"
@@ -17,7 +17,7 @@ public struct TraceSourceKind: SourceKind {
         } catch {
             throw .trace(error)
         }
-        return LiveTraceSource(path: path, loop: spec.loop || options.loop, delay: spec.delay)
+        return LiveTraceSource(path: path, speed: spec.speed, loop: spec.loop || options.loop, delay: spec.delay)
     }
 
     public func normalized(argument: String?) -> String? {
