@@ -30,6 +30,15 @@ public struct Collector: Sendable {
         public var validate = false
         /// Faults to inject.
         public var faults = FaultPlan.Configuration()
+        /// The most upload sessions open at once (not completed, not expired); a pre-request
+        /// beyond answers 429 with `Retry-After`.
+        public var maxSessions = 1000
+        /// Connections idle (nothing read or written) this long are closed; nil: never.
+        public var idleTimeout: Duration? = .seconds(120)
+        /// The largest header field, and all header fields together, read; larger: 400 and the
+        /// connection closed (Hummingbird's answer to a parser error; Vert.x's `maxHeaderSize`,
+        /// 8 KiB, answers 431). 16 KiB: room for long JWTs.
+        public var maxHeaderBytes = 16 * 1024
         /// Receive at most this many bytes per second per upload (tests that interrupt an
         /// upload need it to last); nil for full speed.
         public var throttle: Int64?
@@ -96,7 +105,12 @@ public struct Collector: Sendable {
         let issuer = issuer
         return Application(
             router: router,
-            server: .http1(configuration: .init(additionalChannelHandlers: plan.map { [FaultInjectionHandler(plan: $0)] } ?? [])),
+            server: .http1(
+                configuration: .init(
+                    additionalChannelHandlers: plan.map { [FaultInjectionHandler(plan: $0)] } ?? [],
+                    idleTimeout: configuration.idleTimeout.map { .milliseconds(Int64($0 / .milliseconds(1))) },
+                    httpDecoderConfiguration: .init(
+                        maxHeaderFieldSize: configuration.maxHeaderBytes, maxHeaderListSize: configuration.maxHeaderBytes))),
             configuration: .init(address: .hostname(host, port: port), serverName: "capture-collector"),
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? port
@@ -145,7 +159,12 @@ public struct Collector: Sendable {
             return Self.answer(.unprocessableContent, "attachments go to measurements/<device>/<measurement>/attachments")
         }
         if storage.isStored(metadata) { return Response(status: .conflict) }
-        let sid = storage.open(metadata, total: total)
+        guard let sid = storage.open(metadata, total: total, limit: configuration.maxSessions) else {
+            return Response(
+                status: .tooManyRequests,
+                headers: [.retryAfter: "30", .contentType: "text/plain; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: "too many open upload sessions; try again later\n")))
+        }
         let scheme = request.headers[HTTPField.Name("X-Forwarded-Proto")!] ?? "http"
         let authority = request.head.authority ?? "127.0.0.1"
         let path = attachment ? "measurements/\(metadata.deviceID)/\(metadata.measurementID)/attachments/" : "measurements/"

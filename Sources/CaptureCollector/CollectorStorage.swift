@@ -74,6 +74,21 @@ final class CollectorStorage: Sendable {
     }
 
     /// Opens a session and returns its id.
+    /// Opens a session unless `limit` sessions are open already (expired ones are dropped
+    /// first; completed ones do not count); nil then.
+    func open(_ metadata: CollectorMetadata, total: Int64, limit: Int) -> String? {
+        let now = ContinuousClock.now
+        let room: Bool = state.withLock { state in
+            for (sid, session) in state.sessions where !session.busy && now - session.lastActive > expiry {
+                state.sessions[sid] = nil
+                try? FileManager.default.removeItem(atPath: partialPath(sid))
+            }
+            return state.sessions.values.filter { !$0.completed }.count < limit
+        }
+        guard room else { return nil }
+        return open(metadata, total: total)
+    }
+
     func open(_ metadata: CollectorMetadata, total: Int64) -> String {
         var generator = SystemRandomNumberGenerator()
         let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789".utf8)

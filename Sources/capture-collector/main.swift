@@ -42,6 +42,12 @@ struct CaptureCollectorCommand: AsyncParsableCommand {
             session=<session> bytes=1048576". Headers, and so the token, are never logged. \
             --log-level warning keeps it quiet but for problems; debug adds session details.
 
+            LIMITS: a pre-request body over 1 KiB answers 413; an upload over --payload-limit \
+            422; a header field or all header fields over --max-header-bytes 400, and the \
+            connection is closed; more than --max-sessions open sessions 429 with Retry-After: 30; \
+            a connection idle for --idle-timeout seconds is closed. Connections cost no thread: \
+            many idle or trickling ones (slowloris) do not stop the others.
+
             EXIT CODES: 0 stopped by a signal, 64 bad arguments, 74 the data directory or \
             faults file cannot be used, 69 the port cannot be bound.
             """)
@@ -66,6 +72,11 @@ struct CaptureCollectorCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds the issuer's device codes live.", valueName: "seconds")) var deviceCodeLifetime: Int64 = 600
     @Option(help: ArgumentHelp("Seconds a device must wait between polls.", valueName: "seconds")) var deviceInterval: Int64 = 5
     @Option(help: ArgumentHelp("Answer slow_down to the first N polls of each device code.", valueName: "n")) var slowDown = 0
+    @Option(help: "The most upload sessions open at once; a pre-request beyond answers 429 with Retry-After.")
+    var maxSessions = 1000
+    @Option(help: ArgumentHelp("Close connections idle this long (0: never).", valueName: "seconds")) var idleTimeout: Double = 120
+    @Option(help: ArgumentHelp("The largest header field and header list read (larger: 400, connection closed).", valueName: "bytes"))
+    var maxHeaderBytes = 16 * 1024
     @Option(help: "Forget sessions unused for this many seconds.") var sessionExpiry: Double = 1800
     @Option(help: "The largest upload accepted, in bytes (larger: 422 on the pre-request), as the real collector's measurement.payload.limit.")
     var payloadLimit: Int64 = 104_857_600
@@ -90,6 +101,9 @@ struct CaptureCollectorCommand: AsyncParsableCommand {
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535") }
         guard sessionExpiry > 0 else { throw ValidationError("--session-expiry must be positive") }
+        guard maxSessions > 0, idleTimeout >= 0, maxHeaderBytes >= 1024 else {
+            throw ValidationError("--max-sessions must be positive, --idle-timeout at least 0, --max-header-bytes at least 1024")
+        }
         guard (0...1).contains(faultRate) else { throw ValidationError("--fault-rate must be between 0 and 1") }
         guard [token != nil, tokenFile != nil, jwks != nil, issuer].filter({ $0 }).count == 1 else {
             throw ValidationError("give exactly one of --token, --token-file, --jwks and --issuer")
@@ -135,6 +149,9 @@ struct CaptureCollectorCommand: AsyncParsableCommand {
         }
         configuration.sessionExpiry = .milliseconds(Int64(sessionExpiry * 1000))
         configuration.payloadLimit = payloadLimit
+        configuration.maxSessions = maxSessions
+        configuration.idleTimeout = idleTimeout > 0 ? .milliseconds(Int64(idleTimeout * 1000)) : nil
+        configuration.maxHeaderBytes = maxHeaderBytes
         configuration.validate = validateUploads
         configuration.throttle = throttle
         var plan = FaultPlan.Configuration()

@@ -35,16 +35,28 @@ public enum Loopback {
 
     /// Whether something accepts connections on 127.0.0.1 at `port`.
     public static func canConnect(port: UInt16) -> Bool {
+        guard let fd = connect(port: port) else { return false }
+        close(fd)
+        return true
+    }
+
+    /// A connected socket to 127.0.0.1 at `port` (close it), or nil.
+    public static func connect(port: UInt16) -> Int32? {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        defer { close(fd) }
+        guard fd >= 0 else { return nil }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = port.bigEndian
-        return withUnsafePointer(to: &address) {
+        let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
             }
         }
+        guard connected else {
+            close(fd)
+            return nil
+        }
+        return fd
     }
 }
