@@ -183,32 +183,34 @@ public final class Issuer: Sendable {
         let slowDowns = configuration.slowDownPolls
         let poll: Poll = state.withLock { state in
             guard var device = state.devices[code] else { return .unknown }
-            defer { state.devices[code] = device }
             device.polls += 1
             let last = device.lastPoll
             device.lastPoll = now
-            if now - device.issued > lifetime {
-                state.devices[code] = nil
-                return .expired
+            let poll: Poll =
+                if now - device.issued > lifetime { .expired }
+                else if device.polls <= slowDowns { .slowDown }
+                else if let last, now - last < minimum { .slowDown }
+                else {
+                    switch device.decision {
+                    case nil: .pending
+                    case false?: .denied
+                    case true?: .approved
+                    }
+                }
+            // A decided or expired code is used up (in the same lock: one grant per approval).
+            switch poll {
+            case .pending, .slowDown: state.devices[code] = device
+            case .expired, .denied, .approved, .unknown: state.devices[code] = nil
             }
-            if device.polls <= slowDowns { return .slowDown }
-            if let last, now - last < minimum { return .slowDown }
-            switch device.decision {
-            case nil: return .pending
-            case false?: return .denied
-            case true?: return .approved
-            }
+            return poll
         }
         switch poll {
         case .unknown: return Self.error("invalid_grant", description: "unknown device code")
         case .expired: return Self.error("expired_token")
         case .slowDown: return Self.error("slow_down")
         case .pending: return Self.error("authorization_pending")
-        case .denied:
-            _ = state.withLock { $0.devices.removeValue(forKey: code) }
-            return Self.error("access_denied")
+        case .denied: return Self.error("access_denied")
         case .approved:
-            _ = state.withLock { $0.devices.removeValue(forKey: code) }
             return try await grant(subject: "device-user", refresh: true)
         }
     }

@@ -200,12 +200,7 @@ public struct UploadRun: Sendable {
             } else {
                 try store.transferFile(for: id, directory: dataDirectory, privacyZones: options.privacyZones)
             }
-        if let limit = options.payloadLimit, file.size > limit {
-            // The collector answers 422 to such a pre-request, on every run (§2.10); Android
-            // marks such measurements skipped rather than trying them again and again.
-            let reason =
-                "its transfer file is \(file.size) bytes, over the collector's payload limit of \(limit) "
-                + "(collector.payload_limit)"
+        if let reason = overPayloadLimit(file, what: "its transfer file") {
             try store.finishUpload(of: id, status: .skipped, reason: reason)
             return UploadResult(measurement: id, outcome: .skipped, reason: reason)
         }
@@ -250,6 +245,14 @@ public struct UploadRun: Sendable {
 
     private struct Silent: UploadRunObserver {}
 
+    /// Why a file larger than the collector's payload limit is skipped, or nil if it fits. The
+    /// collector answers 422 to such a pre-request, on every run (§2.10); Android marks such
+    /// measurements skipped rather than trying them again and again.
+    private func overPayloadLimit(_ file: TransferFile, what: String) -> String? {
+        guard let limit = options.payloadLimit, file.size > limit else { return nil }
+        return "\(what) is \(file.size) bytes, over the collector's payload limit of \(limit) (collector.payload_limit)"
+    }
+
     /// The measurement's metadata with its attachments counted; nil when it has fewer than two
     /// locations to send.
     private func metadata(of id: Int64) throws -> UploadMetadata? {
@@ -289,6 +292,12 @@ public struct UploadRun: Sendable {
                 try store.finishAttachmentUpload(attachment.id, status: .skipped, reason: "its file is gone: \(error)")
                 result.outcome = .skipped
                 result.reason = "its file is gone"
+                results.append(result)
+                continue
+            }
+            if let reason = overPayloadLimit(file, what: "the file") {
+                try store.finishAttachmentUpload(attachment.id, status: .skipped, reason: reason)
+                (result.outcome, result.reason) = (.skipped, reason)
                 results.append(result)
                 continue
             }

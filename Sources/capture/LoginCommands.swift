@@ -92,27 +92,28 @@ struct Login: ParsableCommand {
         var polling = DevicePolling(interval: authorization.interval, expiresIn: authorization.expiresIn)
         let start = ContinuousClock.now
         var step = DevicePolling.Step.wait(seconds: polling.interval)
-        while case .wait(let seconds) = step {
-            Thread.sleep(forTimeInterval: TimeInterval(seconds))
-            let answer: Result<TokenGrant, OAuthError> = try blocking {
-                do {
-                    return .success(try await client.pollDevice(endpoints, deviceCode: authorization.deviceCode))
-                } catch let error as OAuthError {
-                    return .failure(error)
-                } catch {
-                    return .failure(.unreachable("\(error)"))
+        while true {
+            switch step {
+            case .done(let grant):
+                return grant
+            case .failed(let failure):
+                if case .unreachable = failure { throw CLIError(.unavailable, failure.description) }
+                throw CLIError(.tokenRejected, failure.description)
+            case .wait(let seconds):
+                Thread.sleep(forTimeInterval: TimeInterval(seconds))
+                let answer: Result<TokenGrant, OAuthError> = try blocking {
+                    do {
+                        return .success(try await client.pollDevice(endpoints, deviceCode: authorization.deviceCode))
+                    } catch let error as OAuthError {
+                        return .failure(error)
+                    } catch {
+                        return .failure(.unreachable("\(error)"))
+                    }
                 }
+                let before = polling.slowDowns
+                step = polling.answered(answer, elapsed: (ContinuousClock.now - start).components.seconds)
+                if polling.slowDowns > before { Log.info("capture: the issuer asks to poll less often: every \(polling.interval) s") }
             }
-            let before = polling.slowDowns
-            step = polling.answered(answer, elapsed: (ContinuousClock.now - start).components.seconds)
-            if polling.slowDowns > before { Log.info("capture: the issuer asks to poll less often: every \(polling.interval) s") }
-        }
-        switch step {
-        case .done(let grant): return grant
-        case .failed(let failure):
-            if case .unreachable = failure { throw CLIError(.unavailable, failure.description) }
-            throw CLIError(.tokenRejected, failure.description)
-        case .wait: fatalError("unreachable: the loop runs while waiting")
         }
     }
 

@@ -114,6 +114,24 @@ import Testing
         #expect(try attachments(id).count == 2)
     }
 
+    /// An attachment over the collector's payload limit is skipped with the reason, as a
+    /// measurement would be, not sent to a 422 on every run.
+    @Test func anAttachmentOverThePayloadLimitIsSkipped() throws {
+        let collector = try CollectorProcess()
+        let id = try record(fixes: 2)
+        let photo = try file("photo.jpg", [0xFF, 0xD8, 0xFF, 0xE0] + Array(repeating: 0x42, count: 5000))
+        #expect(try cli.run(["attach", String(id), photo]).status == 0)
+        let upload = try cli.run([
+            "upload", "--url", collector.url, "--token-file", collector.tokenFile, "--payload-limit", "4096",
+        ])
+        #expect(upload.status == 0, "\(upload.stderr)")
+        let skipped = try attachments(id).first { $0["name"] as? String == "photo.jpg" }
+        #expect(skipped?["status"] as? String == "skipped")
+        #expect((skipped?["reason"] as? String)?.contains("over the collector's payload limit of 4096") == true)
+        #expect(try received(collector).count == 1)  // the recorder's log only
+        #expect(try collector.stored().count == 1)
+    }
+
     /// `kill -9` in the middle of an attachment's upload, then `--resume`: it goes on from the
     /// collector's offset, and the collector ends with every byte once.
     @Test func aKilledAttachmentUploadResumes() throws {

@@ -247,6 +247,16 @@ final class IssuerDevice {
         #expect(device.bytesReceived <= Int64(size + 1_000_000), "\(device.collector.ranges)")
     }
 
+    /// An `expires_in` of Int64.max (a broken issuer) is taken as a day, not a crash.
+    @Test func anAbsurdTokenLifetimeIsBounded() throws {
+        let device = try IssuerDevice(["--stated-token-lifetime", String(Int64.max)])
+        #expect(try device.login().status == 0)
+        let id = try device.replay()
+        let upload = try device.run(["upload", String(id)])
+        #expect(upload.status == 0, "\(upload.stderr)")
+        #expect(try device.collector.stored().count == 1)
+    }
+
     @Test func theClientCredentialsGrantNeedsNoLogin() throws {
         let secretFile = FileManager.default.temporaryDirectory.appendingPathComponent("secret-\(UUID().uuidString)").path
         FileManager.default.createFile(atPath: secretFile, contents: Data("s3cret-for-tests\n".utf8), attributes: [.posixPermissions: 0o600])

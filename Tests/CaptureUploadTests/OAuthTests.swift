@@ -93,6 +93,17 @@ import Testing
         #expect(short.answered(.failure(.unreachable("refused")), elapsed: 15) == .failed(.unreachable("refused")))
     }
 
+    /// A hostile or broken issuer's numbers are cut to an hour and a day, so that no sum overflows.
+    @Test func hugeOrNegativeNumbersFromTheIssuerAreBounded() {
+        var huge = DevicePolling(interval: .max, expiresIn: .max)
+        #expect(huge.interval == DevicePolling.maximumInterval)
+        #expect(huge.answered(refused("slow_down"), elapsed: 0) == .wait(seconds: DevicePolling.maximumInterval))
+        #expect(huge.answered(.failure(.unreachable("down")), elapsed: 0) == .wait(seconds: 60))
+        var negative = DevicePolling(interval: -5, expiresIn: -1)
+        #expect(negative.interval == 1)
+        #expect(negative.answered(refused("authorization_pending"), elapsed: 0) == .failed(.expired))
+    }
+
     @Test func aTokenGrantNeverShowsItsTokens() {
         #expect("\(grant)" == "access token (300 s)")
         let login = StoredLogin(issuer: "https://i", clientID: "c", refreshToken: BearerToken("refresh-secret"))

@@ -51,10 +51,16 @@ public struct DevicePolling: Sendable {
     private let expiresIn: Int64
     private var unreachableInARow = 0
 
-    /// Starts polling codes that live `expiresIn` seconds, every `interval` seconds (at least 1).
+    /// The longest wait between polls and the longest life of codes taken from an issuer's
+    /// answer: an hour and a day. Larger numbers (a hostile or broken issuer) are cut to them, so
+    /// that the arithmetic below cannot overflow.
+    public static let maximumInterval: Int64 = 3600
+    public static let maximumLifetime: Int64 = 86_400
+
+    /// Starts polling codes that live `expiresIn` seconds, every `interval` seconds (1 s to an hour).
     public init(interval: Int64, expiresIn: Int64) {
-        self.interval = max(1, interval)
-        self.expiresIn = expiresIn
+        self.interval = min(max(1, interval), Self.maximumInterval)
+        self.expiresIn = min(max(0, expiresIn), Self.maximumLifetime)
     }
 
     /// The next step after the token endpoint's answer, `elapsed` seconds after the codes were issued.
@@ -71,7 +77,7 @@ public struct DevicePolling: Sendable {
             case "slow_down":
                 // §3.5: this and every later poll waits 5 seconds longer.
                 slowDowns += 1
-                interval += 5
+                interval = min(interval + 5, Self.maximumInterval)
                 return wait(interval, elapsed: elapsed)
             case "access_denied": return .failed(.denied)
             case "expired_token": return .failed(.expired)
@@ -80,7 +86,7 @@ public struct DevicePolling: Sendable {
         case .failure(.unreachable(let why)):
             // §3.5: back off exponentially while the issuer does not answer.
             unreachableInARow += 1
-            let delay = min(interval << min(unreachableInARow, 6), 60)
+            let delay = min(interval << min(unreachableInARow, 6), 60)  // interval ≤ an hour: no overflow
             guard elapsed + delay < expiresIn else { return .failed(.unreachable(why)) }
             return .wait(seconds: delay)
         case .failure(let other):

@@ -105,9 +105,10 @@ public actor OAuthSession: UploadAuthenticator {
             }
         }
         access = grant.accessToken
-        renewAt = grant.expiresIn.map { lifetime in
-            let margin = min(30_000, lifetime * 1000 / 3)
-            return ContinuousClock.now.advanced(by: .milliseconds(max(0, lifetime * 1000 - margin)))
+        renewAt = grant.expiresIn.map { stated in
+            // What the issuer says, within 0 s and a day: a larger number must not overflow here.
+            let lifetime = min(max(0, stated), 86_400) * 1000
+            return ContinuousClock.now.advanced(by: .milliseconds(lifetime - min(30_000, lifetime / 3)))
         }
         renewals += 1
         logger.info("access token renewed", metadata: ["expires_in": "\(grant.expiresIn.map { "\($0) s" } ?? "not stated")"])
