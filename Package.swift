@@ -61,7 +61,7 @@ let package = Package(
         .target(
             name: "CaptureStorage",
             dependencies: [
-                "CaptureCore", .product(name: "GRDB", package: "GRDB.swift"),
+                "CaptureCore", "CZlib", .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API, for the commit path's inserts (DirectStatement).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),

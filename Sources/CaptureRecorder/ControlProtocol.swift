@@ -1,6 +1,6 @@
 public import CaptureCore
 public import CaptureSensors
-import CaptureStorage
+public import CaptureStorage
 import Foundation
 
 /// A request to the recorder over its control socket: one JSON object on one line,
@@ -175,4 +175,6 @@ public struct RecorderStatus: Codable, Sendable, Equatable {
     public var recordingTrace: String?
     /// The host clock against GNSS time, once a live receiver delivered a fix.
     public var clock: ClockReport?
+    /// Samples durable in the flush log, not yet in the database (StagedCommits).
+    public var staged: SampleCounts?
 }

@@ -38,6 +38,8 @@ public final class Recorder: @unchecked Sendable {
     /// The last note written to the journal per source, so that a repeated note is written once.
     private var journaled: [String: String] = [:]
     private var failure: StoreError?
+    /// The way flushes reach the store (``StagedCommits``); set when the measurement starts.
+    private var staged: StagedCommits?
     private let startedAt = WallClock.now()
     /// One clock per measurement: the host clock against live receivers' GNSS time.
     private var clock = GNSSClock()
@@ -77,6 +79,7 @@ public final class Recorder: @unchecked Sendable {
 
     /// Starts a new measurement now. Returns its id.
     public func startNew(modality: Modality) throws -> Int64 {
+        staged = try StagedCommits(store: store, directory: directory)
         let now = WallClock.now()
         let flush = try engine.apply(.start(modality), at: now)
         trackStart = now
@@ -101,6 +104,8 @@ public final class Recorder: @unchecked Sendable {
     /// for the time the recorder was down, and the store keeps its new name for the next
     /// recovery; a measurement the trace had paused stays paused until the trace resumes it.
     public func recoverInterrupted() throws -> Int64 {
+        // First what the dead recorder staged, so that its committed data ends where it did.
+        staged = try StagedCommits(store: store, directory: directory)
         guard let open = try store.openMeasurement() else { throw LifecycleError.notOpen(state: .idle) }
         measurement = open.id
         journal = RecorderJournal(directory: directory, measurement: open.id, store: store)
@@ -272,6 +277,8 @@ public final class Recorder: @unchecked Sendable {
             if correction == nil {
                 commit(engine.takeFlush())
                 guard failure == nil else { return }
+                // Everything the correction moves must be in the database.
+                try staged?.commitStaged()
                 try store.applyClockCorrection(next, to: measurement, motion: sourceClocks.contains(.host))
                 trackStart += next
             } else {
@@ -279,8 +286,7 @@ public final class Recorder: @unchecked Sendable {
             }
             correction = next
         } catch {
-            failure = error
-            finish()
+            fail(error)
         }
     }
 
@@ -374,19 +380,39 @@ public final class Recorder: @unchecked Sendable {
     /// allows (delivered measurements, unsent ones only with `drop_unsent: oldest`) and one more
     /// try; only when nothing may go does the recording end.
     private func commit(_ flush: Flush) {
+        // A flush staged before the database turned out full is kept: the retry moves it on.
+        var kept = false
+        let commit = { [self] () throws(StoreError) in
+            if let staged {
+                let now = WallClock.now()
+                if !kept {
+                    try staged.commit(flush, to: measurement, now: now)
+                    kept = true
+                }
+                try staged.commitIfDue(now: now)
+            } else {
+                try store.commit(flush, to: measurement)
+            }
+        }
         do {
-            try store.commit(flush, to: measurement)
+            try commit()
         } catch .diskFull where retention.map(pruneForRoom) == true {
             do {
-                try store.commit(flush, to: measurement)
+                try commit()
             } catch {
-                failure = error
-                finish()
+                fail(error)
             }
         } catch {
-            failure = error
-            finish()
+            fail(error)
         }
+    }
+
+    /// Ends the recording after a failed commit, with what is staged in the database as far as
+    /// it fits (the rest waits in the flush log). Call with `lock` held.
+    private func fail(_ error: StoreError) {
+        staged?.commitWhatFits()
+        failure = error
+        finish()
     }
 
     /// Prunes as `policy` allows; whether anything was removed. Call with `lock` held.
@@ -410,6 +436,7 @@ public final class Recorder: @unchecked Sendable {
         var lost: [String: Int] = [:]
         for state in sourceStates { if let count = state.lost { lost[state.name] = count } }
         journal?.note(["event": "summary", "captured": captured, "lost": lost])
+        staged?.close()
         done.signal()
     }
 
@@ -484,7 +511,8 @@ public final class Recorder: @unchecked Sendable {
                 ? nil
                 : ClockReport(
                     fixes: clock.fixes, offsetMs: clock.median, spreadMs: clock.spread, correctionMs: correction,
-                    hostSynchronized: hostSynchronized, policy: gnssTime))
+                    hostSynchronized: hostSynchronized, policy: gnssTime),
+            staged: staged.map(\.stagedCounts))
     }
 
     private func serve(_ listener: Int32) {

@@ -19,6 +19,9 @@ public struct LifecycleReport: Codable, Sendable, Equatable {
     /// For `modality`: ``LifecycleOutcome/unchanged`` when that modality was in force already
     /// (nothing recorded); `nil` for the other commands.
     public var outcome: LifecycleOutcome?
+    /// For `stop` of an interrupted measurement on a full store: flushes its recorder had made
+    /// durable in the flush log that did not fit into the database and were given up.
+    public var givenUp: Int?
 
     public init(
         measurement: Int64, state: Lifecycle.Phase, track: Int, modality: Modality?, pid: Int32? = nil,
@@ -158,9 +161,11 @@ public struct RecorderControl: Sendable {
     public func stop() throws -> LifecycleReport {
         if !recorderIsRunning, let store = try existingStore(), try store.openMeasurement() != nil {
             guard let lock = RecorderLock(directory: directory) else { throw RecorderControlError.recorderStarting }
-            let id = try Recovery.stopInterrupted(store: store)
+            let (id, givenUp) = try Recovery.stopInterrupted(store: store)
             _ = consume lock
-            return try LifecycleReport(store: store, id: id)
+            var report = try LifecycleReport(store: store, id: id)
+            if givenUp > 0 { report.givenUp = givenUp }
+            return report
         }
         let report = try send(ControlRequest(command: .stop))
         // Wait for the recorder to exit, so that the next command finds the directory free.
@@ -220,17 +225,21 @@ public struct RecorderControl: Sendable {
         report.track = open.trackCount
         report.modality = try store.currentModality(of: open.id)
         report.state = StatusReport.State(open.status)
+        // Read before the recorder is asked what it staged: a staged flush moved to the
+        // database in between is then missed for this once rather than counted twice.
+        let stored = try store.counts(of: open.id)
+        report.committed = stored
         if recorderIsRunning {
             report.recorder = try? RecorderClient.send(ControlRequest(command: .status), directory: directory).status
             if let live = report.recorder {
                 report.state = StatusReport.State(live.state)
                 report.track = live.track
                 report.modality = live.modality
+                if let staged = live.staged { report.committed = stored + staged }
             }
         } else {
             report.state = .interrupted
         }
-        report.committed = try store.counts(of: open.id)
         return report
     }
 }
@@ -277,7 +286,8 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var track: Int?
     /// The modality in force.
     public var modality: Modality?
-    /// What is committed to the store for the open measurement.
+    /// What is committed (durable) for the open measurement: in the database, and what a live
+    /// recorder staged in the flush log.
     public var committed: SampleCounts?
     /// What the running recorder says about itself.
     public var recorder: RecorderStatus?

@@ -3,13 +3,17 @@ public import CaptureStorage
 
 /// Finishing a measurement whose recorder died.
 public enum Recovery {
-    /// Stops the interrupted open measurement where its committed data ends. Returns its id.
-    public static func stopInterrupted(store: Store) throws -> Int64 {
+    /// Stops the interrupted open measurement where its committed data ends. Returns its id and
+    /// how many flushes staged in the flush log did not fit into a full store and were given up.
+    public static func stopInterrupted(store: Store) throws -> (id: Int64, givenUp: Int) {
+        // What the recorder staged first; on a full store what does not fit is given up, since
+        // nothing may follow the stop.
+        let givenUp = try store.applyFlushLog(wait: true, dropping: true)
         guard let open = try store.openMeasurement() else { throw LifecycleError.notOpen(state: .idle) }
         var engine = Recording(
             lifecycle: Lifecycle(restoring: open.lifecycleState, modality: try store.currentModality(of: open.id)))
         let end = try store.lastTimestamp(of: open.id) ?? open.startTime
         try store.commit(try engine.apply(.stop, at: end), to: open.id)
-        return open.id
+        return (open.id, givenUp)
     }
 }

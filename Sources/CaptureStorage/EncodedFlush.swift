@@ -44,6 +44,19 @@ public struct EncodedFlush: Sendable {
         self.flush.motion = MotionBuffers()
     }
 
+    /// A flush of samples read back from the flush log: no events, so its lifecycle state is
+    /// never written (``Store`` writes the state only with events).
+    init(track: Int, batches: [Batch], fixes: [Fix], pressures: [PressureSample]) {
+        flush = Flush(
+            track: track, fixes: fixes, pressures: pressures, state: .capturing(track: track), modality: nil)
+        self.batches = batches
+    }
+
+    /// About how many bytes of samples it carries: what ``StagedCommits`` weighs.
+    var weight: Int {
+        batches.reduce(0) { $0 + $1.data.count } + flush.fixes.count * 100 + flush.pressures.count * 16
+    }
+
     /// Whether committing it would write nothing.
     public var isEmpty: Bool { batches.isEmpty && flush.isEmpty }
 }

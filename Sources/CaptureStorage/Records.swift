@@ -100,6 +100,14 @@ public struct SampleCounts: Sendable, Equatable, Codable {
     }
 
     public var total: Int { accelerometer + gyroscope + magnetometer + pressure + locations }
+
+    public static func + (left: SampleCounts, right: SampleCounts) -> SampleCounts {
+        var sum = left
+        for sensor in MotionSensor.allCases { sum[sensor] += right[sensor] }
+        sum.pressure += right.pressure
+        sum.locations += right.locations
+        return sum
+    }
 }
 
 /// A stored batch of motion samples (one sensor, one flush).

@@ -223,6 +223,18 @@ enum Schema {
                     );
                     """)
         }
+        migrator.registerMigration("v11: flush log") { db in
+            // The sequence number of the last flush-log record in the database (FlushLog): the
+            // records at or below it are spent.
+            try db.execute(
+                sql: """
+                    CREATE TABLE flush_log (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        applied INTEGER NOT NULL
+                    );
+                    INSERT INTO flush_log (id, applied) VALUES (1, 0);
+                    """)
+        }
         return migrator
     }
 }

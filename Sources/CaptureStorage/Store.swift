@@ -20,8 +20,12 @@ public final class Store: Sendable {
         case relaxed
     }
 
+    /// The data directory.
+    public let directory: String
     /// The database file.
     public let path: String
+    /// How hard its commits push data to the disk.
+    public let durability: Durability
     let queue: DatabaseQueue
 
     /// Opens (creating if needed) the store in `directory` and applies pending migrations.
@@ -39,6 +43,8 @@ public final class Store: Sendable {
             throw .cannotOpen(path: directory, reason: Self.notADirectory(directory) ?? Self.reason(error))
         }
         path = (directory as NSString).appendingPathComponent("capture.sqlite")
+        self.durability = durability
+        self.directory = directory
         // Created here with mode 0600 before SQLite opens it (an empty file is an empty
         // database): SQLite gives its -wal, -shm and -journal the database file's permissions.
         // An existing database is not opened here: closing that descriptor would release the
@@ -71,7 +77,7 @@ public final class Store: Sendable {
         while true {
             do {
                 queue = try Self.open(path: path, configuration: config)
-                return
+                break
             } catch let error as DatabaseError
                 where (error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED) && attempt < 250
             {
@@ -81,6 +87,10 @@ public final class Store: Sendable {
                 throw Self.map(error, path: path)
             }
         }
+        // Samples a recorder that died left in the flush log go to the database first, so that
+        // every reader sees them; what does not fit waits there for `capture stop` or a resumed
+        // recorder (applyFlushLog's `dropping`).
+        _ = try? applyFlushLog(wait: false, dropping: false)
     }
 
     private static func open(path: String, configuration: Configuration) throws -> DatabaseQueue {
@@ -158,7 +168,7 @@ public final class Store: Sendable {
         try write { db in try Self.apply(encoded, to: measurement, in: db) }
     }
 
-    private static func apply(_ encoded: EncodedFlush, to id: Int64, in db: Database) throws {
+    static func apply(_ encoded: EncodedFlush, to id: Int64, in db: Database) throws {
         let flush = encoded.flush
         if !encoded.batches.isEmpty {
             var insert = DirectStatement(try db.cachedStatement(sql: insertSensorBatch))

@@ -33,8 +33,10 @@ struct FullDisk {
 
         // 1. The store fills up during a periodic commit.
         let limit = try Store.inspect(data) { try $0.databaseSize() } + headroom
+        // Flushes wait in the flush log until 2 MiB of it is used (4 KiB a flush): at 20 a
+        // second the store is met within half a minute.
         let filling = try context.spawnCapture(
-            ["start", "--foreground", "--json", "--flush-interval", "0.25", "--max-store-size", "\(limit)"] + source,
+            ["start", "--foreground", "--json", "--flush-interval", "0.05", "--max-store-size", "\(limit)"] + source,
             dataDirectory: data)
         let status = filling.wait(seconds: 120)
         let message = filling.stderr

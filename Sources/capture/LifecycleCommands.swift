@@ -7,6 +7,10 @@ import Foundation
 /// Prints what a lifecycle command did: `measurement 3 paused (paused, track 1)`, or the report
 /// as JSON.
 func printLifecycle(_ report: LifecycleReport, json: Bool, verb: String) throws {
+    if let givenUp = report.givenUp {
+        Log.warning(
+            "capture: warning: \(givenUp) flush(es) of samples its recorder had staged did not fit into the full store and were given up")
+    }
     if json {
         try printJSON(report)
     } else {

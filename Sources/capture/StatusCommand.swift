@@ -11,7 +11,8 @@ struct Status: ParsableCommand {
         discussion: """
             State is idle, capturing, paused or interrupted (the measurement is open but its \
             recorder is gone: `capture resume` or `capture stop`). Counts are what is committed \
-            to the store; rates are over the last ten seconds.
+            (durable: in the database, or in the flush log on its way there, which a crash \
+            does not lose); rates are over the last ten seconds.
 
             The data directory should be mode 700 and the database 600 (capture creates them \
             so): if group or others can read them, one line on standard error says so with the \

@@ -87,9 +87,13 @@ import Testing
         #expect(resumed["state"] as? String == "capturing")
         #expect(resumed["track"] as? Int == 2)
         #expect(cli.recorderPID != nil && cli.recorderPID != pid)
-        #expect(try cli.waitFor { try Store(directory: cli.dataDirectory).counts(of: 1, track: 2).accelerometer > 0 })
+        // Durable on the new track (the database, or the flush log on its way there) …
+        let before = try Store(directory: cli.dataDirectory).counts(of: 1).accelerometer
+        #expect(try cli.waitForCommitted(before + 1))
         let stop = try cli.run(["stop"])
         #expect(stop.status == 0, "\(stop.stderr)")
+        // … and in the database once stopped.
+        #expect(try Store(directory: cli.dataDirectory).counts(of: 1, track: 2).accelerometer > 0)
         let show = try cli.json(["show", "1"])
         let types = (show["events"] as? [[String: Any]] ?? []).compactMap { $0["type"] as? String }
         #expect(types == ["LIFECYCLE_START", "MODALITY_TYPE_CHANGE", "LIFECYCLE_PAUSE", "LIFECYCLE_RESUME", "LIFECYCLE_STOP"])

@@ -120,7 +120,12 @@ final class RecorderHarness: @unchecked Sendable {
         return lock.withLock { result }
     }
 
-    func committed() throws -> SampleCounts { try store.counts(of: measurement) }
+    /// What is durable: in the database, and staged in the flush log (read in that order, as
+    /// `capture status` does, so that a move in between is missed rather than counted twice).
+    func committed() throws -> SampleCounts {
+        let stored = try store.counts(of: measurement)
+        return stored + (command(.status).status?.staged ?? SampleCounts())
+    }
 }
 
 @Suite("The recorder's flush and thread logic, in process")

@@ -1,0 +1,217 @@
+import CaptureCore
+import Foundation
+import Glibc
+import Testing
+
+@testable import CaptureStorage
+
+/// The flush log and the staged way live capture commits (issue 15.1): a flush of samples is
+/// durable in the log, reaches the database with the next event or at a staging limit, and
+/// what a dead recorder staged is in the database for the next process to open the store.
+@Suite struct FlushLogTests {
+    let directory = TemporaryDirectory()
+
+    /// A flush of `count` samples per motion sensor from `time`, one fix with every optional field
+    /// (or none) and one pressure sample.
+    func samples(_ engine: inout Recording, from time: Int64, count: Int = 100, fullFix: Bool = true) -> Flush {
+        for index in 0..<count {
+            let at = time + Int64(index) * 10
+            for sensor in MotionSensor.allCases {
+                _ = engine.ingest(.motion(sensor, MotionSample(timestamp: at, x: 0.01 * Double(index), y: -1.5, z: 9.81)))
+            }
+        }
+        let fix =
+            fullFix
+            ? Fix(
+                timestamp: time, latitude: 51.0504, longitude: 13.7373, altitude: 112.5, horizontalAccuracy: 3.5,
+                verticalAccuracy: 5.25, speed: 4.75, course: 271.5, satellites: 9, hdop: 0.9, vdop: 1.25, pdop: 1.5,
+                mode: .threeD)
+            : Fix(timestamp: time, latitude: -33.8688, longitude: 151.2093)
+        _ = engine.ingest(.fix(fix))
+        _ = engine.ingest(.pressure(PressureSample(timestamp: time, hectopascals: 1013.25)))
+        return engine.takeFlush()
+    }
+
+    func started(_ store: Store) throws -> (Int64, Recording) {
+        var engine = Recording()
+        let id = try store.begin(try engine.apply(.start(.bicycle), at: 1_000), sources: "trace:x")
+        return (id, engine)
+    }
+
+    @Test func aStagedFlushIsDurableInTheLogAndReachesTheDatabaseWithTheNextEvent() throws {
+        let store = try Store(directory: directory.path)
+        var (id, engine) = try started(store)
+        let staged = try StagedCommits(store: store, directory: directory.path)
+        try staged.commit(samples(&engine, from: 1_000), to: id, now: 1_000)
+        try staged.commit(samples(&engine, from: 2_000, fullFix: false), to: id, now: 2_000)
+        #expect(try store.counts(of: id).total == 0)
+        #expect(staged.hasStaged)
+        #expect(FlushLog.mayHavePending(directory: directory.path, after: try store.appliedLogSequence()))
+
+        try staged.commit(try engine.apply(.pause, at: 3_000), to: id, now: 3_000)
+        var counts = SampleCounts()
+        counts.accelerometer = 200
+        counts.gyroscope = 200
+        counts.magnetometer = 200
+        counts.locations = 2
+        counts.pressure = 2
+        #expect(try store.counts(of: id) == counts)
+        #expect(try store.appliedLogSequence() == 2)
+        #expect(!staged.hasStaged)
+        // The pause came after the samples it followed.
+        #expect(try store.events(of: id).last?.type == .lifecyclePause)
+        #expect(try store.lastTimestamp(of: id) == 3_000)
+    }
+
+    @Test func whatADeadRecorderStagedIsInTheDatabaseForTheNextProcessToOpenIt() throws {
+        var engine: Recording
+        let id: Int64
+        var flushes: [Flush] = []
+        do {
+            let store = try Store(directory: directory.path)
+            (id, engine) = try started(store)
+            let staged = try StagedCommits(store: store, directory: directory.path)
+            for second in 0..<3 {
+                let flush = samples(&engine, from: 1_000 + Int64(second) * 1_000, fullFix: second != 1)
+                flushes.append(flush)
+                try staged.commit(flush, to: id, now: 1_000 + Int64(second) * 1_000)
+            }
+            #expect(try store.counts(of: id).total == 0)
+            // The recorder dies: its lock goes with it, close() is never called.
+        }
+        let reopened = try Store(directory: directory.path)
+        #expect(try reopened.counts(of: id).accelerometer == 300)
+        #expect(try reopened.fixes(of: id) == flushes.flatMap(\.fixes))
+        #expect(try reopened.pressures(of: id) == flushes.flatMap(\.pressures))
+        var stored: [[UInt8]] = []
+        try reopened.forEachBatch(of: id, sensor: .gyroscope) { batch in stored.append(batch.data) }
+        let sent = try flushes.flatMap { try EncodedFlush($0).batches.filter { $0.sensor == .gyroscope }.map(\.data) }
+        #expect(stored == sent)
+        // Applied once: opening again adds nothing.
+        _ = try Store(directory: directory.path)
+        #expect(try reopened.counts(of: id).accelerometer == 300)
+    }
+
+    @Test func aLiveRecordersLogIsLeftAlone() throws {
+        let store = try Store(directory: directory.path)
+        var (id, engine) = try started(store)
+        let staged = try StagedCommits(store: store, directory: directory.path)
+        try staged.commit(samples(&engine, from: 1_000), to: id, now: 1_000)
+        let reader = try Store(directory: directory.path)
+        #expect(try reader.counts(of: id).total == 0)
+        #expect(try reader.appliedLogSequence() == 0)
+        try staged.commitStaged()
+        #expect(try reader.counts(of: id).accelerometer == 100)
+    }
+
+    @Test func aTornRecordEndsTheLogAndSpentRecordsAreNotAppliedAgain() throws {
+        let id: Int64
+        do {
+            let store = try Store(directory: directory.path)
+            var engine: Recording
+            (id, engine) = try started(store)
+            let staged = try StagedCommits(store: store, directory: directory.path)
+            // A first round, moved to the database; then a second from offset 0 again, whose
+            // second record is torn, over the first round's stale records.
+            for second in 0..<4 { try staged.commit(samples(&engine, from: Int64(second) * 1_000), to: id, now: 0) }
+            try staged.commitStaged()
+            #expect(try store.counts(of: id).accelerometer == 400)
+            for second in 4..<6 { try staged.commit(samples(&engine, from: Int64(second) * 1_000), to: id, now: 0) }
+        }
+        let path = directory.path + "/" + FlushLog.fileName
+        let fd = open(path, O_RDWR)
+        #expect(fd >= 0)
+        var byte: UInt8 = 0
+        #expect(pread(fd, &byte, 1, 4096 + 100) == 1)
+        byte ^= 0xFF
+        #expect(pwrite(fd, &byte, 1, 4096 + 100) == 1)
+        close(fd)
+        let reopened = try Store(directory: directory.path)
+        // The first round once, the intact record of the second, neither the torn one nor the
+        // stale ones behind it.
+        #expect(try reopened.counts(of: id).accelerometer == 500)
+        #expect(try reopened.appliedLogSequence() == 5)
+    }
+
+    @Test func stagedFlushesGoToTheDatabaseAtTheWeightLimit() throws {
+        let store = try Store(directory: directory.path)
+        var (id, engine) = try started(store)
+        let staged = try StagedCommits(store: store, directory: directory.path)
+        var committed = 0
+        var seconds: Int64 = 0
+        while try store.counts(of: id).total == 0 {
+            try staged.commit(samples(&engine, from: seconds * 1_000, count: 800), to: id, now: seconds * 1_000)
+            try staged.commitIfDue(now: seconds * 1_000)
+            committed += 800
+            seconds += 1
+            #expect(seconds < 1_000)
+        }
+        #expect(try store.counts(of: id).accelerometer == committed)
+        #expect(!staged.hasStaged)
+        // Well before the age limit: the weight decided.
+        #expect(seconds * 1_000 < StagedCommits.maximumAge)
+    }
+
+    @Test func stagedFlushesGoToTheDatabaseAtTheAgeLimit() throws {
+        let store = try Store(directory: directory.path)
+        var (id, engine) = try started(store)
+        let staged = try StagedCommits(store: store, directory: directory.path)
+        try staged.commit(samples(&engine, from: 1_000, count: 1), to: id, now: 1_000)
+        try staged.commit(samples(&engine, from: 2_000, count: 1), to: id, now: 1_000 + StagedCommits.maximumAge - 1)
+        try staged.commitIfDue(now: 1_000 + StagedCommits.maximumAge - 1)
+        #expect(try store.counts(of: id).total == 0)
+        try staged.commit(samples(&engine, from: 3_000, count: 1), to: id, now: 1_000 + StagedCommits.maximumAge)
+        try staged.commitIfDue(now: 1_000 + StagedCommits.maximumAge)
+        #expect(try store.counts(of: id).accelerometer == 3)
+    }
+
+    /// A full store: the recorder commits what fits; a reader leaves the rest in the log; the
+    /// stop gives it up (nothing may follow the stop), once, and says how much.
+    @Test func onAFullStoreWhatFitsIsCommittedAndTheRestGivenUpOnlyWhenStopping() throws {
+        let id: Int64
+        var limit: Int64 = 0
+        do {
+            let unlimited = try Store(directory: directory.path)
+            var engine: Recording
+            (id, engine) = try started(unlimited)
+            limit = try unlimited.databaseSize() + 8_192
+            let store = try Store(directory: directory.path, maximumSize: limit)
+            let staged = try StagedCommits(store: store, directory: directory.path)
+            for second in 0..<40 {
+                try staged.commit(samples(&engine, from: Int64(second) * 1_000, count: 100), to: id, now: 0)
+            }
+            #expect(throws: StoreError.self) { try staged.commitStaged() }
+            staged.commitWhatFits()
+            #expect(try store.counts(of: id).accelerometer > 0)
+            #expect(try store.counts(of: id).accelerometer < 4_000)
+        }
+        let reader = try Store(directory: directory.path, maximumSize: limit)
+        let kept = try reader.counts(of: id).accelerometer
+        #expect(FlushLog.mayHavePending(directory: directory.path, after: try reader.appliedLogSequence()))
+        let givenUp = try reader.applyFlushLog(wait: true, dropping: true)
+        #expect(givenUp > 0 && givenUp == 40 - kept / 100)
+        #expect(try reader.counts(of: id).accelerometer == kept)
+        #expect(try reader.appliedLogSequence() == 40)
+        #expect(try reader.applyFlushLog(wait: true, dropping: true) == 0)
+        #expect(try reader.integrityCheck() == "ok")
+    }
+
+    @Test func recordsRoundTripAndDamageIsRefused() throws {
+        var engine = Recording()
+        _ = try engine.apply(.start(.car), at: 0)
+        for fullFix in [true, false] {
+            let encoded = try EncodedFlush(samples(&engine, from: 5_000, count: 7, fullFix: fullFix))
+            let bytes = FlushLog.encode(encoded, sequence: 42, measurement: 7)
+            let payload = Array(bytes[FlushLog.headerSize...])
+            let decoded = try #require(FlushLog.decode(payload))
+            #expect(decoded.flush.fixes == encoded.flush.fixes)
+            #expect(decoded.flush.pressures == encoded.flush.pressures)
+            #expect(decoded.flush.track == encoded.flush.track)
+            #expect(decoded.batches.map(\.data) == encoded.batches.map(\.data))
+            #expect(decoded.batches.map(\.count) == encoded.batches.map(\.count))
+            // Cut short or with a byte too many: refused, not read as something else.
+            #expect(FlushLog.decode(Array(payload.dropLast())) == nil)
+            #expect(FlushLog.decode(payload + [0]) == nil)
+        }
+    }
+}
