@@ -54,6 +54,9 @@ public final class Recorder: @unchecked Sendable {
     private var droppedBeforeTrack = 0
 
     private let done = DispatchSemaphore(value: 0)
+    /// Given with `finished`: wakes the sources, the flush loop and the control server, which
+    /// wait in poll with its descriptor rather than on short timers.
+    private let stopSignal = StopSignal()
     /// Signalled when the control server has answered its last request and stopped.
     private let serverStopped = DispatchSemaphore(value: 0)
 
@@ -167,8 +170,9 @@ public final class Recorder: @unchecked Sendable {
     }
 
     /// How long ``run(handlingSignals:)`` waits, after the measurement ended, for the sources
-    /// to notice and return (an IIO source disables its buffer on the way out). Sources poll
-    /// `shouldStop` at least every 100 ms; a gpsd connect can take 2 s, which is not waited for.
+    /// to notice and return (an IIO source disables its buffer on the way out). IIO, NMEA and
+    /// gpsd sources wake on the stop signal, others poll `shouldStop` at least every 100 ms; a
+    /// gpsd connect can take 2 s, which is not waited for.
     static let sourceGracePeriod: DispatchTimeInterval = .seconds(1)
 
     /// Runs until the measurement is stopped (by command or, with `handlingSignals`, by
@@ -221,7 +225,7 @@ public final class Recorder: @unchecked Sendable {
             } else if let reporting = source as? any ReportingSampleSource {
                 try reporting.run(
                     deliver: { sample in self.deliver(sample, from: index) },
-                    note: { note in self.take(note, from: index) }, shouldStop: { self.shouldStop })
+                    note: { note in self.take(note, from: index) }, stop: stopSignal)
             } else {
                 try source.run(
                     deliver: { sample in self.deliver(sample, from: index) }, shouldStop: { self.shouldStop })
@@ -352,7 +356,7 @@ public final class Recorder: @unchecked Sendable {
     private func flushLoop() {
         while true {
             let deadline = WallClock.now() + flushInterval
-            guard WallClock.sleep(until: deadline, shouldStop: { self.shouldStop }) else { return }
+            guard stopSignal.sleep(until: deadline) else { return }
             lock.withLock {
                 guard !finished else { return }
                 commit(engine.takeFlush())
@@ -407,6 +411,7 @@ public final class Recorder: @unchecked Sendable {
     private func finish() {
         guard !finished else { return }
         finished = true
+        stopSignal.stop()
         var lost: [String: Int] = [:]
         for state in sourceStates { if let count = state.lost { lost[state.name] = count } }
         journal?.note(["event": "summary", "captured": captured, "lost": lost])
@@ -490,8 +495,8 @@ public final class Recorder: @unchecked Sendable {
     private func serve(_ listener: Int32) {
         defer { serverStopped.signal() }
         while !shouldStop {
-            var poller = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 200) > 0 else { continue }
+            // No timeout: a client, or the stop signal (then the loop ends).
+            guard case .ready = (try? stopSignal.wait(for: listener, timeout: nil)) ?? .timedOut else { continue }
             // Only this recorder's own user is answered (peer credentials).
             guard let client = ControlSocket.accept(listener) else { continue }
             var timeout = timeval(tv_sec: 5, tv_usec: 0)

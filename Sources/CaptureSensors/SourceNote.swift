@@ -19,9 +19,18 @@ public protocol ReportingSampleSource: SampleSource {
     func run(
         deliver: @Sendable (Sample) -> Void, note: @Sendable (SourceNote) -> Void, shouldStop: @Sendable () -> Bool
     ) throws
+
+    /// Like ``run(deliver:note:shouldStop:)``, stopped by `stop`: a source that waits in
+    /// `poll(2)` puts ``StopSignal/descriptor`` in its poll set and needs no timeout to notice.
+    func run(deliver: @Sendable (Sample) -> Void, note: @Sendable (SourceNote) -> Void, stop: StopSignal) throws
 }
 
 extension ReportingSampleSource {
+    /// Asks `stop` whenever the source would ask `shouldStop` (sources that do not wait in poll).
+    public func run(deliver: @Sendable (Sample) -> Void, note: @Sendable (SourceNote) -> Void, stop: StopSignal) throws {
+        try run(deliver: deliver, note: note, shouldStop: { stop.isStopped })
+    }
+
     /// Runs without anyone listening to notes.
     public func run(deliver: @Sendable (Sample) -> Void, shouldStop: @Sendable () -> Bool) throws {
         try run(deliver: deliver, note: { _ in }, shouldStop: shouldStop)
