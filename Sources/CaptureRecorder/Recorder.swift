@@ -220,15 +220,15 @@ public final class Recorder: @unchecked Sendable {
             if let driving = source as? any LifecycleDrivingSource {
                 try driving.run(
                     measurementStart: lock.withLock { measurementStart },
-                    deliver: { sample in self.deliver(sample, from: index) },
+                    deliver: { sample in self.deliver([sample], from: index) },
                     mark: { command, time in self.take(command, at: time, from: index) }, shouldStop: { self.shouldStop })
             } else if let reporting = source as? any ReportingSampleSource {
                 try reporting.run(
-                    deliver: { sample in self.deliver(sample, from: index) },
+                    deliverAll: { samples in self.deliver(samples, from: index) },
                     note: { note in self.take(note, from: index) }, stop: stopSignal)
             } else {
                 try source.run(
-                    deliver: { sample in self.deliver(sample, from: index) }, shouldStop: { self.shouldStop })
+                    deliver: { sample in self.deliver([sample], from: index) }, shouldStop: { self.shouldStop })
             }
             lock.withLock { sourceStates[index].state = .ended }
         } catch {
@@ -239,29 +239,36 @@ public final class Recorder: @unchecked Sendable {
         }
     }
 
-    private func deliver(_ sample: Sample, from index: Int) {
+    /// Takes a source's samples, all of one read under one hold of `lock`: four IIO sources
+    /// woken together then do not wait on each other for every sample.
+    private func deliver(_ samples: [Sample], from index: Int) {
         lock.withLock {
-            guard !finished else { return }
-            var sample = sample
-            switch sourceClocks[index] {
-            case .host:
-                if let correction, correction != 0 { sample.shift(to: sample.timestamp + correction) }
-            case .gnss:
-                if case .fix(let fix) = sample { observe(fix) }
-            case .recorded: break
-            }
-            // A sample on the events' clock taken before its track began belongs to no track.
-            let onEventClock = sourceClocks[index] == .host || (sourceClocks[index] == .gnss && correction != nil)
-            if onEventClock, sample.timestamp < trackStart, engine.lifecycle.state.phase == .capturing {
-                droppedBeforeTrack += 1
-                return
-            }
-            sourceStates[index].samples += 1
-            trace?.append(.sample(sample))
-            if engine.ingest(sample) {
-                captured[Self.kind(of: sample), default: 0] += 1
-                if case .fix(let fix) = sample { lastFix = fix }
-            }
+            // A commit failure (in observe) finishes the recorder mid-batch.
+            for sample in samples where !finished { ingest(sample, from: index) }
+        }
+    }
+
+    /// One sample. Call with `lock` held.
+    private func ingest(_ sample: Sample, from index: Int) {
+        var sample = sample
+        switch sourceClocks[index] {
+        case .host:
+            if let correction, correction != 0 { sample.shift(to: sample.timestamp + correction) }
+        case .gnss:
+            if case .fix(let fix) = sample { observe(fix) }
+        case .recorded: break
+        }
+        // A sample on the events' clock taken before its track began belongs to no track.
+        let onEventClock = sourceClocks[index] == .host || (sourceClocks[index] == .gnss && correction != nil)
+        if onEventClock, sample.timestamp < trackStart, engine.lifecycle.state.phase == .capturing {
+            droppedBeforeTrack += 1
+            return
+        }
+        sourceStates[index].samples += 1
+        trace?.append(.sample(sample))
+        if engine.ingest(sample) {
+            captured[Self.kind(of: sample), default: 0] += 1
+            if case .fix(let fix) = sample { lastFix = fix }
         }
     }
 

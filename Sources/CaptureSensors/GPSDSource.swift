@@ -165,14 +165,16 @@ public struct GPSDSource: ReportingSampleSource {
         deliver: @Sendable (Sample) -> Void, note: @Sendable (SourceNote) -> Void, shouldStop: @Sendable () -> Bool
     ) throws {
         try withoutActuallyEscaping(shouldStop) { shouldStop in
-            try run(deliver: deliver, note: note, stop: StopSignal(polling: shouldStop))
+            try run(
+                deliverAll: { samples in for sample in samples { deliver(sample) } }, note: note,
+                stop: StopSignal(polling: shouldStop))
         }
     }
 
     /// Watches gpsd until `stop` is given, reconnecting whenever the connection is lost. Between
     /// reports it waits in poll with no timer while no fix is held, else until the fix would
     /// count as lost.
-    public func run(deliver: @Sendable (Sample) -> Void, note: @Sendable (SourceNote) -> Void, stop: StopSignal) throws {
+    public func run(deliverAll: @Sendable ([Sample]) -> Void, note: @Sendable (SourceNote) -> Void, stop: StopSignal) throws {
         var watch = GNSSFixWatch()
         note(.gnss(state: watch.state))
         var backoff = initialBackoff
@@ -189,7 +191,7 @@ public struct GPSDSource: ReportingSampleSource {
             }
             if connectedOnce { note(.info("reconnected to gpsd at \(host):\(port)")) }
             connectedOnce = true
-            let gotData = session(fd: fd, watch: &watch, deliver: deliver, note: note, stop: stop)
+            let gotData = session(fd: fd, watch: &watch, deliverAll: deliverAll, note: note, stop: stop)
             close(fd)
             if stop.isStopped { return }
             if gotData { backoff = initialBackoff }
@@ -202,7 +204,7 @@ public struct GPSDSource: ReportingSampleSource {
     /// One connection: watch, read lines until gpsd closes or the source stops. Returns whether
     /// any report arrived.
     private func session(
-        fd: Int32, watch: inout GNSSFixWatch, deliver: @Sendable (Sample) -> Void,
+        fd: Int32, watch: inout GNSSFixWatch, deliverAll: @Sendable ([Sample]) -> Void,
         note: @Sendable (SourceNote) -> Void, stop: StopSignal
     ) -> Bool {
         let command = Array(GPSDCommand.watch().utf8)
@@ -216,15 +218,17 @@ public struct GPSDSource: ReportingSampleSource {
         var invalid = 0
         func handle(_ received: [ReceiverEvent]) {
             var events: [GNSSEvent] = []
+            var samples: [Sample] = []
             for event in received {
                 switch event {
                 case .gnss(let gnss):
                     events.append(gnss)
-                    if case .fix(let fix) = gnss { deliver(.fix(fix)) }
+                    if case .fix(let fix) = gnss { samples.append(.fix(fix)) }
                 case .motion(let sensor, let sample):
-                    deliver(.motion(sensor, sample))
+                    samples.append(.motion(sensor, sample))
                 }
             }
+            if !samples.isEmpty { deliverAll(samples) }
             if let state = watch.take(events, now: WallClock.now()) { note(.gnss(state: state)) }
             let total = stream.stats.invalid + stream.stats.notJSON
             if total > invalid {

@@ -88,12 +88,14 @@ public struct IIOSource: ReportingSampleSource {
     }
 
     /// Configures the device, captures until it ends, fails or `shouldStop()`, and restores it.
-    /// `shouldStop` is asked every 100 ms; the recorder uses ``run(deliver:note:stop:)``.
+    /// `shouldStop` is asked every 100 ms; the recorder uses ``run(deliverAll:note:stop:)``.
     public func run(
         deliver: @Sendable (Sample) -> Void, note: @Sendable (SourceNote) -> Void, shouldStop: @Sendable () -> Bool
     ) throws {
         try withoutActuallyEscaping(shouldStop) { shouldStop in
-            try run(deliver: deliver, note: note, stop: StopSignal(polling: shouldStop))
+            try run(
+                deliverAll: { samples in for sample in samples { deliver(sample) } }, note: note,
+                stop: StopSignal(polling: shouldStop))
         }
     }
 
@@ -104,7 +106,7 @@ public struct IIOSource: ReportingSampleSource {
     }
 
     /// Configures the device, captures until it ends, fails or `stop` is given, and restores it.
-    public func run(deliver: @Sendable (Sample) -> Void, note: @Sendable (SourceNote) -> Void, stop: StopSignal) throws {
+    public func run(deliverAll: @Sendable ([Sample]) -> Void, note: @Sendable (SourceNote) -> Void, stop: StopSignal) throws {
         // A buffer left enabled (by a crashed capture) must be off before anything is configured.
         if buffered, let control = try? bufferDirectories().control, control.value("enable") == "1" {
             try control.write("enable", "0")
@@ -114,16 +116,16 @@ public struct IIOSource: ReportingSampleSource {
             note(.info("sampling_frequency set to \(Self.format(chosenRate)) Hz"))
         }
         if buffered {
-            try runBuffered(deliver: deliver, note: note, stop: stop)
+            try runBuffered(deliverAll: deliverAll, note: note, stop: stop)
         } else {
-            try runPolled(deliver: deliver, note: note, stop: stop)
+            try runPolled(deliverAll: deliverAll, note: note, stop: stop)
         }
     }
 
     // MARK: Polling
 
     private func runPolled(
-        deliver: @Sendable (Sample) -> Void, note: @Sendable (SourceNote) -> Void, stop: StopSignal
+        deliverAll: @Sendable ([Sample]) -> Void, note: @Sendable (SourceNote) -> Void, stop: StopSignal
     ) throws {
         let asked = chosenRate ?? device.currentRate ?? Self.defaultPollingRate
         // Polling is sysfs reads: 0.1 to 1000 Hz, and a rate that is not a number falls back.
@@ -137,20 +139,22 @@ public struct IIOSource: ReportingSampleSource {
             guard device.directory.exists else {
                 throw DeviceError(path: device.directory.path, action: "read", reason: "the device vanished")
             }
+            var samples: [Sample] = []
             for converter in motion {
                 do {
-                    deliver(.motion(converter.sensor, try converter.polledSample(attribute: attribute, timestamp: now)))
+                    samples.append(.motion(converter.sensor, try converter.polledSample(attribute: attribute, timestamp: now)))
                 } catch {
                     note(.lost(1, reason: "\(error)"))
                 }
             }
             if let pressure {
                 do {
-                    deliver(.pressure(try pressure.polledSample(attribute: attribute, timestamp: now)))
+                    samples.append(.pressure(try pressure.polledSample(attribute: attribute, timestamp: now)))
                 } catch {
                     note(.lost(1, reason: "\(error)"))
                 }
             }
+            if !samples.isEmpty { deliverAll(samples) }
             tick += 1
             let due = start + Int64((Double(tick) * period).rounded())
             if !stop.sleep(until: due) { return }
@@ -180,7 +184,7 @@ public struct IIOSource: ReportingSampleSource {
     }
 
     private func runBuffered(
-        deliver: @Sendable (Sample) -> Void, note: @Sendable (SourceNote) -> Void, stop: StopSignal
+        deliverAll: @Sendable ([Sample]) -> Void, note: @Sendable (SourceNote) -> Void, stop: StopSignal
     ) throws {
         let (scanDirectory, control) = try bufferDirectories()
         let wanted = wantedChannels
@@ -267,8 +271,11 @@ public struct IIOSource: ReportingSampleSource {
             guard let value = values.first else { throw .channelNotInScan(element.channel.name) }
             return value
         }
-        /// Delivers every whole scan in `bytes`.
+        /// Delivers every whole scan in `bytes`, all at once.
+        var batch: [Sample] = []
         func decodeScans(_ bytes: UnsafeRawBufferPointer, now: Int64) {
+            batch.removeAll(keepingCapacity: true)
+            defer { if !batch.isEmpty { deliverAll(batch) } }
             var start = 0
             while start + scanSize <= bytes.count {
                 defer { start += scanSize }
@@ -282,11 +289,11 @@ public struct IIOSource: ReportingSampleSource {
                             rawX: try first(elements[0], bytes, start).doubleValue,
                             rawY: try first(elements[1], bytes, start).doubleValue,
                             rawZ: try first(elements[2], bytes, start).doubleValue, timestamp: time)
-                        deliver(.motion(converter.sensor, sample))
+                        batch.append(.motion(converter.sensor, sample))
                     }
                     if let (converter, element) = pressureElement {
                         let hectopascals = converter.hectopascals(raw: try first(element, bytes, start))
-                        deliver(.pressure(PressureSample(timestamp: time, hectopascals: hectopascals)))
+                        batch.append(.pressure(PressureSample(timestamp: time, hectopascals: hectopascals)))
                     }
                 } catch {
                     note(.lost(1, reason: "\(error)"))

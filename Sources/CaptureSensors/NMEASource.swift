@@ -41,14 +41,16 @@ public struct NMEASource: ReportingSampleSource {
         deliver: @Sendable (Sample) -> Void, note: @Sendable (SourceNote) -> Void, shouldStop: @Sendable () -> Bool
     ) throws {
         try withoutActuallyEscaping(shouldStop) { shouldStop in
-            try run(deliver: deliver, note: note, stop: StopSignal(polling: shouldStop))
+            try run(
+                deliverAll: { samples in for sample in samples { deliver(sample) } }, note: note,
+                stop: StopSignal(polling: shouldStop))
         }
     }
 
     /// Reads until the file or FIFO ends, the device fails, or `stop` is given. It waits in poll
     /// with no timer while no fix is held, else until the fix would count as lost: one wake-up
     /// per burst of sentences the receiver writes at once.
-    public func run(deliver: @Sendable (Sample) -> Void, note: @Sendable (SourceNote) -> Void, stop: StopSignal) throws {
+    public func run(deliverAll: @Sendable ([Sample]) -> Void, note: @Sendable (SourceNote) -> Void, stop: StopSignal) throws {
         let fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw DeviceError(path: path, action: "open", errno: errno) }
         defer { close(fd) }
@@ -74,15 +76,17 @@ public struct NMEASource: ReportingSampleSource {
         func handle(_ received: [ReceiverEvent]) {
             let now = WallClock.now()
             var events: [GNSSEvent] = []
+            var samples: [Sample] = []
             for event in received {
                 switch event {
                 case .gnss(let gnss):
                     events.append(gnss)
-                    if case .fix(let fix) = gnss { deliver(.fix(fix)) }
+                    if case .fix(let fix) = gnss { samples.append(.fix(fix)) }
                 case .motion(let sensor, let sample):
-                    deliver(.motion(sensor, sample))
+                    samples.append(.motion(sensor, sample))
                 }
             }
+            if !samples.isEmpty { deliverAll(samples) }
             if let state = watch.take(events, now: now) { note(.gnss(state: state)) }
             let stats = stream.stats
             let total = stats.rejected

@@ -22,13 +22,15 @@ public protocol ReportingSampleSource: SampleSource {
 
     /// Like ``run(deliver:note:shouldStop:)``, stopped by `stop`: a source that waits in
     /// `poll(2)` puts ``StopSignal/descriptor`` in its poll set and needs no timeout to notice.
-    func run(deliver: @Sendable (Sample) -> Void, note: @Sendable (SourceNote) -> Void, stop: StopSignal) throws
+    /// `deliverAll` takes the samples of one read at once (in order), so that the recorder locks
+    /// once per read, not once per sample.
+    func run(deliverAll: @Sendable ([Sample]) -> Void, note: @Sendable (SourceNote) -> Void, stop: StopSignal) throws
 }
 
 extension ReportingSampleSource {
     /// Asks `stop` whenever the source would ask `shouldStop` (sources that do not wait in poll).
-    public func run(deliver: @Sendable (Sample) -> Void, note: @Sendable (SourceNote) -> Void, stop: StopSignal) throws {
-        try run(deliver: deliver, note: note, shouldStop: { stop.isStopped })
+    public func run(deliverAll: @Sendable ([Sample]) -> Void, note: @Sendable (SourceNote) -> Void, stop: StopSignal) throws {
+        try run(deliver: { deliverAll([$0]) }, note: note, shouldStop: { stop.isStopped })
     }
 
     /// Runs without anyone listening to notes.

@@ -96,7 +96,7 @@ struct IIOWatermarkTests {
         let failure = ErrorBox()
         let worker = Worker {
             do {
-                try source.run(deliver: collector.deliver, note: collector.note, stop: stop)
+                try source.run(deliverAll: { $0.forEach(collector.deliver) }, note: collector.note, stop: stop)
             } catch {
                 failure.set(error)
             }
@@ -194,7 +194,7 @@ struct IIOWatermarkTests {
         #expect(stop.descriptor >= 0)
         let returned = StopFlag()
         let worker = Worker {
-            try? source.run(deliver: { _ in }, note: { _ in }, stop: stop)
+            try? source.run(deliverAll: { _ in }, note: { _ in }, stop: stop)
             returned.set()
         }
         // A writer that holds the FIFO open and sends nothing: the source waits in poll.
