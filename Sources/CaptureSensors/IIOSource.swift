@@ -267,9 +267,7 @@ public struct IIOSource: ReportingSampleSource {
         }
         let scanSize = layout.scanSize
         func first(_ element: IIOScanElement, _ bytes: UnsafeRawBufferPointer, _ start: Int) throws(IIOError) -> IIORawValue {
-            let values = try element.channel.type.decode(bytes, at: start + element.offset)
-            guard let value = values.first else { throw .channelNotInScan(element.channel.name) }
-            return value
+            try element.channel.type.decodeFirst(bytes, at: start + element.offset)
         }
         /// Delivers every whole scan in `bytes`, all at once.
         var batch: [Sample] = []
