@@ -56,6 +56,9 @@ public final class Recorder: @unchecked Sendable {
     private var droppedBeforeTrack = 0
 
     private let done = DispatchSemaphore(value: 0)
+    /// Given with `finished`: wakes the sources, the flush loop and the control server, which
+    /// wait in poll with its descriptor rather than on short timers.
+    private let stopSignal = StopSignal()
     /// Signalled when the control server has answered its last request and stopped.
     private let serverStopped = DispatchSemaphore(value: 0)
 
@@ -172,8 +175,9 @@ public final class Recorder: @unchecked Sendable {
     }
 
     /// How long ``run(handlingSignals:)`` waits, after the measurement ended, for the sources
-    /// to notice and return (an IIO source disables its buffer on the way out). Sources poll
-    /// `shouldStop` at least every 100 ms; a gpsd connect can take 2 s, which is not waited for.
+    /// to notice and return (an IIO source disables its buffer on the way out). IIO, NMEA and
+    /// gpsd sources wake on the stop signal, others poll `shouldStop` at least every 100 ms; a
+    /// gpsd connect can take 2 s, which is not waited for.
     static let sourceGracePeriod: DispatchTimeInterval = .seconds(1)
 
     /// Runs until the measurement is stopped (by command or, with `handlingSignals`, by
@@ -221,15 +225,15 @@ public final class Recorder: @unchecked Sendable {
             if let driving = source as? any LifecycleDrivingSource {
                 try driving.run(
                     measurementStart: lock.withLock { measurementStart },
-                    deliver: { sample in self.deliver(sample, from: index) },
+                    deliver: { sample in self.deliver([sample], from: index) },
                     mark: { command, time in self.take(command, at: time, from: index) }, shouldStop: { self.shouldStop })
             } else if let reporting = source as? any ReportingSampleSource {
                 try reporting.run(
-                    deliver: { sample in self.deliver(sample, from: index) },
-                    note: { note in self.take(note, from: index) }, shouldStop: { self.shouldStop })
+                    deliverAll: { samples in self.deliver(samples, from: index) },
+                    note: { note in self.take(note, from: index) }, stop: stopSignal)
             } else {
                 try source.run(
-                    deliver: { sample in self.deliver(sample, from: index) }, shouldStop: { self.shouldStop })
+                    deliver: { sample in self.deliver([sample], from: index) }, shouldStop: { self.shouldStop })
             }
             lock.withLock { sourceStates[index].state = .ended }
         } catch {
@@ -240,29 +244,36 @@ public final class Recorder: @unchecked Sendable {
         }
     }
 
-    private func deliver(_ sample: Sample, from index: Int) {
+    /// Takes a source's samples, all of one read under one hold of `lock`: four IIO sources
+    /// woken together then do not wait on each other for every sample.
+    private func deliver(_ samples: [Sample], from index: Int) {
         lock.withLock {
-            guard !finished else { return }
-            var sample = sample
-            switch sourceClocks[index] {
-            case .host:
-                if let correction, correction != 0 { sample.shift(to: sample.timestamp + correction) }
-            case .gnss:
-                if case .fix(let fix) = sample { observe(fix) }
-            case .recorded: break
-            }
-            // A sample on the events' clock taken before its track began belongs to no track.
-            let onEventClock = sourceClocks[index] == .host || (sourceClocks[index] == .gnss && correction != nil)
-            if onEventClock, sample.timestamp < trackStart, engine.lifecycle.state.phase == .capturing {
-                droppedBeforeTrack += 1
-                return
-            }
-            sourceStates[index].samples += 1
-            trace?.append(.sample(sample))
-            if engine.ingest(sample) {
-                captured[Self.kind(of: sample), default: 0] += 1
-                if case .fix(let fix) = sample { lastFix = fix }
-            }
+            // A commit failure (in observe) finishes the recorder mid-batch.
+            for sample in samples where !finished { ingest(sample, from: index) }
+        }
+    }
+
+    /// One sample. Call with `lock` held.
+    private func ingest(_ sample: Sample, from index: Int) {
+        var sample = sample
+        switch sourceClocks[index] {
+        case .host:
+            if let correction, correction != 0 { sample.shift(to: sample.timestamp + correction) }
+        case .gnss:
+            if case .fix(let fix) = sample { observe(fix) }
+        case .recorded: break
+        }
+        // A sample on the events' clock taken before its track began belongs to no track.
+        let onEventClock = sourceClocks[index] == .host || (sourceClocks[index] == .gnss && correction != nil)
+        if onEventClock, sample.timestamp < trackStart, engine.lifecycle.state.phase == .capturing {
+            droppedBeforeTrack += 1
+            return
+        }
+        sourceStates[index].samples += 1
+        trace?.append(.sample(sample))
+        if engine.ingest(sample) {
+            captured[Self.kind(of: sample), default: 0] += 1
+            if case .fix(let fix) = sample { lastFix = fix }
         }
     }
 
@@ -358,7 +369,7 @@ public final class Recorder: @unchecked Sendable {
     private func flushLoop() {
         while true {
             let deadline = WallClock.now() + flushInterval
-            guard WallClock.sleep(until: deadline, shouldStop: { self.shouldStop }) else { return }
+            guard stopSignal.sleep(until: deadline) else { return }
             lock.withLock {
                 guard !finished else { return }
                 commit(engine.takeFlush())
@@ -433,6 +444,7 @@ public final class Recorder: @unchecked Sendable {
     private func finish() {
         guard !finished else { return }
         finished = true
+        stopSignal.stop()
         var lost: [String: Int] = [:]
         for state in sourceStates { if let count = state.lost { lost[state.name] = count } }
         journal?.note(["event": "summary", "captured": captured, "lost": lost])
@@ -518,8 +530,8 @@ public final class Recorder: @unchecked Sendable {
     private func serve(_ listener: Int32) {
         defer { serverStopped.signal() }
         while !shouldStop {
-            var poller = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 200) > 0 else { continue }
+            // No timeout: a client, or the stop signal (then the loop ends).
+            guard case .ready = (try? stopSignal.wait(for: listener, timeout: nil)) ?? .timedOut else { continue }
             // Only this recorder's own user is answered (peer credentials).
             guard let client = ControlSocket.accept(listener) else { continue }
             var timeout = timeval(tv_sec: 5, tv_usec: 0)

@@ -30,8 +30,13 @@ public enum RecorderProcess {
             }
             let store = try Store(directory: directory, maximumSize: configuration.maximumSize?.bytes)
             let registry = SourceRegistry.standard
-            let sources = try configuration.sources.map { spec throws(SourceError) in
-                try registry.makeSource(spec, options: configuration.sourceOptions)
+            let sources = try configuration.sources.map { spec throws(SourceError) -> any SampleSource in
+                let source = try registry.makeSource(spec, options: configuration.sourceOptions)
+                // A scan waits in the kernel at most half a flush interval, so it is committed at
+                // most 1.5 flush intervals after it was taken.
+                guard var iio = source as? IIOSource else { return source }
+                iio.maxLatency = min(iio.maxLatency, Double(configuration.flushInterval) / 2000)
+                return iio
             }
             let trace = try configuration.recordTrace.map { path throws(DeviceError) in try TraceTap(path: path) }
             let recorder = Recorder(

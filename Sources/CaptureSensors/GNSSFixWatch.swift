@@ -37,6 +37,13 @@ struct GNSSFixWatch {
         return changed
     }
 
+    /// When (Unix ms) ``tick(now:)`` would turn a fix `lost` if none arrives before; `nil` when
+    /// no fix is held, so a reader waiting for data needs no timer.
+    var deadline: Int64? {
+        guard state == .fixed, let lastFixWall else { return nil }
+        return lastFixWall + timeout
+    }
+
     /// Checks the host-clock timeout; returns `lost` if it just expired.
     mutating func tick(now: Int64) -> GNSSFixState? {
         guard state == .fixed, let lastFixWall, now - lastFixWall >= timeout else { return nil }

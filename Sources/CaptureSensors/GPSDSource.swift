@@ -160,32 +160,43 @@ public struct GPSDSource: ReportingSampleSource {
         throw DeviceError(path: "\(host):\(port)", action: "connect to gpsd at", errno: lastError)
     }
 
-    /// Watches gpsd until `shouldStop()`, reconnecting whenever the connection is lost.
+    /// Watches gpsd until `shouldStop()` (asked every 100 ms), reconnecting whenever the connection is lost.
     public func run(
         deliver: @Sendable (Sample) -> Void, note: @Sendable (SourceNote) -> Void, shouldStop: @Sendable () -> Bool
     ) throws {
+        try withoutActuallyEscaping(shouldStop) { shouldStop in
+            try run(
+                deliverAll: { samples in for sample in samples { deliver(sample) } }, note: note,
+                stop: StopSignal(polling: shouldStop))
+        }
+    }
+
+    /// Watches gpsd until `stop` is given, reconnecting whenever the connection is lost. Between
+    /// reports it waits in poll with no timer while no fix is held, else until the fix would
+    /// count as lost.
+    public func run(deliverAll: @Sendable ([Sample]) -> Void, note: @Sendable (SourceNote) -> Void, stop: StopSignal) throws {
         var watch = GNSSFixWatch()
         note(.gnss(state: watch.state))
         var backoff = initialBackoff
         var connectedOnce = false
-        while !shouldStop() {
+        while !stop.isStopped {
             let fd: Int32
             do {
                 fd = try connect()
             } catch {
                 note(.info("\(error); retrying in \(backoff) ms"))
-                if !WallClock.sleep(until: WallClock.now() + backoff, shouldStop: shouldStop) { return }
+                if !stop.sleep(until: WallClock.now() + backoff) { return }
                 backoff = min(backoff * 2, maximumBackoff)
                 continue
             }
             if connectedOnce { note(.info("reconnected to gpsd at \(host):\(port)")) }
             connectedOnce = true
-            let gotData = session(fd: fd, watch: &watch, deliver: deliver, note: note, shouldStop: shouldStop)
+            let gotData = session(fd: fd, watch: &watch, deliverAll: deliverAll, note: note, stop: stop)
             close(fd)
-            if shouldStop() { return }
+            if stop.isStopped { return }
             if gotData { backoff = initialBackoff }
             note(.info("gpsd at \(host):\(port) closed the connection; reconnecting in \(backoff) ms"))
-            if !WallClock.sleep(until: WallClock.now() + backoff, shouldStop: shouldStop) { return }
+            if !stop.sleep(until: WallClock.now() + backoff) { return }
             backoff = min(backoff * 2, maximumBackoff)
         }
     }
@@ -193,8 +204,8 @@ public struct GPSDSource: ReportingSampleSource {
     /// One connection: watch, read lines until gpsd closes or the source stops. Returns whether
     /// any report arrived.
     private func session(
-        fd: Int32, watch: inout GNSSFixWatch, deliver: @Sendable (Sample) -> Void,
-        note: @Sendable (SourceNote) -> Void, shouldStop: @Sendable () -> Bool
+        fd: Int32, watch: inout GNSSFixWatch, deliverAll: @Sendable ([Sample]) -> Void,
+        note: @Sendable (SourceNote) -> Void, stop: StopSignal
     ) -> Bool {
         let command = Array(GPSDCommand.watch().utf8)
         guard command.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == command.count else {
@@ -207,15 +218,17 @@ public struct GPSDSource: ReportingSampleSource {
         var invalid = 0
         func handle(_ received: [ReceiverEvent]) {
             var events: [GNSSEvent] = []
+            var samples: [Sample] = []
             for event in received {
                 switch event {
                 case .gnss(let gnss):
                     events.append(gnss)
-                    if case .fix(let fix) = gnss { deliver(.fix(fix)) }
+                    if case .fix(let fix) = gnss { samples.append(.fix(fix)) }
                 case .motion(let sensor, let sample):
-                    deliver(.motion(sensor, sample))
+                    samples.append(.motion(sensor, sample))
                 }
             }
+            if !samples.isEmpty { deliverAll(samples) }
             if let state = watch.take(events, now: WallClock.now()) { note(.gnss(state: state)) }
             let total = stream.stats.invalid + stream.stats.notJSON
             if total > invalid {
@@ -223,15 +236,13 @@ public struct GPSDSource: ReportingSampleSource {
                 invalid = total
             }
         }
-        while !shouldStop() {
-            if let state = watch.tick(now: WallClock.now()) { note(.gnss(state: state)) }
-            // Sockets and poll(2) are not in swift-system (1.8), so EINTR is handled here: an
-            // interrupted poll or recv means "nothing yet", like a timeout, and the loop checks
-            // shouldStop before it tries again.
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&poller, 1, 250)
-            if ready < 0 && errno != EINTR { break }
-            if ready <= 0 { continue }
+        while !stop.isStopped {
+            let now = WallClock.now()
+            if let state = watch.tick(now: now) { note(.gnss(state: state)) }
+            // An interrupted recv means "nothing yet" (EINTR in poll is retried by the signal).
+            guard let readiness = try? stop.wait(for: fd, timeout: watch.deadline.map { max(0, $0 - now) }) else { break }
+            if readiness == .stopped { break }
+            if readiness == .timedOut { continue }
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
             if count <= 0 { break }

@@ -5,11 +5,15 @@ import SystemPackage
 /// Captures from one IIO device: buffered reads from its character device when it has scan
 /// elements, else polling of its sysfs value files.
 ///
-/// Buffered capture configures the device (`sampling_frequency`, trigger, `*_en`, `length`),
-/// writes `enable` last and writes it back to 0 on exit (and clears a trigger it set). The device
-/// node is opened `O_NONBLOCK` and waited on with `poll`; `read() == 0` means the source ended
-/// (a FIFO whose writer closed). Reads are batched: after each read the source waits
-/// ``batchInterval`` ms, so a 200 Hz device wakes the process about 20 times a second.
+/// Buffered capture configures the device (`sampling_frequency`, trigger, `*_en`, `length`,
+/// `watermark`), writes `enable` last and writes it back to 0 on exit (and clears a trigger it
+/// set). The device node is opened `O_NONBLOCK` and waited on with `poll`, with the stop
+/// signal's descriptor beside it and no timeout; `read() == 0` means the source ended (a FIFO
+/// whose writer closed). Reads are batched by the kernel: the watermark
+/// (``IIOBufferSizing``) makes the device readable only once ``maxLatency`` seconds of scans are
+/// queued, so a 1 kHz device wakes the process twice a second. A kernel without
+/// `buffer/watermark` (before 4.2) wakes the reader at every scan; there the source sleeps
+/// ``maxLatency`` after each read instead, for the same batches.
 public struct IIOSource: ReportingSampleSource {
     /// The device.
     public let device: IIODevice
@@ -23,8 +27,12 @@ public struct IIOSource: ReportingSampleSource {
     public let pressure: IIOPressureConverter?
     /// Whether capture will be buffered (else polled).
     public let buffered: Bool
-    /// Milliseconds between buffered reads.
-    public var batchInterval: Int = 50
+    /// Longest time, seconds, a scan may wait in the kernel buffer before it is read; sets the
+    /// watermark (see ``IIOBufferSizing``). Keep it well under the recorder's flush interval:
+    /// a sample reaches the store at most `maxLatency` + one flush interval after it was taken.
+    public var maxLatency: Double = Self.defaultMaxLatency
+    /// Half the default 1 s flush interval: two wake-ups a second per device at any rate up to 16 kHz.
+    public static let defaultMaxLatency = 0.5
     /// Polling rate when neither `--rate` nor `sampling_frequency` says, Hz.
     public static let defaultPollingRate = 10.0
 
@@ -80,9 +88,25 @@ public struct IIOSource: ReportingSampleSource {
     }
 
     /// Configures the device, captures until it ends, fails or `shouldStop()`, and restores it.
+    /// `shouldStop` is asked every 100 ms; the recorder uses ``run(deliverAll:note:stop:)``.
     public func run(
         deliver: @Sendable (Sample) -> Void, note: @Sendable (SourceNote) -> Void, shouldStop: @Sendable () -> Bool
     ) throws {
+        try withoutActuallyEscaping(shouldStop) { shouldStop in
+            try run(
+                deliverAll: { samples in for sample in samples { deliver(sample) } }, note: note,
+                stop: StopSignal(polling: shouldStop))
+        }
+    }
+
+    /// The buffer sizing for this source: its rate (as set, else the device's, else assumed) and
+    /// ``maxLatency``.
+    public var bufferSizing: IIOBufferSizing {
+        IIOBufferSizing(rate: chosenRate ?? device.currentRate, maxLatency: maxLatency)
+    }
+
+    /// Configures the device, captures until it ends, fails or `stop` is given, and restores it.
+    public func run(deliverAll: @Sendable ([Sample]) -> Void, note: @Sendable (SourceNote) -> Void, stop: StopSignal) throws {
         // A buffer left enabled (by a crashed capture) must be off before anything is configured.
         if buffered, let control = try? bufferDirectories().control, control.value("enable") == "1" {
             try control.write("enable", "0")
@@ -92,16 +116,16 @@ public struct IIOSource: ReportingSampleSource {
             note(.info("sampling_frequency set to \(Self.format(chosenRate)) Hz"))
         }
         if buffered {
-            try runBuffered(deliver: deliver, note: note, shouldStop: shouldStop)
+            try runBuffered(deliverAll: deliverAll, note: note, stop: stop)
         } else {
-            try runPolled(deliver: deliver, note: note, shouldStop: shouldStop)
+            try runPolled(deliverAll: deliverAll, note: note, stop: stop)
         }
     }
 
     // MARK: Polling
 
     private func runPolled(
-        deliver: @Sendable (Sample) -> Void, note: @Sendable (SourceNote) -> Void, shouldStop: @Sendable () -> Bool
+        deliverAll: @Sendable ([Sample]) -> Void, note: @Sendable (SourceNote) -> Void, stop: StopSignal
     ) throws {
         let asked = chosenRate ?? device.currentRate ?? Self.defaultPollingRate
         // Polling is sysfs reads: 0.1 to 1000 Hz, and a rate that is not a number falls back.
@@ -110,28 +134,30 @@ public struct IIOSource: ReportingSampleSource {
         let attribute = { (name: String) in device.directory.value(name) }
         let start = WallClock.now()
         var tick: Int64 = 0
-        while !shouldStop() {
+        while !stop.isStopped {
             let now = WallClock.now()
             guard device.directory.exists else {
                 throw DeviceError(path: device.directory.path, action: "read", reason: "the device vanished")
             }
+            var samples: [Sample] = []
             for converter in motion {
                 do {
-                    deliver(.motion(converter.sensor, try converter.polledSample(attribute: attribute, timestamp: now)))
+                    samples.append(.motion(converter.sensor, try converter.polledSample(attribute: attribute, timestamp: now)))
                 } catch {
                     note(.lost(1, reason: "\(error)"))
                 }
             }
             if let pressure {
                 do {
-                    deliver(.pressure(try pressure.polledSample(attribute: attribute, timestamp: now)))
+                    samples.append(.pressure(try pressure.polledSample(attribute: attribute, timestamp: now)))
                 } catch {
                     note(.lost(1, reason: "\(error)"))
                 }
             }
+            if !samples.isEmpty { deliverAll(samples) }
             tick += 1
             let due = start + Int64((Double(tick) * period).rounded())
-            if !WallClock.sleep(until: due, shouldStop: shouldStop) { return }
+            if !stop.sleep(until: due) { return }
         }
     }
 
@@ -158,11 +184,11 @@ public struct IIOSource: ReportingSampleSource {
     }
 
     private func runBuffered(
-        deliver: @Sendable (Sample) -> Void, note: @Sendable (SourceNote) -> Void, shouldStop: @Sendable () -> Bool
+        deliverAll: @Sendable ([Sample]) -> Void, note: @Sendable (SourceNote) -> Void, stop: StopSignal
     ) throws {
         let (scanDirectory, control) = try bufferDirectories()
         let wanted = wantedChannels
-        // Configure with the buffer off (see `run`): rate, trigger, channel selection, length.
+        // Configure with the buffer off (see `run`): rate, trigger, channel selection, length, watermark.
         let triggerDirectory = device.directory.appending("trigger")
         var setTrigger = false
         if triggerDirectory.exists, (device.currentTrigger ?? "").isEmpty, let matching = device.matchingTrigger {
@@ -179,11 +205,24 @@ public struct IIOSource: ReportingSampleSource {
         guard layout.scanSize > 0 else {
             throw DeviceError(path: scanDirectory.path, action: "enable channels in", reason: "no channel could be enabled")
         }
+        let sizing = bufferSizing
         if control.contains("length") {
-            let rate = chosenRate ?? device.currentRate ?? 100
-            let bounded = rate.isFinite ? min(max(rate, 1), 100_000) : 100
-            try control.write("length", String(max(128, Int(bounded * 2))))
+            try control.write("length", String(sizing.length))
         }
+        // The kernel refuses a watermark above the length (EINVAL), so the length goes first.
+        var kernelBatches = false
+        if control.contains("watermark") {
+            do {
+                try control.write("watermark", String(sizing.watermark))
+                kernelBatches = true
+                note(.info("buffer watermark \(sizing.watermark) scans, length \(sizing.length)"))
+            } catch {
+                note(.info("buffer watermark not accepted (\(error.reason)); reading every \(Self.format(sizing.batchPeriod)) s instead"))
+            }
+        } else {
+            note(.info("no buffer watermark (kernel before 4.2); reading every \(Self.format(sizing.batchPeriod)) s instead"))
+        }
+        let batchPeriod = kernelBatches ? nil : Int64((sizing.batchPeriod * 1000).rounded())
         let clock = device.timestampClock.flatMap(IIOTimestampClock.init(parsing:)) ?? .realtime
         let offset = Self.offsetToUnix(clock)
         // Enable last; undo on every exit.
@@ -228,12 +267,13 @@ public struct IIOSource: ReportingSampleSource {
         }
         let scanSize = layout.scanSize
         func first(_ element: IIOScanElement, _ bytes: UnsafeRawBufferPointer, _ start: Int) throws(IIOError) -> IIORawValue {
-            let values = try element.channel.type.decode(bytes, at: start + element.offset)
-            guard let value = values.first else { throw .channelNotInScan(element.channel.name) }
-            return value
+            try element.channel.type.decodeFirst(bytes, at: start + element.offset)
         }
-        /// Delivers every whole scan in `bytes`.
+        /// Delivers every whole scan in `bytes`, all at once.
+        var batch: [Sample] = []
         func decodeScans(_ bytes: UnsafeRawBufferPointer, now: Int64) {
+            batch.removeAll(keepingCapacity: true)
+            defer { if !batch.isEmpty { deliverAll(batch) } }
             var start = 0
             while start + scanSize <= bytes.count {
                 defer { start += scanSize }
@@ -247,11 +287,11 @@ public struct IIOSource: ReportingSampleSource {
                             rawX: try first(elements[0], bytes, start).doubleValue,
                             rawY: try first(elements[1], bytes, start).doubleValue,
                             rawZ: try first(elements[2], bytes, start).doubleValue, timestamp: time)
-                        deliver(.motion(converter.sensor, sample))
+                        batch.append(.motion(converter.sensor, sample))
                     }
                     if let (converter, element) = pressureElement {
                         let hectopascals = converter.hectopascals(raw: try first(element, bytes, start))
-                        deliver(.pressure(PressureSample(timestamp: time, hectopascals: hectopascals)))
+                        batch.append(.pressure(PressureSample(timestamp: time, hectopascals: hectopascals)))
                     }
                 } catch {
                     note(.lost(1, reason: "\(error)"))
@@ -260,27 +300,32 @@ public struct IIOSource: ReportingSampleSource {
         }
 
         var reassembler = IIOScanReassembler(scanSize: scanSize)
-        let capacity = scanSize * 256
+        // Room for two batches, so one read takes what a wake-up found.
+        let capacity = scanSize * max(256, 2 * sizing.watermark)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 8)
         defer { buffer.deallocate() }
         let node = FileDescriptor(rawValue: fd)
-        while !shouldStop() {
-            // swift-system has no poll(2): an interrupted poll counts as a timeout here, and the
-            // loop checks shouldStop before it polls again.
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&poller, 1, 200)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                throw DeviceError(path: device.node, action: "poll", errno: errno)
-            }
-            if ready == 0 { continue }
-            if poller.revents & Int16(POLLERR | POLLNVAL) != 0 && poller.revents & Int16(POLLIN) == 0 {
-                throw DeviceError(path: device.node, action: "read", reason: "the device vanished")
+        // After a read that filled the buffer, read again before waiting: more is queued.
+        var full = false
+        while !stop.isStopped {
+            if !full {
+                // No timeout: data (at the watermark), the device going away, or the stop signal.
+                let readiness: StopSignal.Readiness
+                do {
+                    readiness = try stop.wait(for: fd, timeout: nil)
+                } catch {
+                    throw DeviceError(path: device.node, action: "poll", errno: error.rawValue)
+                }
+                guard case .ready(let revents) = readiness else { return }
+                if revents & Int16(POLLERR | POLLNVAL) != 0 && revents & Int16(POLLIN) == 0 {
+                    throw DeviceError(path: device.node, action: "read", reason: "the device vanished")
+                }
             }
             let count: Int
             do {
                 count = try node.read(into: buffer)
             } catch let error as Errno where error == .resourceTemporarilyUnavailable {
+                full = false
                 continue
             } catch {
                 throw DeviceError(path: device.node, action: "read", errno: (error as? Errno)?.rawValue ?? EIO)
@@ -298,8 +343,10 @@ public struct IIOSource: ReportingSampleSource {
             } else {
                 reassembler.push(received).withUnsafeBytes { decodeScans($0, now: WallClock.now()) }
             }
-            if batchInterval > 0 && count < capacity {
-                usleep(UInt32(batchInterval) * 1000)
+            full = count == capacity
+            if let batchPeriod, !full {
+                // No watermark: let a batch gather, as the kernel would have.
+                if !stop.sleep(until: WallClock.now() + batchPeriod) { return }
             }
         }
     }

@@ -36,10 +36,21 @@ public struct NMEASource: ReportingSampleSource {
         close(fd)
     }
 
-    /// Reads until the file or FIFO ends, the device fails, or `shouldStop()`.
+    /// Reads until the file or FIFO ends, the device fails, or `shouldStop()` (asked every 100 ms).
     public func run(
         deliver: @Sendable (Sample) -> Void, note: @Sendable (SourceNote) -> Void, shouldStop: @Sendable () -> Bool
     ) throws {
+        try withoutActuallyEscaping(shouldStop) { shouldStop in
+            try run(
+                deliverAll: { samples in for sample in samples { deliver(sample) } }, note: note,
+                stop: StopSignal(polling: shouldStop))
+        }
+    }
+
+    /// Reads until the file or FIFO ends, the device fails, or `stop` is given. It waits in poll
+    /// with no timer while no fix is held, else until the fix would count as lost: one wake-up
+    /// per burst of sentences the receiver writes at once.
+    public func run(deliverAll: @Sendable ([Sample]) -> Void, note: @Sendable (SourceNote) -> Void, stop: StopSignal) throws {
         let fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw DeviceError(path: path, action: "open", errno: errno) }
         defer { close(fd) }
@@ -65,15 +76,17 @@ public struct NMEASource: ReportingSampleSource {
         func handle(_ received: [ReceiverEvent]) {
             let now = WallClock.now()
             var events: [GNSSEvent] = []
+            var samples: [Sample] = []
             for event in received {
                 switch event {
                 case .gnss(let gnss):
                     events.append(gnss)
-                    if case .fix(let fix) = gnss { deliver(.fix(fix)) }
+                    if case .fix(let fix) = gnss { samples.append(.fix(fix)) }
                 case .motion(let sensor, let sample):
-                    deliver(.motion(sensor, sample))
+                    samples.append(.motion(sensor, sample))
                 }
             }
+            if !samples.isEmpty { deliverAll(samples) }
             if let state = watch.take(events, now: now) { note(.gnss(state: state)) }
             let stats = stream.stats
             let total = stats.rejected
@@ -88,15 +101,18 @@ public struct NMEASource: ReportingSampleSource {
             }
         }
 
-        while !shouldStop() {
-            if let state = watch.tick(now: WallClock.now()) { note(.gnss(state: state)) }
+        while !stop.isStopped {
+            let now = WallClock.now()
+            if let state = watch.tick(now: now) { note(.gnss(state: state)) }
             if !isRegularFile {
-                // swift-system has no poll(2): an interrupted poll counts as a timeout here, and the
-                // loop checks shouldStop before it polls again.
-                var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                let ready = poll(&poller, 1, 250)
-                if ready < 0 && errno != EINTR { throw DeviceError(path: path, action: "poll", errno: errno) }
-                if ready <= 0 { continue }
+                let readiness: StopSignal.Readiness
+                do {
+                    readiness = try stop.wait(for: fd, timeout: watch.deadline.map { max(0, $0 - now) })
+                } catch {
+                    throw DeviceError(path: path, action: "poll", errno: error.rawValue)
+                }
+                if readiness == .stopped { return }
+                if readiness == .timedOut { continue }
             }
             let count: Int
             do {

@@ -4,8 +4,12 @@ import Glibc
 /// A fake IIO accelerometer under a temporary sysfs root, as scripts/bench-iio builds it: the
 /// attribute files of a buffered device (three s16 channels and an s64 realtime timestamp, 16
 /// bytes per scan) and `dev/iio:device0` as a FIFO, fed by a writer thread at `rate` Hz on an
-/// absolute schedule. The writer remembers the timestamp of every scan it wrote, which is what
-/// the recorder's losses are measured against.
+/// absolute schedule. Like the kernel, it hands scans over in groups of the `buffer0/watermark`
+/// the recorder wrote (the kernel signals POLLIN only once that many are queued; 1 if none was
+/// written), each scan stamped with its own sampling time. The writer remembers when every scan
+/// was handed over (the group's write time, not the scan's sampling time: a scan still held in
+/// the kernel's buffer has not reached the recorder), which is what the recorder's losses are
+/// measured against.
 final class FakeIIO: @unchecked Sendable {
     let root: String
     let rate: Int
@@ -26,7 +30,7 @@ final class FakeIIO: @unchecked Sendable {
         try fm.createDirectory(atPath: root + "/dev", withIntermediateDirectories: true)
         var files: [String: String] = [
             "name": "faultaccel", "sampling_frequency_available": "50 100 200 400", "sampling_frequency": "50",
-            "current_timestamp_clock": "realtime", "buffer0/enable": "0", "buffer0/length": "0",
+            "current_timestamp_clock": "realtime", "buffer0/enable": "0", "buffer0/length": "0", "buffer0/watermark": "1",
             "buffer0/in_timestamp_en": "0", "buffer0/in_timestamp_index": "3",
             "buffer0/in_timestamp_type": "le:s64/64>>0",
         ]
@@ -54,6 +58,7 @@ final class FakeIIO: @unchecked Sendable {
         let thread = Thread { [self] in
             defer { done.signal() }
             let path = root + "/dev/" + Self.device
+            let directory = root + "/sys/bus/iio/devices/" + Self.device
             var fd: Int32 = -1
             // Non-blocking open fails with ENXIO until a reader has the FIFO open.
             while fd < 0 {
@@ -63,9 +68,13 @@ final class FakeIIO: @unchecked Sendable {
             }
             defer { close(fd) }
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+            // The recorder writes the watermark before it enables the buffer and opens the node.
+            let watermarkText = try? String(contentsOfFile: directory + "/buffer0/watermark", encoding: .utf8)
+            let watermark = max(1, Int(watermarkText?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 1)
             let period = 1.0 / Double(rate)
             let begin = Clock.now()
             var tick = 0
+            var group: [UInt8] = []
             while !lock.withLock({ stopped }) {
                 Clock.sleep(begin + Double(tick) * period - Clock.now())
                 var spec = timespec()
@@ -78,11 +87,15 @@ final class FakeIIO: @unchecked Sendable {
                     scan[2 * index + 1] = UInt8(truncatingIfNeeded: value >> 8)
                 }
                 for byte in 0..<8 { scan[8 + byte] = UInt8(truncatingIfNeeded: nanoseconds >> (8 * byte)) }
-                let count = scan.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-                if count != 16 { return }  // EPIPE: the recorder is gone
-                let milliseconds = nanoseconds / 1_000_000
-                lock.withLock { written.append(milliseconds) }
+                group += scan
                 tick += 1
+                if group.count < 16 * watermark { continue }
+                let count = group.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                if count != group.count { return }  // EPIPE: the recorder is gone
+                clock_gettime(CLOCK_REALTIME, &spec)
+                let handedOver = Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
+                lock.withLock { written += repeatElement(handedOver, count: group.count / 16) }
+                group.removeAll(keepingCapacity: true)
             }
         }
         thread.start()

@@ -131,24 +131,36 @@ public struct IIOScanType: Sendable, Hashable {
         var values: [IIORawValue] = []
         values.reserveCapacity(repeatCount)
         for item in 0..<repeatCount {
-            let start = offset + item * storageBytes
-            var word: UInt64 = 0
-            for byte in 0..<storageBytes {
-                let position = endianness == .big ? byte : storageBytes - 1 - byte
-                word = word << 8 | UInt64(scan[start + position])
-            }
-            word >>= UInt64(shift)
-            let mask: UInt64 = realBits == 64 ? ~0 : (1 << UInt64(realBits)) - 1
-            word &= mask
-            if isSigned {
-                let signBit: UInt64 = 1 << UInt64(realBits - 1)
-                if word & signBit != 0 { word |= ~mask }
-                values.append(.signed(Int64(bitPattern: word)))
-            } else {
-                values.append(.unsigned(word))
-            }
+            values.append(value(scan, at: offset + item * storageBytes))
         }
         return values
+    }
+
+    /// The first value of ``decode(_:at:)``, without building an array: what capture uses of a
+    /// channel, decoded for every scan (thousands a second).
+    public func decodeFirst(_ scan: UnsafeRawBufferPointer, at offset: Int) throws(IIOError) -> IIORawValue {
+        guard offset >= 0, offset + storageBytes <= scan.count else {
+            throw .bufferTooShort(needed: offset + storageBytes, available: scan.count)
+        }
+        return value(scan, at: offset)
+    }
+
+    /// One value at `start`; the caller has checked the bounds.
+    private func value(_ scan: UnsafeRawBufferPointer, at start: Int) -> IIORawValue {
+        var word: UInt64 = 0
+        for byte in 0..<storageBytes {
+            let position = endianness == .big ? byte : storageBytes - 1 - byte
+            word = word << 8 | UInt64(scan[start + position])
+        }
+        word >>= UInt64(shift)
+        let mask: UInt64 = realBits == 64 ? ~0 : (1 << UInt64(realBits)) - 1
+        word &= mask
+        if isSigned {
+            let signBit: UInt64 = 1 << UInt64(realBits - 1)
+            if word & signBit != 0 { word |= ~mask }
+            return .signed(Int64(bitPattern: word))
+        }
+        return .unsigned(word)
     }
 
     /// ``decode(_:at:)`` for a byte array.
