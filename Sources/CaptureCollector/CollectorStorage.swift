@@ -73,31 +73,25 @@ final class CollectorStorage: Sendable {
         state.withLock { $0.sessions[sid]?.metadata }
     }
 
-    /// Opens a session and returns its id.
-    /// Opens a session unless `limit` sessions are open already (expired ones are dropped
-    /// first; completed ones do not count); nil then.
+    /// Opens a session and returns its id, unless `limit` sessions are open already (expired
+    /// ones are dropped first; completed ones do not count): nil then. Counted and opened under
+    /// one lock, so that pre-requests at once cannot pass the limit together.
     func open(_ metadata: CollectorMetadata, total: Int64, limit: Int) -> String? {
-        let now = ContinuousClock.now
-        let room: Bool = state.withLock { state in
-            for (sid, session) in state.sessions where !session.busy && now - session.lastActive > expiry {
-                state.sessions[sid] = nil
-                try? FileManager.default.removeItem(atPath: partialPath(sid))
-            }
-            return state.sessions.values.filter { !$0.completed }.count < limit
-        }
-        guard room else { return nil }
-        return open(metadata, total: total)
-    }
-
-    func open(_ metadata: CollectorMetadata, total: Int64) -> String {
         var generator = SystemRandomNumberGenerator()
         let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789".utf8)
         let sid = String(
             decoding: (0..<32).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] }, as: UTF8.self)
-        state.withLock {
-            $0.sessions[sid] = Session(metadata: metadata, total: total, received: nil, lastActive: .now)
+        let now = ContinuousClock.now
+        let opened: Bool = state.withLock { state in
+            for (sid, session) in state.sessions where !session.busy && now - session.lastActive > expiry {
+                state.sessions[sid] = nil
+                try? FileManager.default.removeItem(atPath: partialPath(sid))
+            }
+            guard state.sessions.values.filter({ !$0.completed }).count < limit else { return false }
+            state.sessions[sid] = Session(metadata: metadata, total: total, received: nil, lastActive: now)
+            return true
         }
-        return sid
+        return opened ? sid : nil
     }
 
     enum Lookup {

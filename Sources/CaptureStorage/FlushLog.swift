@@ -71,7 +71,8 @@ public final class FlushLog {
     /// headers only, no lock) before taking the lock and reading it all.
     static func mayHavePending(directory: String, after applied: UInt64) -> Bool {
         let path = (directory as NSString).appendingPathComponent(fileName)
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        // Non-blocking: something other than a file in its place (a FIFO) must not hang a reader.
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return false }
         defer { close(fd) }
         var position = 0
@@ -168,7 +169,9 @@ public final class FlushLog {
         let measurement = Int64(bitPattern: reader.u64())
         let length = Int(reader.u32())
         let checksum = reader.u32()
-        guard length <= 64 << 20 else { return nil }
+        // A damaged length must not make a huge allocation: the record has to fit in the file.
+        var status = stat()
+        guard fstat(fd, &status) == 0, length <= Int(status.st_size) - position - Self.headerSize else { return nil }
         var payload = [UInt8](repeating: 0, count: length)
         guard length == 0 || pread(fd, &payload, length, off_t(position + Self.headerSize)) == length else { return nil }
         var crc = crc32(0, header, 24)

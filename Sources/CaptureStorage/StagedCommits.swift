@@ -19,8 +19,17 @@ public final class StagedCommits {
     public let store: Store
     private let log: FlushLog
     private var staged: [FlushLog.Record] = []
-    /// The samples staged: durable, not yet in the database.
-    public private(set) var stagedCounts = SampleCounts()
+    /// The samples staged: durable, not yet in the database. Counted when asked (`capture
+    /// status`), from at most a few hundred records.
+    public var stagedCounts: SampleCounts {
+        var counts = SampleCounts()
+        for record in staged {
+            for batch in record.flush.batches { counts[batch.sensor] += batch.count }
+            counts.locations += record.flush.flush.fixes.count
+            counts.pressure += record.flush.flush.pressures.count
+        }
+        return counts
+    }
     private var weight = 0
     private var oldest: Int64?
     private var next: UInt64
@@ -68,9 +77,6 @@ public final class StagedCommits {
         try log.append(encoded, sequence: next, measurement: measurement)
         staged.append(FlushLog.Record(sequence: next, measurement: measurement, flush: encoded))
         next += 1
-        for batch in encoded.batches { stagedCounts[batch.sensor] += batch.count }
-        stagedCounts.locations += flush.fixes.count
-        stagedCounts.pressure += flush.pressures.count
         weight += encoded.weight
         oldest = oldest ?? now
     }
@@ -97,7 +103,6 @@ public final class StagedCommits {
     public func commitWhatFits() {
         let committed = store.commitWhatFits(staged)
         staged.removeFirst(committed)
-        stagedCounts = SampleCounts()
     }
 
     /// Ends the log once nothing is staged: the recorder is done.
@@ -108,7 +113,6 @@ public final class StagedCommits {
 
     private func clear() {
         staged = []
-        stagedCounts = SampleCounts()
         weight = 0
         oldest = nil
         log.rewind()

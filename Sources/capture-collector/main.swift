@@ -100,9 +100,10 @@ struct CaptureCollectorCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535") }
-        guard sessionExpiry > 0 else { throw ValidationError("--session-expiry must be positive") }
-        guard maxSessions > 0, idleTimeout >= 0, maxHeaderBytes >= 1024 else {
-            throw ValidationError("--max-sessions must be positive, --idle-timeout at least 0, --max-header-bytes at least 1024")
+        // Bounded above too: a duration is made of whole milliseconds in an Int64 (1e300 trapped).
+        guard sessionExpiry > 0, sessionExpiry <= 1e9 else { throw ValidationError("--session-expiry must be 0…1e9 seconds, not 0") }
+        guard maxSessions > 0, idleTimeout >= 0, idleTimeout <= 1e9, maxHeaderBytes >= 1024 else {
+            throw ValidationError("--max-sessions must be positive, --idle-timeout 0…1e9 seconds, --max-header-bytes at least 1024")
         }
         guard (0...1).contains(faultRate) else { throw ValidationError("--fault-rate must be between 0 and 1") }
         guard [token != nil, tokenFile != nil, jwks != nil, issuer].filter({ $0 }).count == 1 else {

@@ -14,6 +14,16 @@ import Testing
         try CollectorEndToEndTests().curl(arguments)
     }
 
+    /// Durations too large for whole milliseconds in an Int64 are refused as bad arguments
+    /// (64) rather than trapping when the collector starts.
+    @Test func absurdDurationsAreRefusedNotATrap() throws {
+        for arguments in [["--idle-timeout", "1e300"], ["--session-expiry", "inf"], ["--idle-timeout", "-1"]] {
+            let run = try Program.run(BuiltProducts.path("capture-collector"), ["--token", "t", "--port", "0", "--data-dir", NSTemporaryDirectory() + "/unused-collector"] + arguments)
+            #expect(run.status == 64, "\(arguments): \(run.status) \(run.stderr)")
+            #expect(run.stderr.contains(arguments[0]), "\(run.stderr)")
+        }
+    }
+
     func preRequest(_ collector: CollectorProcess, measurement: Int, extra: [String] = []) throws -> (status: Int, headers: String) {
         let token = try CollectorEndToEndTests().token(collector)
         var fields = metadata
