@@ -103,11 +103,12 @@ public struct Collector: Sendable {
         issuer?.addRoutes(to: router)
         let plan = faults
         let issuer = issuer
+        let connections = ReceiveBufferLimit.Connections()
         return Application(
             router: router,
             server: .http1(
                 configuration: .init(
-                    additionalChannelHandlers: plan.map { [FaultInjectionHandler(plan: $0)] } ?? [],
+                    additionalChannelHandlers: [ReceiveBufferLimit(connections)] + (plan.map { [FaultInjectionHandler(plan: $0)] } ?? []),
                     idleTimeout: configuration.idleTimeout.map { .milliseconds(Int64($0 / .milliseconds(1))) },
                     httpDecoderConfiguration: .init(
                         maxHeaderFieldSize: configuration.maxHeaderBytes, maxHeaderListSize: configuration.maxHeaderBytes))),

@@ -54,3 +54,19 @@ import Testing
         #expect(!first.contains(.other(.loseFinal)))  // not eligible: not a final PUT
     }
 }
+
+@Suite struct ReceiveBufferLimitTests {
+    /// One upload reads as NIO would (64 KiB); many share the budget, in powers of two, never
+    /// below 4 KiB; the buffers all may hold at once stay within the budget.
+    @Test func theLargestReadShrinksWithTheConnections() {
+        let expected = [0: 65536, 1: 65536, 16: 65536, 17: 32768, 32: 32768, 33: 16384, 64: 16384, 65: 8192,
+                        128: 8192, 129: 4096, 200: 4096, 10_000: 4096]
+        for (connections, read) in expected {
+            #expect(ReceiveBufferLimit.maximumRead(connections: connections) == read, "\(connections) connections")
+        }
+        for connections in 1...128 {
+            let held = connections * ReceiveBufferLimit.buffersPerConnection * ReceiveBufferLimit.maximumRead(connections: connections)
+            #expect(held <= ReceiveBufferLimit.budget, "\(connections) connections")
+        }
+    }
+}
