@@ -210,7 +210,18 @@ public struct Collector: Sendable {
                 status: .serviceUnavailable,
                 headers: [HTTPField.Name("Retry-After")!: String(seconds), .contentLength: "0"])
         }
-        guard case .found(let session) = await storage.session(sid, claim: length > 0, expire: fault == .expire) else {
+        let session: CollectorStorage.Session
+        switch await storage.session(sid, claim: length > 0, expire: fault == .expire) {
+        case .found(let found):
+            session = found
+        case .busy:
+            // Not 404: that would make the client start again from byte 0.
+            storage.log("\(sid) \(request.headers[.contentRange] ?? "-") 503 busy")
+            return Response(
+                status: .serviceUnavailable,
+                headers: [.retryAfter: "5", .contentType: "text/plain; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: "another request still writes to this upload session; try again later\n")))
+        case .unknown:
             storage.log("\(sid) \(request.headers[.contentRange] ?? "-") 404")
             return Self.answer(.notFound, "upload session expired or unknown: send a new pre-request")
         }

@@ -96,21 +96,33 @@ final class CollectorStorage: Sendable {
 
     enum Lookup {
         case found(Session)
+        /// Another PUT still writes to the session. A connection its client gave up on (a link
+        /// that went down) ends only when the client's close arrives or the idle timeout fires.
+        case busy
         case unknown
     }
 
     /// The session, claimed for writing when `claim` is set (waiting up to 5 s for another
-    /// PUT to the same session to finish). Expired sessions are removed and reported unknown.
+    /// PUT to the same session to finish, then ``Lookup/busy``). A status query (no claim) does
+    /// not wait: it sees what has arrived so far, as the temp file's size. Expired sessions are
+    /// removed and reported unknown.
     func session(_ sid: String, claim: Bool, expire: Bool = false) async -> Lookup {
         for _ in 0..<500 {
             let result: Lookup? = state.withLock { state in
                 guard var session = state.sessions[sid] else { return .unknown }
-                if expire || ContinuousClock.now - session.lastActive > expiry {
+                if expire || (!session.busy && ContinuousClock.now - session.lastActive > expiry) {
                     state.sessions[sid] = nil
                     try? FileManager.default.removeItem(atPath: partialPath(sid))
                     return .unknown
                 }
-                if session.busy { return nil }
+                if session.busy {
+                    guard claim else {
+                        var info = stat()
+                        session.received = stat(partialPath(sid), &info) == 0 ? Int64(info.st_size) : nil
+                        return .found(session)
+                    }
+                    return nil
+                }
                 session.lastActive = .now
                 if claim { session.busy = true }
                 state.sessions[sid] = session
@@ -119,7 +131,7 @@ final class CollectorStorage: Sendable {
             if let result { return result }
             try? await Task.sleep(for: .milliseconds(10))
         }
-        return .unknown
+        return .busy
     }
 
     /// Ends a claim, recording how many bytes the temp file now has.

@@ -46,7 +46,10 @@ struct CaptureCollectorCommand: AsyncParsableCommand {
             422; a header field or all header fields over --max-header-bytes 400, and the \
             connection is closed; more than --max-sessions open sessions 429 with Retry-After: 30; \
             a connection idle for --idle-timeout seconds is closed. Connections cost no thread: \
-            many idle or trickling ones (slowloris) do not stop the others.
+            many idle or trickling ones (slowloris) do not stop the others. A chunk PUT to a \
+            session another PUT still writes to (one whose client gave up on it, as after a \
+            link went down) answers 503 with Retry-After: 5 after 5 s; a status query answers \
+            at once with what has arrived.
 
             EXIT CODES: 0 stopped by a signal, 64 bad arguments, 74 the data directory or \
             faults file cannot be used, 69 the port cannot be bound.

@@ -1,5 +1,6 @@
 import CaptureTestSupport
 import Foundation
+import Glibc
 import Testing
 
 /// The collector's answers to requests the uploader never sends, checked with curl (skipped
@@ -62,6 +63,50 @@ struct CollectorEndToEndTests {
         #expect(try curl(put + ["-H", "Content-Range: bytes 4-9/10", "--data-binary", "efghij"]).status == 201)
         #expect(try curl(put + ["-H", "Content-Range: bytes */10", "-H", "Content-Length: 0"]).status == 200)
         #expect(try curl(post + ["-H", auth, "-H", "x-upload-content-length: 10", "--data", json]).status == 409)
+        #expect(try collector.stored().first?.bytes == Data("abcdefghij".utf8))
+    }
+
+    /// A PUT whose client went away without the collector hearing of it (a link that went down)
+    /// still holds its session. A status query then says what has arrived, at once, and a new
+    /// chunk is told to come back (503, Retry-After), rather than 404, which would send the
+    /// client back to byte 0. Once the old connection ends, the upload resumes where it broke.
+    @Test func aPutItsClientGaveUpOnNeitherLosesNorBlocksTheSession() throws {
+        let collector = try CollectorProcess()
+        let auth = "Authorization: Bearer \(try token(collector))"
+        let opened = try curl(
+            ["-X", "POST", collector.url + "measurements", "-H", "Content-Type: application/json; charset=UTF-8",
+             "-H", auth, "-H", "x-upload-content-length: 10", "--data", json])
+        let location = try #require(opened.headers.split(whereSeparator: \.isNewline).first { $0.lowercased().hasPrefix("location:") })
+            .dropFirst("location:".count).trimmingCharacters(in: .whitespaces)
+        let put = ["-X", "PUT", location, "-H", auth, "-H", "Content-Type: application/octet-stream"]
+            + metadata.flatMap { ["-H", "\($0.0): \($0.1)"] }
+        // The stalled PUT: the whole chunk announced, four of its ten bytes sent, then silence.
+        let fd = try #require(Loopback.connect(port: UInt16(collector.port)))
+        var stalledOpen = true
+        defer { if stalledOpen { close(fd) } }
+        let path = try #require(URL(string: location)).path + "/"
+        let head = "PUT \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(auth)\r\nContent-Type: application/octet-stream\r\n"
+            + "Content-Length: 10\r\nContent-Range: bytes 0-9/10\r\n" + metadata.map { "\($0.0): \($0.1)\r\n" }.joined()
+            + "\r\nabcd"
+        #expect(head.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) } == head.utf8.count)
+
+        var query = try curl(put + ["-H", "Content-Range: bytes */10", "-H", "Content-Length: 0"])
+        for _ in 0..<50 where !query.headers.contains("Range: bytes=0-3") {
+            usleep(100_000)
+            query = try curl(put + ["-H", "Content-Range: bytes */10", "-H", "Content-Length: 0"])
+        }
+        #expect(query.status == 308 && query.headers.contains("Range: bytes=0-3"), "\(query.headers)")
+        let busy = try curl(put + ["-H", "Content-Range: bytes 4-9/10", "--data-binary", "efghij"])
+        #expect(busy.status == 503, "\(busy.headers)")
+        #expect(busy.headers.lowercased().contains("retry-after: 5"))
+
+        close(fd)
+        stalledOpen = false
+        var resumed = try curl(put + ["-H", "Content-Range: bytes 4-9/10", "--data-binary", "efghij"])
+        for _ in 0..<3 where resumed.status == 503 {
+            resumed = try curl(put + ["-H", "Content-Range: bytes 4-9/10", "--data-binary", "efghij"])
+        }
+        #expect(resumed.status == 201, "\(resumed.headers)")
         #expect(try collector.stored().first?.bytes == Data("abcdefghij".utf8))
     }
 
