@@ -77,7 +77,9 @@ struct CaptureCollectorCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Answer slow_down to the first N polls of each device code.", valueName: "n")) var slowDown = 0
     @Option(help: "The most upload sessions open at once; a pre-request beyond answers 429 with Retry-After.")
     var maxSessions = 1000
-    @Option(help: ArgumentHelp("Close connections idle this long (0: never).", valueName: "seconds")) var idleTimeout: Double = 120
+    @Option(help: ArgumentHelp(
+        "Close connections idle this long (0: never; a PUT whose client vanished then holds its upload session as long as its connection stays open, possibly for good).",
+        valueName: "seconds")) var idleTimeout: Double = 120
     @Option(help: ArgumentHelp("The largest header field and header list read (larger: 400, connection closed).", valueName: "bytes"))
     var maxHeaderBytes = 16 * 1024
     @Option(help: "Forget sessions unused for this many seconds.") var sessionExpiry: Double = 1800
