@@ -161,10 +161,7 @@ public struct Collector: Sendable {
         }
         if storage.isStored(metadata) { return Response(status: .conflict) }
         guard let sid = storage.open(metadata, total: total, limit: configuration.maxSessions) else {
-            return Response(
-                status: .tooManyRequests,
-                headers: [.retryAfter: "30", .contentType: "text/plain; charset=utf-8"],
-                body: .init(byteBuffer: ByteBuffer(string: "too many open upload sessions; try again later\n")))
+            return Self.answer(.tooManyRequests, "too many open upload sessions; try again later", retryAfter: 30)
         }
         let scheme = request.headers[HTTPField.Name("X-Forwarded-Proto")!] ?? "http"
         let authority = request.head.authority ?? "127.0.0.1"
@@ -217,10 +214,7 @@ public struct Collector: Sendable {
         case .busy:
             // Not 404: that would make the client start again from byte 0.
             storage.log("\(sid) \(request.headers[.contentRange] ?? "-") 503 busy")
-            return Response(
-                status: .serviceUnavailable,
-                headers: [.retryAfter: "5", .contentType: "text/plain; charset=utf-8"],
-                body: .init(byteBuffer: ByteBuffer(string: "another request still writes to this upload session; try again later\n")))
+            return Self.answer(.serviceUnavailable, "another request still writes to this upload session; try again later", retryAfter: 5)
         case .unknown:
             storage.log("\(sid) \(request.headers[.contentRange] ?? "-") 404")
             return Self.answer(.notFound, "upload session expired or unknown: send a new pre-request")
@@ -268,7 +262,7 @@ public struct Collector: Sendable {
         fault: FaultPlan.Kind?
     ) async throws -> Response {
         var released = false
-        defer { if !released { storage.release(sid, received: Self.size(storage.partialPath(sid))) } }
+        defer { if !released { storage.release(sid, received: storage.received(sid)) } }
         guard case .bytes(let from, let to, let total) = range, to - from + 1 == length, total == session.total else {
             return Self.answer(.unprocessableContent, "Content-Range does not match Content-Length or the announced length")
         }
@@ -277,7 +271,7 @@ public struct Collector: Sendable {
             storage.log("\(line) 200")
             return Response(status: .ok, headers: [.contentLength: "0"])
         }
-        let received = Self.size(storage.partialPath(sid))
+        let received = storage.received(sid)
         if received == nil, from != 0 {
             storage.log("\(line) 404")
             return Self.answer(.notFound, "no data for this session: send a new pre-request")
@@ -298,7 +292,7 @@ public struct Collector: Sendable {
             return Self.answer(.internalServerError, "injected fault")
         }
         let written = try await append(request.body, to: storage.partialPath(sid))
-        let size = Self.size(storage.partialPath(sid)) ?? 0
+        let size = storage.received(sid) ?? 0
         guard written == length else {
             storage.log("\(line) truncated after \(written)")
             throw HTTPError(.badRequest, message: "the body ended early")
@@ -370,14 +364,9 @@ public struct Collector: Sendable {
         header?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
     }
 
-    private static func answer(_ status: HTTPResponse.Status, _ reason: String) -> Response {
-        Response(
-            status: status, headers: [.contentType: "text/plain; charset=utf-8"],
-            body: ResponseBody(byteBuffer: ByteBuffer(string: reason + "\n")))
-    }
-
-    private static func size(_ path: String) -> Int64? {
-        var info = stat()
-        return stat(path, &info) == 0 ? Int64(info.st_size) : nil
+    private static func answer(_ status: HTTPResponse.Status, _ reason: String, retryAfter: Int? = nil) -> Response {
+        var headers: HTTPFields = [.contentType: "text/plain; charset=utf-8"]
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: reason + "\n")))
     }
 }

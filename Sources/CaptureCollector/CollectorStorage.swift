@@ -64,6 +64,12 @@ final class CollectorStorage: Sendable {
 
     func partialPath(_ sid: String) -> String { directory + "/partial/" + sid }
 
+    /// The bytes in `partial/<sid>` now; nil when there are none.
+    func received(_ sid: String) -> Int64? {
+        var info = stat()
+        return stat(partialPath(sid), &info) == 0 ? Int64(info.st_size) : nil
+    }
+
     func isStored(_ metadata: CollectorMetadata) -> Bool {
         state.withLock { $0.stored.contains(Self.key(metadata)) }
     }
@@ -117,8 +123,7 @@ final class CollectorStorage: Sendable {
                 }
                 if session.busy {
                     guard claim else {
-                        var info = stat()
-                        session.received = stat(partialPath(sid), &info) == 0 ? Int64(info.st_size) : nil
+                        session.received = received(sid)
                         return .found(session)
                     }
                     return nil
