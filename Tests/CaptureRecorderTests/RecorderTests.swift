@@ -179,6 +179,18 @@ struct RecorderTests {
         #expect(harness.waitForEnd() == .some(nil))
     }
 
+    @Test func aSourceHandsOverWhileTheRecorderHoldsItsLock() throws {
+        // The flush loop holds the lock through a flush's fdatasync, a command through its
+        // transaction: a source's thread waits for neither (a wait is a wake-up, and four IIO
+        // devices on one clock would queue on each other).
+        let harness = try RecorderHarness(flushInterval: 60_000)
+        defer { harness.command(.stop) }
+        harness.recorder.lock.withLock { harness.feed.feed(acceleration(20)) }
+        // Taken into the recording before the status is answered.
+        #expect(harness.command(.status).status?.pendingSamples == 20)
+        #expect(harness.command(.status).status?.sources.first?.samples == 20)
+    }
+
     @Test func stopCommitsEverythingStopsTheSourcesAndEndsTheRun() throws {
         let harness = try RecorderHarness(flushInterval: 60_000)
         harness.feed.feed(acceleration(7))
