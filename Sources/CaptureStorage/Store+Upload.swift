@@ -75,9 +75,10 @@ extension Store {
     }
 
     /// Records that an upload of `total` bytes hashing to `sha256` begins, with the session
-    /// URL if one is already open. Written before the first byte is sent.
+    /// URL if one is already open. Written before the first byte is sent. A nil `sha256` (a file
+    /// still being hashed) leaves the session unmatched to any file until ``recordUploadHash``.
     public func beginUpload(
-        of id: Int64, sessionURL: String?, totalLength: Int64, sha256: String, acknowledged: Int64 = 0
+        of id: Int64, sessionURL: String?, totalLength: Int64, sha256: String?, acknowledged: Int64 = 0
     ) throws(StoreError) {
         let now = Self.nowMs()
         try write { db in
@@ -89,6 +90,19 @@ extension Store {
                     ON CONFLICT (measurement_id) DO UPDATE SET status = 'uploading', reason = NULL,
                         session_url = ?2, total_length = ?3, file_sha256 = ?4, acknowledged = ?5, updated_at = ?6
                     """, arguments: [id, sessionURL, totalLength, sha256, acknowledged, now])
+        }
+    }
+
+    /// Records the hash of the file an upload of `totalLength` bytes sends, once it is known
+    /// (begun with none: ``beginUpload(of:sessionURL:totalLength:sha256:acknowledged:)``).
+    /// Changes nothing if the upload has a hash or another length by now.
+    public func recordUploadHash(of id: Int64, sha256: String, totalLength: Int64) throws(StoreError) {
+        try write { db in
+            try db.execute(
+                sql: """
+                    UPDATE upload SET file_sha256 = ? WHERE measurement_id = ? AND file_sha256 IS NULL
+                        AND total_length = ?
+                    """, arguments: [sha256, id, totalLength])
         }
     }
 

@@ -194,30 +194,50 @@ public struct UploadRun: Sendable {
             try store.finishUpload(of: id, status: .skipped, reason: CollectorProtocol.tooFewLocations)
             return UploadResult(measurement: id, outcome: .skipped, reason: CollectorProtocol.tooFewLocations)
         }
-        let file =
-            if let path = options.transferFileOverride {
-                try TransferFile(hashing: path)
-            } else {
-                try store.transferFile(for: id, directory: dataDirectory, privacyZones: options.privacyZones)
-            }
+        let previousSession = previous.status == .uploading ? previous.sessionURL : nil
+        let file: TransferFile
+        let hash: SessionHash
+        if let path = options.transferFileOverride, previousSession == nil {
+            // Nothing to resume: the upload need not wait for the hash (BackgroundHash).
+            let size = try TransferFile.size(of: path)
+            // The uploader reads only the path and the size; the hash reaches the store below.
+            file = TransferFile(path: path, size: size, sha256: "")
+            let store = store
+            hash = .pending(
+                BackgroundHash(path: path, size: size) { sha256 in
+                    try? store.recordUploadHash(of: id, sha256: sha256, totalLength: size)
+                })
+        } else {
+            file =
+                if let path = options.transferFileOverride {
+                    try TransferFile(hashing: path)
+                } else {
+                    try store.transferFile(for: id, directory: dataDirectory, privacyZones: options.privacyZones)
+                }
+            hash = .known(file.sha256)
+        }
+        // Whatever happens below, the hash ends up in the store as the upload leaves it.
+        defer { hash.wait() }
         if let reason = overPayloadLimit(file, what: "its transfer file") {
             try store.finishUpload(of: id, status: .skipped, reason: reason)
             return UploadResult(measurement: id, outcome: .skipped, reason: reason)
         }
         // Resume only a session for exactly these bytes; another hash voids it.
-        let resumable = previous.status == .uploading && previous.sessionURL != nil
-            && previous.fileSHA256 == file.sha256 && previous.totalLength == file.size
-        let session = resumable ? previous.sessionURL : nil
-        try store.beginUpload(
-            of: id, sessionURL: session, totalLength: file.size, sha256: file.sha256,
-            acknowledged: resumable ? previous.acknowledged : 0)
+        let resumable = previousSession != nil && hash.known != nil && previous.fileSHA256 == hash.known
+            && previous.totalLength == file.size
+        let session = resumable ? previousSession : nil
+        try hash.withHash { sha256 in
+            try store.beginUpload(
+                of: id, sessionURL: session, totalLength: file.size, sha256: sha256,
+                acknowledged: resumable ? previous.acknowledged : 0)
+        }
         try store.noteUploadAttempt(of: id)
         observer.transferBegins(measurement: id, bytes: file.size)
         let clock = ContinuousClock()
         let began = clock.now
         let outcome = await uploader.upload(
             file, metadata: metadata, session: session,
-            observer: StoreObserver(store: store, target: .measurement(id), file: file, run: observer))
+            observer: StoreObserver(store: store, target: .measurement(id), file: file, hash: hash, run: observer))
         let elapsed = clock.now - began
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         var result = UploadResult(measurement: id, outcome: .uploaded, bytes: file.size, seconds: seconds)
@@ -310,7 +330,8 @@ public struct UploadRun: Sendable {
             let began = ContinuousClock.now
             let outcome = await uploader.upload(
                 file, metadata: metadata.forAttachment(attachment.id), session: resumable ? attachment.sessionURL : nil,
-                observer: StoreObserver(store: store, target: .attachment(attachment.id), file: file, run: observer),
+                observer: StoreObserver(
+                    store: store, target: .attachment(attachment.id), file: file, hash: .known(file.sha256), run: observer),
                 endpoint: "measurements/\(deviceID)/\(measurementID)/attachments")
             let elapsed = ContinuousClock.now - began
             result.bytes = file.size
@@ -350,12 +371,16 @@ private struct StoreObserver: UploadObserver {
     let store: Store
     let target: Target
     let file: TransferFile
+    let hash: SessionHash
     let run: any UploadRunObserver
 
     func sessionChanged(_ url: String?) throws {
-        switch target {
-        case .measurement(let id): try store.beginUpload(of: id, sessionURL: url, totalLength: file.size, sha256: file.sha256)
-        case .attachment(let id): try store.beginAttachmentUpload(id, sessionURL: url, totalLength: file.size, sha256: file.sha256)
+        try hash.withHash { sha256 in
+            switch target {
+            case .measurement(let id): try store.beginUpload(of: id, sessionURL: url, totalLength: file.size, sha256: sha256)
+            case .attachment(let id):
+                try store.beginAttachmentUpload(id, sessionURL: url, totalLength: file.size, sha256: sha256 ?? file.sha256)
+            }
         }
     }
 
@@ -372,5 +397,31 @@ private struct StoreObserver: UploadObserver {
         // Accounting only (per measurement): a retry that cannot be counted is still made.
         if case .measurement(let id) = target { try? store.noteUploadRetry(of: id) }
         run.transferRetrying(after: milliseconds, problem: problem)
+    }
+}
+
+/// The hash stored with an upload's session: known before the upload, or being computed beside
+/// it (``BackgroundHash``).
+enum SessionHash: Sendable {
+    case known(String)
+    case pending(BackgroundHash)
+
+    /// The hash if it was known before the upload began.
+    var known: String? {
+        if case .known(let hash) = self { hash } else { nil }
+    }
+
+    /// Runs `body` with the hash as known now, so that a store write of it cannot pass the
+    /// background hash's own.
+    func withHash<T>(_ body: (String?) throws -> T) rethrows -> T {
+        switch self {
+        case .known(let hash): try body(hash)
+        case .pending(let background): try background.withHash(body)
+        }
+    }
+
+    /// Waits for a background hash to end.
+    func wait() {
+        if case .pending(let background) = self { _ = background.wait() }
     }
 }

@@ -113,4 +113,25 @@ import Testing
         try store.delete(id)
         #expect(try store.uploads().isEmpty)
     }
+
+    @Test func aHashLearntDuringTheUploadFillsOnlyAMissingOne() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("upload-hash-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try Store(directory: directory, durability: .relaxed)
+        var flush = Flush(track: 1, state: .capturing(track: 1), modality: .bicycle)
+        flush.events = [Event(timestamp: 1000, type: .lifecycleStart, value: nil)]
+        let id = try store.begin(flush, sources: "")
+        // Begun without a hash (a file given as it is, hashed beside its upload).
+        try store.beginUpload(of: id, sessionURL: "http://x/(s)/", totalLength: 100, sha256: nil)
+        #expect(try store.upload(of: id).fileSHA256 == nil)
+        // Another length is another file: left alone.
+        try store.recordUploadHash(of: id, sha256: "ab", totalLength: 99)
+        #expect(try store.upload(of: id).fileSHA256 == nil)
+        try store.recordUploadHash(of: id, sha256: "ab", totalLength: 100)
+        #expect(try store.upload(of: id).fileSHA256 == "ab")
+        // A hash already there stays.
+        try store.recordUploadHash(of: id, sha256: "cd", totalLength: 100)
+        let record = try store.upload(of: id)
+        #expect(record.fileSHA256 == "ab" && record.sessionURL == "http://x/(s)/" && record.status == .uploading)
+    }
 }
