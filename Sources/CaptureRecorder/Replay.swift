@@ -245,17 +245,36 @@ private final class Committer: @unchecked Sendable {
         self.pipe = pipe
     }
 
+    /// Bytes of samples gathered before they are committed in one transaction: as in live
+    /// capture (``StagedCommits/maximumWeight``), every transaction rewrites the pages it
+    /// appends to, so one per flush wrote the WAL full and had it copied back (with two
+    /// `fdatasync`s) every few minutes of trace; those waits were about half of a replay's time.
+    /// A replay keeps nothing of a measurement it could not finish, so no flush of it needs to be
+    /// durable on its own; the flushes and their rows are the same.
+    static let maximumWeight = StagedCommits.maximumWeight
+
     func run() {
         defer { finished.signal() }
         do {
+            var gathered: [EncodedFlush] = []
+            var weight = 0
             while let steps = pipe.take() {
                 for step in steps {
                     switch step {
                     case .begin(let flush): measurement = try store.begin(flush, sources: sources)
-                    case .commit(let flush): if let measurement { try store.commit(flush, to: measurement) }
+                    case .commit(let flush):
+                        guard measurement != nil else { continue }
+                        gathered.append(flush)
+                        weight += flush.weight
                     }
                 }
+                if let measurement, weight >= Self.maximumWeight {
+                    try store.commit(gathered, to: measurement)
+                    gathered.removeAll(keepingCapacity: true)
+                    weight = 0
+                }
             }
+            if let measurement { try store.commit(gathered, to: measurement) }
         } catch {
             failure = error
             pipe.stop()

@@ -53,7 +53,7 @@ public struct EncodedFlush: Sendable {
     }
 
     /// About how many bytes of samples it carries: what ``StagedCommits`` weighs.
-    var weight: Int {
+    public var weight: Int {
         batches.reduce(0) { $0 + $1.data.count } + flush.fixes.count * 100 + flush.pressures.count * 16
     }
 

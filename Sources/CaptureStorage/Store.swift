@@ -168,6 +168,16 @@ public final class Store: Sendable {
         try write { db in try Self.apply(encoded, to: measurement, in: db) }
     }
 
+    /// Commits several flushes of a measurement, in order, in one transaction: a replay's,
+    /// which keeps nothing of a measurement it could not finish, so its flushes need not be
+    /// durable one by one.
+    public func commit(_ flushes: [EncodedFlush], to measurement: Int64) throws(StoreError) {
+        guard flushes.contains(where: { !$0.isEmpty }) else { return }
+        try write { db in
+            for flush in flushes where !flush.isEmpty { try Self.apply(flush, to: measurement, in: db) }
+        }
+    }
+
     static func apply(_ encoded: EncodedFlush, to id: Int64, in db: Database) throws {
         let flush = encoded.flush
         if !encoded.batches.isEmpty {
