@@ -8,15 +8,15 @@ import Synchronization
 /// The live recorder: sources → recording engine → store, driven over the control socket.
 ///
 /// One recorder per data directory (it holds ``RecorderLock``). Samples are committed once per
-/// flush interval; every lifecycle command first commits what was captured before it.
+/// flush interval; every lifecycle command first commits what was captured before it. If a
+/// commit fails (a full disk, say) the recorder stops capturing and exits with that error; the
+/// measurement stays open and `capture stop` or `capture resume` takes it from there.
 ///
 /// A source's thread never waits for the recorder: it hands its samples to its own ``Inbox``,
 /// and the flush loop (and any command, or `status`) takes them into the recording under the
 /// recorder's lock first. Four IIO devices woken at once by the same clock would otherwise
-/// queue on that lock, each wait a wake-up (measured: about 2 a second under `bench-iio`), and
-/// every source would wait for each flush's `fdatasync`. If a
-/// commit fails (a full disk, say) the recorder stops capturing and exits with that error; the
-/// measurement stays open and `capture stop` or `capture resume` takes it from there.
+/// queue on that lock, each wait a wake-up (measured: about 3 a second under `bench-iio`), and
+/// every source would wait for each flush's `fdatasync`.
 ///
 /// A ``LifecycleDrivingSource`` (a trace played as a simulated device) also hands over lifecycle
 /// marks; each is applied as the control command of the same name would be, at the mark's time,
