@@ -539,7 +539,7 @@ public final class Recorder: @unchecked Sendable {
 
     private func status() -> RecorderStatus {
         lock.withLock {
-            if !finished { takeDelivered() }
+            takeDelivered()
             return statusLocked()
         }
     }

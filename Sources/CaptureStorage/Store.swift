@@ -164,8 +164,7 @@ public final class Store: Sendable {
 
     /// ``commit(_:to:)-(Flush,_)`` for a flush encoded beforehand.
     public func commit(_ encoded: EncodedFlush, to measurement: Int64) throws(StoreError) {
-        guard !encoded.isEmpty else { return }
-        try write { db in try Self.apply(encoded, to: measurement, in: db) }
+        try commit([encoded], to: measurement)
     }
 
     /// Commits several flushes of a measurement, in order, in one transaction: a replay's,

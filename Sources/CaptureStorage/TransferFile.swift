@@ -23,19 +23,13 @@ public struct TransferFile: Sendable, Equatable {
         self.sha256 = sha256
     }
 
-    /// The size of the file at `path`, without reading it.
+    /// The size of the file at `path`, without opening it (a FIFO in its place would block an
+    /// open until something writes to it).
     ///
-    /// - Throws: ``TransferError/cannotRead(path:reason:)`` if it cannot be opened or is not a file.
+    /// - Throws: ``TransferError/cannotRead(path:reason:)`` if it is missing or not a regular file.
     public static func size(of path: String) throws(TransferError) -> Int64 {
-        let descriptor: FileDescriptor
-        do {
-            descriptor = try FileDescriptor.open(path, .readOnly, options: .closeOnExec)
-        } catch {
-            throw .cannotRead(path: path, reason: (error as? Errno).map { String(cString: strerror($0.rawValue)) } ?? "\(error)")
-        }
-        defer { try? descriptor.close() }
         var status = stat()
-        guard fstat(descriptor.rawValue, &status) == 0 else { throw .cannotRead(path: path, reason: String(cString: strerror(errno))) }
+        guard stat(path, &status) == 0 else { throw .cannotRead(path: path, reason: String(cString: strerror(errno))) }
         guard (status.st_mode & S_IFMT) == S_IFREG else { throw .cannotRead(path: path, reason: "not a regular file") }
         return Int64(status.st_size)
     }

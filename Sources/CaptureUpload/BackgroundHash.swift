@@ -40,10 +40,9 @@ final class BackgroundHash: Sendable {
         try hash.withLock { try body($0) }
     }
 
-    /// Waits until the hashing has ended; the hash, if known.
-    func wait() -> String? {
+    /// Waits until the hashing has ended (and the hash, if known, is stored).
+    func wait() {
         done.wait()
         done.signal()
-        return hash.withLock { $0 }
     }
 }

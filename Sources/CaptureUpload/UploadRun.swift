@@ -422,6 +422,6 @@ enum SessionHash: Sendable {
 
     /// Waits for a background hash to end.
     func wait() {
-        if case .pending(let background) = self { _ = background.wait() }
+        if case .pending(let background) = self { background.wait() }
     }
 }

@@ -228,6 +228,22 @@ func uploadRun(
             #expect(collector.ranges.isEmpty)
         }
     }
+
+    @Test func aFIFOGivenAsTheFileIsRefusedWithoutWaitingForAWriter() async throws {
+        let device = try Device()
+        let id = try device.ride(fixes: 5)
+        let fifo = device.directory + "/upload.fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let collector = LiveCollector()
+        try await collector.serve { url async throws in
+            // Nobody writes to it: opening it to read would block for good.
+            await #expect(throws: TransferError.cannotRead(path: fifo, reason: "not a regular file")) {
+                try await uploadRun(device, url, file: fifo).run(.measurements([id]))
+            }
+            #expect(try device.store.upload(of: id).status == .pending)
+            #expect(collector.ranges.isEmpty)
+        }
+    }
 }
 
 @Suite struct UploadResultTests {
