@@ -74,3 +74,62 @@ struct DirectStatement {
             sql: sqlite3_sql(statement).map { String(cString: $0) })
     }
 }
+
+/// A query stepped through SQLite's C API, for reads that visit every batch of a measurement
+/// (serialising it): GRDB's `Row` and `Data` cursors convert each value through its generic
+/// machinery and copy each blob twice, which costs more than SQLite's own stepping. The statement
+/// is prepared afresh (not cached), so an abandoned query never leaves a cached statement
+/// mid-step; it is finalised when the query goes away.
+final class DirectQuery {
+    private let statement: Statement
+    private var done = false
+
+    /// Prepares `sql` and binds `arguments` to its parameters in order.
+    init(_ db: Database, sql: String, arguments: [Int64]) throws {
+        statement = try db.makeStatement(sql: sql)
+        for (index, value) in arguments.enumerated() {
+            sqlite3_bind_int64(statement.sqliteStatement, Int32(index + 1), value)
+        }
+    }
+
+    /// Steps to the next row: `true` when there is one to read, `false` at the end (and after it:
+    /// the query is not run again).
+    func step() throws -> Bool {
+        guard !done else { return false }
+        let code = sqlite3_step(statement.sqliteStatement)
+        switch code {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE:
+            done = true
+            return false
+        default:
+            let handle = statement.sqliteStatement
+            throw DatabaseError(
+                resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))),
+                sql: statement.sql)
+        }
+    }
+
+    /// An integer column of the current row (0 for NULL).
+    func int64(_ column: Int32) -> Int64 {
+        sqlite3_column_int64(statement.sqliteStatement, column)
+    }
+
+    /// A real column of the current row (0 for NULL).
+    func double(_ column: Int32) -> Double {
+        sqlite3_column_double(statement.sqliteStatement, column)
+    }
+
+    /// A real column of the current row that may be NULL.
+    func optionalDouble(_ column: Int32) -> Double? {
+        sqlite3_column_type(statement.sqliteStatement, column) == SQLITE_NULL ? nil : double(column)
+    }
+
+    /// A blob column of the current row, copied once.
+    func bytes(_ column: Int32) -> [UInt8] {
+        // The blob first, then its size: SQLite's documented order.
+        guard let base = sqlite3_column_blob(statement.sqliteStatement, column) else { return [] }
+        let count = Int(sqlite3_column_bytes(statement.sqliteStatement, column))
+        return [UInt8](UnsafeRawBufferPointer(start: base, count: count))
+    }
+}

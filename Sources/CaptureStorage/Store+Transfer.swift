@@ -154,6 +154,8 @@ struct TransferSnapshot {
     let privacy: PrivacyFilter
     /// The batches that reach into a hidden stretch (filtered while streaming).
     let filteredBatches: Set<Int64>
+    /// The lowest and highest batch id of each sensor that has batches.
+    let batchIDs: [MotionSensor: ClosedRange<Int64>]
 
     /// Version of the serialiser's output; bump it when the bytes written for the same data change.
     static let writerVersion = "capture ccyf writer 1"
@@ -167,29 +169,39 @@ struct TransferSnapshot {
         else { throw StoreError.measurementNotFound(id) }
         let status: String = row[0]
         guard MeasurementStatus(rawValue: status) == .finished else { throw TransferError.notFinished(id) }
+        var batchIDs: [MotionSensor: ClosedRange<Int64>] = [:]
         var hasher = SHA256()
         func feed(_ text: String) { hasher.update(data: Data((text + "\n").utf8)) }
         feed(Self.writerVersion)
         feed(try String.fetchOne(db, sql: "SELECT device_id FROM device WHERE id = 1") ?? "")
         feed("measurement \(id) \(status) \(row[1] as String) \(row[2] as Int64) \(row[3] as Int64? ?? -1) \(row[4] as Int)")
 
-        // A cursor rather than fetchAll: rows are turned into fixes (and hashed) one at a time, so
-        // a day of fixes never exists twice in memory.
+        // In id order (the primary key's, no sort), which is time order unless a ride's clock
+        // went back; only then are the fixes sorted by time (and id, for equal times), which holds
+        // them twice in memory for a moment. They are hashed in that order.
         var fixes: [Fix] = []
-        var fixBytes: [UInt8] = []
-        fixBytes.reserveCapacity(1 << 16)
-        func bits(_ value: Double?) -> UInt64 { value.map(\.bitPattern) ?? 0x7FF8_DEAD_0000_0001 }
-        let rows = try Row.fetchCursor(
+        var inTimeOrder = true
+        let rows = try DirectQuery(
             db,
             sql: """
                 SELECT ts, lat, lon, altitude, horizontal_accuracy, vertical_accuracy, speed, course
-                FROM location WHERE measurement_id = ? ORDER BY ts, id
+                FROM location WHERE measurement_id = ? ORDER BY id
                 """, arguments: [id])
-        while let row = try rows.next() {
+        while try rows.step() {
             let fix = Fix(
-                timestamp: row[0], latitude: row[1], longitude: row[2], altitude: row[3], horizontalAccuracy: row[4],
-                verticalAccuracy: row[5], speed: row[6], course: row[7])
+                timestamp: rows.int64(0), latitude: rows.double(1), longitude: rows.double(2), altitude: rows.optionalDouble(3),
+                horizontalAccuracy: rows.optionalDouble(4), verticalAccuracy: rows.optionalDouble(5),
+                speed: rows.optionalDouble(6), course: rows.optionalDouble(7))
+            if let last = fixes.last, last.timestamp > fix.timestamp { inTimeOrder = false }
             fixes.append(fix)
+        }
+        if !inTimeOrder {
+            fixes = fixes.enumerated().sorted { ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset) }.map(\.element)
+        }
+        var fixBytes: [UInt8] = []
+        fixBytes.reserveCapacity(1 << 16)
+        func bits(_ value: Double?) -> UInt64 { value.map(\.bitPattern) ?? 0x7FF8_DEAD_0000_0001 }
+        for fix in fixes {
             for word in [
                 UInt64(bitPattern: fix.timestamp), fix.latitude.bitPattern, fix.longitude.bitPattern,
                 bits(fix.horizontalAccuracy), bits(fix.speed),
@@ -219,26 +231,13 @@ struct TransferSnapshot {
         feed("events \(events.count)")
         for event in events { feed("\(event.timestamp) \(event.type.rawValue) \(event.value.map { "=" + $0 } ?? "-")") }
 
+        let tallies = try Self.tallies(db, measurement: id)
         var summaries: [MotionSensor: CyfaceBatchSummary] = [:]
         var filtered = Set<Int64>()
         for sensor in MotionSensor.allCases {
-            // The framed size of one batch inside field 18/19/20: tag 0A, the length varint, the
-            // body (see CyfaceBatchSummary). length() of a BLOB does not read its content.
-            let row = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT count(*), COALESCE(sum(length(data)), 0),
-                        COALESCE(sum(1 + length(data) + CASE WHEN length(data) < 128 THEN 1
-                            WHEN length(data) < 16384 THEN 2 WHEN length(data) < 2097152 THEN 3
-                            WHEN length(data) < 268435456 THEN 4 ELSE 5 END), 0),
-                        COALESCE(sum(id), 0), COALESCE(max(id), 0), COALESCE(sum(count), 0),
-                        COALESCE(min(first_ts), 0), COALESCE(max(last_ts), 0), COALESCE(sum(last_ts - first_ts), 0)
-                    FROM sensor_batch WHERE measurement_id = ? AND sensor = ?
-                    """, arguments: [id, sensor.rawValue])
-            guard let row else { continue }
-            var summary = CyfaceBatchSummary(batchCount: row[0], bodyByteCount: row[1], fieldContentByteCount: row[2])
-            let aggregates = (0..<9).map { (row[$0] as Int64?).map(String.init) ?? "-" }
-            feed("sensor \(sensor.rawValue) " + aggregates.joined(separator: " "))
+            let tally = tallies[sensor] ?? BatchTally()
+            var summary = tally.summary
+            feed("sensor \(sensor.rawValue) " + tally.fingerprintFields)
             // Batches reaching into a hidden stretch: sized as they will be written, filtered.
             if !privacy.hidesNothing {
                 var kept = CyfaceBatchSummary()
@@ -268,10 +267,41 @@ struct TransferSnapshot {
                     fieldContentByteCount: summary.fieldContentByteCount - removedFramed + kept.fieldContentByteCount)
             }
             summaries[sensor] = summary
+            batchIDs[sensor] = tally.ids
         }
         self.summaries = summaries
+        self.batchIDs = batchIDs
         filteredBatches = filtered
         fingerprint = hasher.finalize().hex
+    }
+
+    /// Each sensor's figures, added up in one pass over the measurement's batches in id order.
+    /// length() of a BLOB does not copy its content.
+    static func tallies(_ db: Database, measurement id: Int64) throws -> [MotionSensor: BatchTally] {
+        var tallies: [MotionSensor: BatchTally] = [:]
+        guard let range = try idRange(db, measurement: id) else { return tallies }
+        let rows = try DirectQuery(
+            db,
+            sql: """
+                SELECT sensor, length(data), id, count, first_ts, last_ts FROM sensor_batch NOT INDEXED
+                WHERE id BETWEEN ? AND ? AND measurement_id = ?
+                """, arguments: [range.lowerBound, range.upperBound, id])
+        while try rows.step() {
+            guard let sensor = MotionSensor(rawValue: Int(rows.int64(0))) else { continue }
+            tallies[sensor, default: BatchTally()].add(
+                length: Int(rows.int64(1)), id: rows.int64(2), count: rows.int64(3), first: rows.int64(4), last: rows.int64(5))
+        }
+        return tallies
+    }
+
+    /// The lowest and highest id of the measurement's batches (from the index), `nil` for none.
+    /// The batches of one measurement are written together, so scanning the table by id between
+    /// the two visits them in storage order without a lookup from the index per batch; the other
+    /// measurement rows a concurrent import may have put in between are only skipped.
+    static func idRange(_ db: Database, measurement id: Int64) throws -> ClosedRange<Int64>? {
+        let query = try DirectQuery(db, sql: "SELECT min(id), max(id), count(*) FROM sensor_batch WHERE measurement_id = ?", arguments: [id])
+        guard try query.step(), query.int64(2) > 0 else { return nil }
+        return query.int64(0)...query.int64(1)
     }
 
     /// A batch body without its samples in hidden stretches; `nil` when none is left.
@@ -287,18 +317,23 @@ struct TransferSnapshot {
         for sensor in MotionSensor.allCases {
             let summary = summaries[sensor] ?? CyfaceBatchSummary()
             if privacy.hidesNothing {
-                // Data's cursor reads each blob straight from the statement (no Row per batch).
-                var cursor: FastDatabaseValueCursor<Data>?
+                // Read by id between the sensor's first and last batch (see idRange(_:measurement:)),
+                // each blob copied once, straight from the statement.
+                var cursor: DirectQuery?
+                let ids = batchIDs[sensor]
                 sources.append(
                     CyfaceSensorBatches(sensor: sensor, summary: summary) {
+                        guard let ids else { return nil }
                         if cursor == nil {
-                            cursor = try Data.fetchCursor(
+                            cursor = try DirectQuery(
                                 db,
-                                sql: "SELECT data FROM sensor_batch WHERE measurement_id = ? AND sensor = ? ORDER BY id",
-                                arguments: [id, sensor.rawValue])
+                                sql: """
+                                    SELECT data FROM sensor_batch NOT INDEXED
+                                    WHERE id BETWEEN ? AND ? AND measurement_id = ? AND sensor = ? ORDER BY id
+                                    """, arguments: [ids.lowerBound, ids.upperBound, id, Int64(sensor.rawValue)])
                         }
-                        guard let data = try cursor?.next() else { return nil }
-                        return [UInt8](data)
+                        guard let cursor, try cursor.step() else { return nil }
+                        return cursor.bytes(0)
                     })
                 continue
             }
@@ -323,6 +358,42 @@ struct TransferSnapshot {
                 })
         }
         try TransferFileWriter.write(fixes: fixes, sensors: sources, events: events, compression: .cyface, to: sink)
+    }
+}
+
+/// What the transfer file and its fingerprint need of one sensor's stored batches, added up batch
+/// by batch.
+struct BatchTally {
+    private(set) var summary = CyfaceBatchSummary()
+    private var idSum: Int64 = 0
+    /// The lowest and highest batch id; `nil` without batches.
+    private(set) var ids: ClosedRange<Int64>?
+    private var sampleCount: Int64 = 0
+    private var firstTimestamp: Int64 = 0
+    private var lastTimestamp: Int64 = 0
+    private var spanSum: Int64 = 0
+
+    mutating func add(length: Int, id: Int64, count: Int64, first: Int64, last: Int64) {
+        if summary.batchCount == 0 {
+            firstTimestamp = first
+            lastTimestamp = last
+        }
+        summary.add(bodyByteCount: length)
+        idSum &+= id
+        ids = ids.map { min($0.lowerBound, id)...max($0.upperBound, id) } ?? id...id
+        sampleCount &+= count
+        firstTimestamp = min(firstTimestamp, first)
+        lastTimestamp = max(lastTimestamp, last)
+        spanSum &+= last &- first
+    }
+
+    /// The count, body bytes, framed bytes, id sum, highest id, sample count, first and last
+    /// timestamp and summed time spans, 0 each without batches.
+    var fingerprintFields: String {
+        [
+            Int64(summary.batchCount), Int64(summary.bodyByteCount), Int64(summary.fieldContentByteCount), idSum,
+            ids?.upperBound ?? 0, sampleCount, firstTimestamp, lastTimestamp, spanSum,
+        ].map(String.init).joined(separator: " ")
     }
 }
 

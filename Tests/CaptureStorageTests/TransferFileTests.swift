@@ -133,6 +133,113 @@ enum Measurements {
         #expect(names == ["\(id).ccyf", "\(id).ccyf.meta"])
     }
 
+    /// The per-sensor figures are added up in Swift from one pass over the batches; they must be
+    /// what SQL's aggregates give, or the fingerprints of files cached by earlier versions change.
+    @Test func theBatchFiguresAreWhatTheAggregateQueriesGive() throws {
+        let store = try Store(directory: directory.path)
+        let id = try Measurements.twoTracks(in: store)
+        let empty = try Measurements.twoTracks(in: store, base: 1_800_000_000_000)
+        try store.write { db in
+            try db.execute(sql: "DELETE FROM sensor_batch WHERE measurement_id = ? AND sensor = 3", arguments: [empty])
+        }
+        for measurement in [id, empty] {
+            let tallies = try store.read { db in try TransferSnapshot.tallies(db, measurement: measurement) }
+            for sensor in MotionSensor.allCases {
+                let expected = try store.read { db in
+                    let row = try #require(
+                        try Row.fetchOne(
+                            db,
+                            sql: """
+                                SELECT count(*), COALESCE(sum(length(data)), 0),
+                                    COALESCE(sum(1 + length(data) + CASE WHEN length(data) < 128 THEN 1
+                                        WHEN length(data) < 16384 THEN 2 WHEN length(data) < 2097152 THEN 3
+                                        WHEN length(data) < 268435456 THEN 4 ELSE 5 END), 0),
+                                    COALESCE(sum(id), 0), COALESCE(max(id), 0), COALESCE(sum(count), 0),
+                                    COALESCE(min(first_ts), 0), COALESCE(max(last_ts), 0), COALESCE(sum(last_ts - first_ts), 0)
+                                FROM sensor_batch WHERE measurement_id = ? AND sensor = ?
+                                """, arguments: [measurement, sensor.rawValue]))
+                    return (0..<9).map { String(row[$0] as Int64) }.joined(separator: " ")
+                }
+                #expect((tallies[sensor] ?? BatchTally()).fingerprintFields == expected, "\(measurement) \(sensor)")
+            }
+        }
+        #expect(tallies(store, empty)[.magnetometer] == nil)
+    }
+
+    /// Fixes are read in id order and sorted only when that is not time order.
+    @Test func fixesStoredOutOfTimeOrderAreWrittenInTimeOrder() throws {
+        let store = try Store(directory: directory.path)
+        let id = try Measurements.twoTracks(in: store)
+        let before = try store.transferFile(for: id, directory: directory.path)
+        // The first fix (at +0 s) moves to the third's time (+2 s): the second comes first, and
+        // the first and third share a time, so their ids order them.
+        try store.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE location SET ts = ts + 2000
+                    WHERE measurement_id = ? AND id = (SELECT min(id) FROM location WHERE measurement_id = ?)
+                    """, arguments: [id, id])
+        }
+        let expected = try store.read { db in
+            try Row.fetchAll(db, sql: "SELECT ts, lat FROM location WHERE measurement_id = ? ORDER BY ts, id", arguments: [id])
+                .map { [$0[0] as Int64, Int64((($0[1] as Double) * 1e6).rounded())] }
+        }
+        let file = try store.transferFile(for: id, directory: directory.path)
+        #expect(file.sha256 != before.sha256)
+        let decoded = try TransferFileDecoder.decode([UInt8](try #require(FileManager.default.contents(atPath: file.path))))
+        #expect(decoded.fixes.map { [$0.timestamp, Int64(($0.latitude * 1e6).rounded())] } == expected)
+        let times = try store.read { db in
+            try Int64.fetchAll(db, sql: "SELECT ts FROM location WHERE measurement_id = ? ORDER BY id", arguments: [id])
+        }
+        #expect(times != times.sorted(), "the stored fixes are out of time order")
+    }
+
+    func tallies(_ store: Store, _ id: Int64) -> [MotionSensor: BatchTally] {
+        (try? store.read { db in try TransferSnapshot.tallies(db, measurement: id) }) ?? [:]
+    }
+
+    /// Batches are read by id between a measurement's first and last; an import while a ride is
+    /// open puts another measurement's batches in between, which must be left out of both files.
+    @Test func batchesOfAnotherMeasurementInBetweenAreLeftOut() throws {
+        let store = try Store(directory: directory.path)
+        let source = try Measurements.twoTracks(in: store)
+        let decoded = try TransferFileDecoder.decode(
+            [UInt8](try #require(FileManager.default.contents(atPath: try store.transferFile(for: source, directory: directory.path).path))))
+
+        var engine = Recording()
+        let base: Int64 = 1_750_000_000_000
+        let open = try store.begin(try engine.apply(.start(.car), at: base), sources: "test")
+        func flush(_ from: Int) throws {
+            for i in from..<(from + 100) {
+                for sensor in MotionSensor.allCases {
+                    engine.ingest(.motion(sensor, MotionSample(timestamp: base + Int64(i) * 10, x: Double(i), y: 1, z: 2)))
+                }
+            }
+            try store.commit(engine.takeFlush(), to: open)
+        }
+        try flush(0)
+        let imported = try store.importMeasurement(decoded, sources: "import:test").measurement
+        try flush(100)
+        try store.commit(try engine.apply(.stop, at: base + 3_000), to: open)
+        let ids = try store.read { db in
+            try Int64.fetchAll(db, sql: "SELECT id FROM sensor_batch WHERE measurement_id = ? ORDER BY id", arguments: [imported])
+        }
+        let range = try #require(try store.read { db in try TransferSnapshot.idRange(db, measurement: open) })
+        #expect(ids.allSatisfy(range.contains), "the import's batches lie between the open measurement's")
+
+        for id in [open, imported] {
+            let file = try store.transferFile(for: id, directory: directory.path)
+            let back = try TransferFileDecoder.decode([UInt8](try #require(FileManager.default.contents(atPath: file.path))))
+            for sensor in MotionSensor.allCases {
+                var stored: [[MotionSample]] = []
+                try store.forEachBatch(of: id, sensor: sensor) { stored.append(try Store.samples(of: $0)) }
+                let same = back.batches[sensor] ?? [] == stored
+                #expect(same, "measurement \(id): \(sensor) batches differ")
+            }
+        }
+        #expect(tallies(store, open).values.map(\.summary.batchCount).sorted() == [2, 2, 2])
+    }
+
     @Test func onlyFinishedMeasurementsAreSerialised() throws {
         let store = try Store(directory: directory.path)
         var engine = Recording()
