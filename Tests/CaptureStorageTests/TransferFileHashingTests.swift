@@ -33,8 +33,14 @@ import Testing
         #expect(throws: TransferError.cannotRead(path: missing, reason: "No such file or directory")) {
             try TransferFile(hashing: missing)
         }
-        #expect(throws: TransferError.cannotRead(path: directory.path, reason: "Is a directory")) {
+        #expect(throws: TransferError.cannotRead(path: directory.path, reason: "not a regular file")) {
             try TransferFile(hashing: directory.path)
+        }
+        // A FIFO with no writer is refused at once; opening it for reading would block.
+        let fifo = directory.path + "/fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        #expect(throws: TransferError.cannotRead(path: fifo, reason: "not a regular file")) {
+            try TransferFile(hashing: fifo)
         }
         #expect(TransferError.cannotRead(path: missing, reason: "x").description == "cannot read \(missing): x")
     }
