@@ -16,7 +16,10 @@ import Synchronization
 /// and the flush loop (and any command, or `status`) takes them into the recording under the
 /// recorder's lock first. Four IIO devices woken at once by the same clock would otherwise
 /// queue on that lock, each wait a wake-up (measured: about 3 a second under `bench-iio`), and
-/// every source would wait for each flush's `fdatasync`.
+/// every source would wait for each flush's `fdatasync`. An inbox holds at most
+/// `inboxCapacity` samples: should the recorder fall that far behind (a store stalled for a
+/// minute), what comes on is dropped and counted as lost for its source, in `status` and the
+/// journal, rather than held until memory runs out.
 ///
 /// A ``LifecycleDrivingSource`` (a trace played as a simulated device) also hands over lifecycle
 /// marks; each is applied as the control command of the same name would be, at the mark's time,
@@ -74,10 +77,16 @@ public final class Recorder: @unchecked Sendable {
     /// The socket the recorder listens on.
     public static func socketPath(directory: String) -> String { directory + "/control.sock" }
 
-    /// - Parameter trace: where to also write what the sources delivered (`--record-trace`).
+    /// Samples an inbox holds by default: about a minute of a 1 kHz device, 2.6 MB.
+    public static let defaultInboxCapacity = 65_536
+
+    /// - Parameters:
+    ///   - trace: where to also write what the sources delivered (`--record-trace`).
+    ///   - inboxCapacity: the samples each source's inbox holds until the recorder takes them
+    ///     in; more are dropped and counted as lost.
     public init(
         directory: String, store: Store, sources: [any SampleSource], flushInterval: Int64, trace: TraceTap? = nil,
-        gnssTime: GNSSTimePolicy = .auto
+        gnssTime: GNSSTimePolicy = .auto, inboxCapacity: Int = Recorder.defaultInboxCapacity
     ) {
         self.gnssTime = gnssTime
         sourceClocks = sources.map(\.clock)
@@ -87,23 +96,48 @@ public final class Recorder: @unchecked Sendable {
         self.flushInterval = flushInterval
         self.trace = trace
         sourceStates = sources.map { .init(name: $0.name, state: .running, error: nil, samples: 0) }
-        inboxes = sources.map { _ in Inbox() }
+        inboxes = sources.map { _ in Inbox(capacity: inboxCapacity) }
     }
 
     /// Samples a source has handed over, in its order, each read with the time it arrived: a
-    /// live receiver's fix is held against the host clock at arrival (``GNSSClock``).
+    /// live receiver's fix is held against the host clock at arrival (``GNSSClock``). At most
+    /// `capacity` samples are held; the ones beyond are dropped (the newest: what is held stays
+    /// continuous) and counted.
     final class Inbox: Sendable {
-        private let delivered = Mutex<[(samples: [Sample], arrived: Int64)]>([])
+        struct Contents {
+            var reads: [(samples: [Sample], arrived: Int64)] = []
+            var held = 0
+            var dropped = 0
+        }
+
+        let capacity: Int
+        private let contents = Mutex(Contents())
+
+        init(capacity: Int) {
+            self.capacity = max(1, capacity)
+        }
 
         func put(_ samples: [Sample]) {
             let now = WallClock.now()
-            delivered.withLock { $0.append((samples, now)) }
+            contents.withLock { contents in
+                let room = capacity - contents.held
+                if samples.count <= room {
+                    contents.reads.append((samples, now))
+                    contents.held += samples.count
+                    return
+                }
+                if room > 0 {
+                    contents.reads.append((Array(samples.prefix(room)), now))
+                    contents.held += room
+                }
+                contents.dropped += samples.count - max(room, 0)
+            }
         }
 
-        func take() -> [(samples: [Sample], arrived: Int64)] {
-            delivered.withLock { delivered in
-                defer { delivered = [] }
-                return delivered
+        func take() -> Contents {
+            contents.withLock { contents in
+                defer { contents = Contents() }
+                return contents
             }
         }
     }
@@ -282,9 +316,17 @@ public final class Recorder: @unchecked Sendable {
     /// command and status. Call with `lock` held.
     private func takeDelivered() {
         for (index, inbox) in inboxes.enumerated() {
-            for read in inbox.take() {
+            let contents = inbox.take()
+            for read in contents.reads {
                 // A commit failure (in observe) finishes the recorder mid-read.
                 for sample in read.samples where !finished { ingest(sample, from: index, arrived: read.arrived) }
+            }
+            if contents.dropped > 0 {
+                note(
+                    .lost(
+                        contents.dropped,
+                        reason: "the recorder fell behind (the store was busy): \(inbox.capacity) samples waited, later ones were dropped"),
+                    from: index)
             }
         }
     }
@@ -361,29 +403,32 @@ public final class Recorder: @unchecked Sendable {
     }
 
     private func take(_ note: SourceNote, from index: Int) {
-        lock.withLock {
+        lock.withLock { self.note(note, from: index) }
+    }
+
+    /// Records a source's note in its state and the journal. Call with `lock` held.
+    private func note(_ note: SourceNote, from index: Int) {
+        switch note {
+        case .lost(let count, let reason):
+            sourceStates[index].lost = (sourceStates[index].lost ?? 0) + count
+            sourceStates[index].note = reason
+        case .skipped(let count): sourceStates[index].skipped = (sourceStates[index].skipped ?? 0) + count
+        case .gnss(let state): sourceStates[index].gnss = state
+        case .info(let text): sourceStates[index].note = text
+        }
+        let name = sourceStates[index].name
+        let line: String? =
             switch note {
-            case .lost(let count, let reason):
-                sourceStates[index].lost = (sourceStates[index].lost ?? 0) + count
-                sourceStates[index].note = reason
-            case .skipped(let count): sourceStates[index].skipped = (sourceStates[index].skipped ?? 0) + count
-            case .gnss(let state): sourceStates[index].gnss = state
-            case .info(let text): sourceStates[index].note = text
+            case .lost(_, let reason): "lost samples: \(reason)"
+            case .gnss(let state): "gnss: \(state)"
+            case .info(let text): text
+            case .skipped: nil
             }
-            let name = sourceStates[index].name
-            let line: String? =
-                switch note {
-                case .lost(_, let reason): "lost samples: \(reason)"
-                case .gnss(let state): "gnss: \(state)"
-                case .info(let text): text
-                case .skipped: nil
-                }
-            if let line, journaled[name] != line {
-                journaled[name] = line
-                var fields: [String: Any] = ["source": name, "note": line]
-                if case .lost = note { fields["lost_so_far"] = sourceStates[index].lost ?? 0 }
-                journal?.note(fields)
-            }
+        if let line, journaled[name] != line {
+            journaled[name] = line
+            var fields: [String: Any] = ["source": name, "note": line]
+            if case .lost = note { fields["lost_so_far"] = sourceStates[index].lost ?? 0 }
+            journal?.note(fields)
         }
     }
 

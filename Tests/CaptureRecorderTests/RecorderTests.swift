@@ -84,11 +84,13 @@ final class RecorderHarness: @unchecked Sendable {
     private let lock = NSLock()
     private var result: StoreError??
 
-    init(flushInterval: Int64, extraSources: [any SampleSource] = []) throws {
+    init(flushInterval: Int64, extraSources: [any SampleSource] = [], inboxCapacity: Int = Recorder.defaultInboxCapacity) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("capture-rec-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         store = try Store(directory: directory)
-        recorder = Recorder(directory: directory, store: store, sources: [feed] + extraSources, flushInterval: flushInterval)
+        recorder = Recorder(
+            directory: directory, store: store, sources: [feed] + extraSources, flushInterval: flushInterval,
+            inboxCapacity: inboxCapacity)
         try recorder.listen()
         measurement = try recorder.startNew(modality: .bicycle)
         // The recorder lock is held while run() runs, as a recorder process holds it, so that
@@ -189,6 +191,31 @@ struct RecorderTests {
         // Taken into the recording before the status is answered.
         #expect(harness.command(.status).status?.pendingSamples == 20)
         #expect(harness.command(.status).status?.sources.first?.samples == 20)
+    }
+
+    @Test func aSourceFarAheadOfTheRecorderLosesWhatItsInboxCannotHoldAndSaysSo() throws {
+        // A store stalled for a minute holds the recorder's lock: a source goes on handing over
+        // into its inbox, which holds a bounded number of samples; the rest are counted as lost.
+        let harness = try RecorderHarness(flushInterval: 60_000, inboxCapacity: 50)
+        defer { harness.command(.stop) }
+        let start = WallClock.now()
+        harness.recorder.lock.withLock {
+            for step in 0..<3 { harness.feed.feed(acceleration(30, from: start + Int64(step) * 30)) }
+        }
+        let status = try #require(harness.command(.status).status)
+        #expect(status.sources.first?.samples == 50)
+        #expect(status.sources.first?.lost == 40)
+        #expect(status.lostSamples == 40)
+        #expect(status.sources.first?.note?.contains("fell behind") == true)
+        // Taken in, the inbox has room again.
+        harness.feed.feed(acceleration(30, from: start + 90))
+        #expect(harness.command(.pause).ok)
+        #expect(try harness.committed().accelerometer == 80)
+        #expect(harness.command(.status).status?.lostSamples == 40)
+        let journal = try String(
+            contentsOfFile: Store.attachmentDirectory(of: harness.measurement, in: harness.directory) + "/recorder.jsonl",
+            encoding: .utf8)
+        #expect(journal.contains("fell behind") && journal.contains(#""lost_so_far":40"#))
     }
 
     @Test func stopCommitsEverythingStopsTheSourcesAndEndsTheRun() throws {
