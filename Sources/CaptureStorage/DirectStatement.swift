@@ -68,11 +68,14 @@ struct DirectStatement {
         index = 0
     }
 
-    private func error(_ code: Int32) -> DatabaseError {
-        DatabaseError(
-            resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(statement))),
-            sql: sqlite3_sql(statement).map { String(cString: $0) })
-    }
+    private func error(_ code: Int32) -> DatabaseError { databaseError(code, statement) }
+}
+
+/// The error GRDB would throw for `code` from `statement`.
+private func databaseError(_ code: Int32, _ statement: SQLiteStatement) -> DatabaseError {
+    DatabaseError(
+        resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(statement))),
+        sql: sqlite3_sql(statement).map { String(cString: $0) })
 }
 
 /// A query stepped through SQLite's C API, for reads that visit every batch of a measurement
@@ -102,11 +105,7 @@ final class DirectQuery {
         case SQLITE_DONE:
             done = true
             return false
-        default:
-            let handle = statement.sqliteStatement
-            throw DatabaseError(
-                resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))),
-                sql: statement.sql)
+        default: throw databaseError(code, statement.sqliteStatement)
         }
     }
 
