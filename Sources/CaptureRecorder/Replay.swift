@@ -251,7 +251,7 @@ private final class Committer: @unchecked Sendable {
     /// `fdatasync`s) every few minutes of trace; those waits were about half of a replay's time.
     /// A replay keeps nothing of a measurement it could not finish, so no flush of it needs to be
     /// durable on its own; the flushes and their rows are the same.
-    static let maximumWeight = 512 * 1024
+    static let maximumWeight = StagedCommits.maximumWeight
 
     func run() {
         defer { finished.signal() }

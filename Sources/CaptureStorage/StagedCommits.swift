@@ -34,17 +34,15 @@ public final class StagedCommits {
     private var oldest: Int64?
     private var next: UInt64
 
-    /// Bytes of samples (encoded) staged before they go to the database: about eight
-    /// minutes of a 100 Hz ride, seconds of kHz sensors. Each transaction also rewrites the pages it appends
-    /// to and those above them (about 140 KB of WAL here), so fewer, larger ones write less:
-    /// with half as many an hour, the recorder writes about a megabyte an hour less.
-    public static let maximumWeight = 1 << 20
+    /// Bytes of samples (encoded) staged before they go to the database: five minutes of a
+    /// 100 Hz ride, seconds of kHz sensors. Each transaction also rewrites the pages it appends
+    /// to and those above them (about 100 KB here), so fewer, larger ones write less.
+    public static let maximumWeight = 512 * 1024
     /// Bytes of log (records start at 4 KiB boundaries) staged before they go to the database:
-    /// 1,024 flushes.
-    public static let maximumLogSize = 4 << 20
-    /// The longest a flush stays staged, ms: also how late a reader of the database (not
-    /// `capture status`, which asks the recorder) sees a live measurement.
-    public static let maximumAge: Int64 = 600_000
+    /// 512 flushes.
+    public static let maximumLogSize = 2 << 20
+    /// The longest a flush stays staged, ms.
+    public static let maximumAge: Int64 = 300_000
 
     /// Takes the flush log of `directory` (waiting for a process applying it) and applies what
     /// an earlier recorder left there; on a full store what does not fit is given up
