@@ -125,9 +125,17 @@ enum Clock {
     }
 }
 
-/// Whether a process (not necessarily our child) is gone: absent, or a zombie nobody reaped yet.
+/// Whether a process (not necessarily our child) is gone: absent, or a zombie nobody reaped yet
+/// with every thread gone too. After a kill -9 the main thread turns zombie while the others may
+/// still be exiting, holding the process's descriptors, and so its locks (the flush log's): a
+/// checker that went on then found the log taken and read the database without it.
 func isGone(_ pid: pid_t) -> Bool {
-    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return true }
-    guard let close = stat.lastIndex(of: ")") else { return true }
-    return stat[stat.index(after: close)...].hasPrefix(" Z") || stat[stat.index(after: close)...].hasPrefix(" X")
+    guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") else { return true }
+    return tasks.allSatisfy { task in
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return true }
+        let state = stat[stat.index(after: close)...]
+        return state.hasPrefix(" Z") || state.hasPrefix(" X")
+    }
 }
