@@ -120,17 +120,12 @@ public final class Recorder: @unchecked Sendable {
         func put(_ samples: [Sample]) {
             let now = WallClock.now()
             contents.withLock { contents in
-                let room = capacity - contents.held
-                if samples.count <= room {
-                    contents.reads.append((samples, now))
-                    contents.held += samples.count
-                    return
+                let kept = min(samples.count, capacity - contents.held)
+                if kept > 0 {
+                    contents.reads.append((kept == samples.count ? samples : Array(samples.prefix(kept)), now))
+                    contents.held += kept
                 }
-                if room > 0 {
-                    contents.reads.append((Array(samples.prefix(room)), now))
-                    contents.held += room
-                }
-                contents.dropped += samples.count - max(room, 0)
+                contents.dropped += samples.count - kept
             }
         }
 

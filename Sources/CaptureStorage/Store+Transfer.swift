@@ -169,7 +169,6 @@ struct TransferSnapshot {
         else { throw StoreError.measurementNotFound(id) }
         let status: String = row[0]
         guard MeasurementStatus(rawValue: status) == .finished else { throw TransferError.notFinished(id) }
-        var batchIDs: [MotionSensor: ClosedRange<Int64>] = [:]
         var hasher = SHA256()
         func feed(_ text: String) { hasher.update(data: Data((text + "\n").utf8)) }
         feed(Self.writerVersion)
@@ -267,10 +266,9 @@ struct TransferSnapshot {
                     fieldContentByteCount: summary.fieldContentByteCount - removedFramed + kept.fieldContentByteCount)
             }
             summaries[sensor] = summary
-            batchIDs[sensor] = tally.ids
         }
         self.summaries = summaries
-        self.batchIDs = batchIDs
+        batchIDs = tallies.compactMapValues(\.ids)
         filteredBatches = filtered
         fingerprint = hasher.finalize().hex
     }
