@@ -7,8 +7,9 @@ import Glibc
 /// database transactions.
 ///
 /// A flush committed to SQLite every second costs far more writing than its data: the commit
-/// puts whole 4 KiB pages in the WAL (the last leaf of every table it appends to, their
-/// indexes, the header page), and the checkpoint writes them once more. In the log a flush of
+/// rewrites whole 4 KiB pages (the last leaf of every table it appends to, their indexes, the
+/// header page), and writes them twice (the journal and the database; the WAL and the
+/// checkpoint, in WAL mode). In the log a flush of
 /// samples is one record, written at the next 4 KiB boundary, and one `fdatasync`: a flush
 /// under 4 KiB dirties one page. The samples go on to the database in larger transactions
 /// (``StagedCommits``), each of which also stores the sequence number of the last record it

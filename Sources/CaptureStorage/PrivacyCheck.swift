@@ -39,13 +39,14 @@ public struct PrivacyCheck: Sendable, Equatable {
     /// Whether nothing is exposed.
     public var isPrivate: Bool { exposures.isEmpty }
 
-    /// Looks at the data directory and at `capture.sqlite`, `-wal` and `-shm` in it: any
+    /// Looks at the data directory and at `capture.sqlite`, `-journal`, `-wal` and `-shm` in it
+    /// (the last two of a store made in WAL mode by an earlier version): any
     /// permission bit for group or others counts. Paths that do not exist are not exposures.
     public init(dataDirectory: String) {
         var exposures: [Exposure] = []
         let paths: [(String, UInt32)] =
             [(dataDirectory, PrivateFiles.directoryMode)]
-            + ["capture.sqlite", "capture.sqlite-wal", "capture.sqlite-shm"].map {
+            + ["capture.sqlite", "capture.sqlite-journal", "capture.sqlite-wal", "capture.sqlite-shm"].map {
                 ((dataDirectory as NSString).appendingPathComponent($0), PrivateFiles.fileMode)
             }
         for (path, expected) in paths {

@@ -81,9 +81,10 @@ public enum PrivateFiles {
     ///
     /// For a SQLite database: closing any descriptor of a file releases every POSIX lock the
     /// process holds on it, SQLite's own included. Opening and closing a database that another
-    /// connection of this process has open would drop that connection's shared lock, and the
-    /// next process to close its connection would checkpoint and delete the WAL under it: every
-    /// later commit of the first connection would go to a deleted file.
+    /// connection of this process has open would drop that connection's locks: another process
+    /// could then write under a reader, or (in WAL mode, as stores were before 2026-11-27) the
+    /// next process to close its connection would checkpoint and delete the WAL under it, and
+    /// every later commit of the first connection would go to a deleted file.
     public static func createIfAbsent(_ path: String) -> Bool {
         let created = systemOpen(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(fileMode))
         guard created >= 0 else { return errno == EEXIST }

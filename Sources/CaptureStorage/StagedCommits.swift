@@ -81,13 +81,30 @@ public final class StagedCommits {
         oldest = oldest ?? now
     }
 
+    /// How long a due commit waits for another process's transaction before it gives way,
+    /// seconds. Readers and a commit exclude each other (``Store``); what is staged is durable
+    /// in the log, so the commit is tried again at the next flush rather than keeping the
+    /// recorder from flushing while a reader finishes.
+    public static let patience: Double = 0.25
+
+    /// How many due commits gave way to another process since the recorder started.
+    public private(set) var deferred = 0
+
     /// Commits everything staged to the database if a staging limit is reached. On a failure
-    /// everything stays staged.
+    /// everything stays staged; a store held by another process for more than ``patience``
+    /// is not a failure: the commit is deferred (``deferred``) to the next call.
     public func commitIfDue(now: Int64) throws(StoreError) {
         guard let oldest else { return }
-        if weight >= Self.maximumWeight || log.offset >= Self.maximumLogSize || now - oldest >= Self.maximumAge {
-            try commitStaged()
+        guard weight >= Self.maximumWeight || log.offset >= Self.maximumLogSize || now - oldest >= Self.maximumAge else {
+            return
         }
+        do {
+            try store.commit(records: staged, patience: Self.patience)
+        } catch .busy {
+            deferred += 1
+            return
+        }
+        clear()
     }
 
     /// Commits everything staged to the database now.

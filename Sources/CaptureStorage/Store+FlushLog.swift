@@ -14,9 +14,12 @@ extension Store {
     /// Commits flush-log records, then `flush` (which may carry events) of `measurement`, in one
     /// transaction that also marks the records spent. Records already spent (another process
     /// applied them) and records of a measurement no longer stored are left out.
-    func commit(records: [FlushLog.Record], then flush: EncodedFlush? = nil, to measurement: Int64 = 0) throws(StoreError) {
+    func commit(
+        records: [FlushLog.Record], then flush: EncodedFlush? = nil, to measurement: Int64 = 0,
+        patience: Double? = nil
+    ) throws(StoreError) {
         guard !records.isEmpty || !(flush?.isEmpty ?? true) else { return }
-        try write { db in
+        try write(patience: patience) { db in
             if let last = records.last {
                 let applied = try Self.applied(db)
                 var exists: [Int64: Bool] = [:]

@@ -139,7 +139,8 @@ extension Store {
                     try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
                     try db.execute(sql: "VACUUM")
                 }
-                // The WAL holds the freed pages' last versions until a checkpoint.
+                // A store still in WAL mode (made by an earlier version, not yet converted) holds
+                // the freed pages' last versions in the WAL until a checkpoint.
                 _ = try? Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)")
             }
         } catch {

@@ -3,11 +3,20 @@ import Foundation
 import GRDB
 import Glibc
 
-/// The SQLite store of one data directory (`capture.sqlite`, WAL mode).
+/// The SQLite store of one data directory (`capture.sqlite`, with a rollback journal).
 ///
 /// Every flush of the recorder is one transaction: the samples captured since the previous
 /// flush, then the lifecycle events that follow them. A crash therefore loses at most what was
 /// captured since the last flush, and never leaves half a flush behind.
+///
+/// The journal is SQLite's rollback journal (`journal_mode = TRUNCATE`), not WAL. A WAL writes
+/// every page twice, into the WAL at the commit and into the database at the checkpoint; a
+/// rollback journal keeps the old content of the pages a transaction changes, and a transaction
+/// that mostly appends (samples do) changes few: a live ride writes 4.4 MB an hour less
+/// (BENCHMARKS.md, "Writes per hour"). The price: a reader's transaction and a writer's
+/// commit exclude each other. Readers therefore keep their transactions short (exports read in
+/// chunks, ``forEachBatch(of:sensor:_:)``), and the recorder's staged commits, which can
+/// wait, give way to a reader (``StagedCommits``).
 public final class Store: Sendable {
     /// How hard each commit pushes data to the disk.
     public enum Durability: Sendable {
@@ -51,19 +60,16 @@ public final class Store: Sendable {
         // locks of another Store of this process on the same file (PrivateFiles.createIfAbsent).
         _ = PrivateFiles.createIfAbsent(path)
         var config = Configuration()
-        config.journalMode = .wal
-        config.busyMode = .timeout(10)
+        config.journalMode = .default
+        config.busyMode = .timeout(Self.busyTimeout)
         config.label = "capture"
         let synchronous = durability == .everyCommit ? "FULL" : "NORMAL"
         config.prepareDatabase { db in
             // A new database gives freed pages back with `PRAGMA incremental_vacuum` (retention);
             // on an existing one this takes effect only with the VACUUM that prune runs once.
             try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
+            try Self.useRollbackJournal(db)
             try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
-            // Checkpoint every 4 000 WAL pages (16 MiB) rather than SQLite's 1 000: each checkpoint
-            // costs two fsyncs, which a writer committing every second barely notices but a
-            // replay at full speed waits for; four times fewer of them took a third off its wall time.
-            try db.execute(sql: "PRAGMA wal_autocheckpoint = 4000")
             if let maximumSize {
                 let pageSize = try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
                 // At least one page: 0 would mean "leave the limit unchanged" to SQLite.
@@ -91,6 +97,27 @@ public final class Store: Sendable {
         // every reader sees them; what does not fit waits there for `capture stop` or a resumed
         // recorder (applyFlushLog's `dropping`).
         _ = try? applyFlushLog(wait: false, dropping: false)
+    }
+
+    /// How long a statement waits for another process's lock before it fails, seconds.
+    static let busyTimeout: Double = 10
+
+    /// Sets this connection's journal to a rollback journal truncated after each commit.
+    ///
+    /// A rollback journal is a setting of the connection, WAL one of the file. A store made
+    /// before (WAL) is converted when this process has it to itself, which SQLite needs for the
+    /// change; while another process has it open it stays WAL for now, which works the same and
+    /// only writes more, and the next open tries again. Truncating rather than deleting the
+    /// journal leaves the directory alone at each commit.
+    static func useRollbackJournal(_ db: Database) throws {
+        guard try String.fetchOne(db, sql: "PRAGMA journal_mode") == "wal" else {
+            try db.execute(sql: "PRAGMA journal_mode = TRUNCATE")
+            return
+        }
+        // Not waiting for the other processes: they may keep the store open for hours.
+        try db.execute(sql: "PRAGMA busy_timeout = 0")
+        _ = try? String.fetchOne(db, sql: "PRAGMA journal_mode = TRUNCATE")
+        try db.execute(sql: "PRAGMA busy_timeout = \(Int(busyTimeout * 1000))")
     }
 
     private static func open(path: String, configuration: Configuration) throws -> DatabaseQueue {
@@ -393,28 +420,47 @@ public final class Store: Sendable {
 
     /// Calls `body` with each fix of a measurement (or of one track), in time order, without
     /// loading them all.
+    ///
+    /// Read in chunks, each in a transaction of its own that ends before `body` sees it: a
+    /// consumer that stalls (an export piped into a pager) holds no lock on the store, which
+    /// would keep the recorder's commits out (``Store``). Fixes committed meanwhile after the
+    /// last one read come too.
     public func forEachFix(of id: Int64, track: Int? = nil, _ body: (Fix) throws -> Void) throws(StoreError) {
-        try read { db in
-            let filter = track == nil ? "" : " AND track = ?"
-            var arguments: StatementArguments = [id]
-            if let track { _ = arguments.append(contentsOf: [track]) }
-            let rows = try Row.fetchCursor(
-                db,
-                sql: """
-                    SELECT ts, lat, lon, altitude, horizontal_accuracy, vertical_accuracy, speed, course,
-                        satellites, hdop, vdop, pdop, fix_mode
-                    FROM location WHERE measurement_id = ?\(filter) ORDER BY ts, id
-                    """, arguments: arguments)
-            while let row = try rows.next() {
-                try body(
-                    Fix(
-                        timestamp: row[0], latitude: row[1], longitude: row[2], altitude: row[3],
-                        horizontalAccuracy: row[4], verticalAccuracy: row[5], speed: row[6], course: row[7],
-                        satellites: row[8], hdop: row[9], vdop: row[10], pdop: row[11],
-                        mode: (row[12] as Int?).flatMap(FixMode.init(rawValue:))))
+        let filter = track == nil ? "" : " AND track = ?"
+        var after: (ts: Int64, id: Int64) = (.min, .min)
+        while true {
+            let chunk = try read { db in
+                var arguments: StatementArguments = [id]
+                if let track { _ = arguments.append(contentsOf: [track]) }
+                _ = arguments.append(contentsOf: [after.ts, after.ts, after.id, Self.chunkRows])
+                return try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT ts, lat, lon, altitude, horizontal_accuracy, vertical_accuracy, speed, course,
+                            satellites, hdop, vdop, pdop, fix_mode, id
+                        FROM location WHERE measurement_id = ?\(filter) AND (ts > ? OR (ts = ? AND id > ?))
+                        ORDER BY ts, id LIMIT ?
+                        """, arguments: arguments)
+            }
+            guard let last = chunk.last else { return }
+            after = (last[0], last[13])
+            do {
+                for row in chunk {
+                    try body(
+                        Fix(
+                            timestamp: row[0], latitude: row[1], longitude: row[2], altitude: row[3],
+                            horizontalAccuracy: row[4], verticalAccuracy: row[5], speed: row[6], course: row[7],
+                            satellites: row[8], hdop: row[9], vdop: row[10], pdop: row[11],
+                            mode: (row[12] as Int?).flatMap(FixMode.init(rawValue:))))
+                }
+            } catch {
+                throw Self.map(error, path: path)
             }
         }
     }
+
+    /// Rows read in one transaction by the chunked readers: a few hundred KB of batches.
+    static let chunkRows = 512
 
     /// The pressure samples of a measurement, in time order.
     public func pressures(of id: Int64) throws(StoreError) -> [PressureSample] {
@@ -425,23 +471,33 @@ public final class Store: Sendable {
         }
     }
 
-    /// Calls `body` with each stored batch of one sensor, in storage order, without loading them all.
+    /// Calls `body` with each stored batch of one sensor, in storage order, without loading them
+    /// all. Read in chunks, as ``forEachFix(of:track:_:)``.
     public func forEachBatch(
         of id: Int64, sensor: MotionSensor, _ body: (StoredBatch) throws -> Void
     ) throws(StoreError) {
-        try read { db in
-            let rows = try Row.fetchCursor(
-                db,
-                sql: """
-                    SELECT track, first_ts, last_ts, count, data FROM sensor_batch
-                    WHERE measurement_id = ? AND sensor = ? ORDER BY id
-                    """, arguments: [id, sensor.rawValue])
-            while let row = try rows.next() {
-                let data: Data = row[4]
-                try body(
-                    StoredBatch(
-                        track: row[0], sensor: sensor, firstTime: row[1], lastTime: row[2], count: row[3],
-                        data: [UInt8](data)))
+        var after = Int64.min
+        while true {
+            let chunk = try read { db in
+                try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT track, first_ts, last_ts, count, data, id FROM sensor_batch
+                        WHERE measurement_id = ? AND sensor = ? AND id > ? ORDER BY id LIMIT ?
+                        """, arguments: [id, sensor.rawValue, after, Self.chunkRows])
+            }
+            guard let last = chunk.last else { return }
+            after = last[5]
+            do {
+                for row in chunk {
+                    let data: Data = row[4]
+                    try body(
+                        StoredBatch(
+                            track: row[0], sensor: sensor, firstTime: row[1], lastTime: row[2], count: row[3],
+                            data: [UInt8](data)))
+                }
+            } catch {
+                throw Self.map(error, path: path)
             }
         }
     }
@@ -492,8 +548,8 @@ public final class Store: Sendable {
         try read { db in try String.fetchAll(db, sql: "PRAGMA quick_check").joined(separator: "; ") }
     }
 
-    /// The database's size in bytes (pages in use or free, times the page size), committed data
-    /// in the WAL included: what `maximumSize` limits.
+    /// The database's size in bytes (pages in use or free, times the page size; of a store still
+    /// in WAL mode, committed data in the WAL included): what `maximumSize` limits.
     public func databaseSize() throws(StoreError) -> Int64 {
         try read { db in
             let pages = try Int64.fetchOne(db, sql: "PRAGMA page_count") ?? 0
@@ -515,9 +571,20 @@ public final class Store: Sendable {
     /// error). Both statements come from the statement cache: GRDB's `write` prepares them anew
     /// on every call, which a full-speed replay (a commit per second of ride) pays thousands of
     /// times.
-    func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+    ///
+    /// - Parameter patience: how long to wait for other processes' locks, seconds, if not
+    ///   ``busyTimeout``; a write that waited that long fails with ``StoreError/busy(path:)``.
+    func write<T>(patience: Double? = nil, _ body: (Database) throws -> T) throws(StoreError) -> T {
         do {
             return try queue.writeWithoutTransaction { db in
+                if let patience {
+                    try db.cachedStatement(sql: "PRAGMA busy_timeout = \(Int(patience * 1000))").execute()
+                }
+                defer {
+                    if patience != nil {
+                        try? db.cachedStatement(sql: "PRAGMA busy_timeout = \(Int(Self.busyTimeout * 1000))").execute()
+                    }
+                }
                 try db.cachedStatement(sql: "BEGIN IMMEDIATE").execute()
                 do {
                     let result = try body(db)
@@ -538,6 +605,7 @@ public final class Store: Sendable {
         if let error = error as? DatabaseError {
             switch error.resultCode {
             case .SQLITE_FULL: return .diskFull(path: path)
+            case .SQLITE_BUSY, .SQLITE_LOCKED: return .busy(path: path)
             case .SQLITE_CORRUPT, .SQLITE_NOTADB: return .corrupt(path: path, reason: error.message ?? "\(error)")
             case .SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_PERM:
                 return .cannotOpen(path: path, reason: error.message ?? "\(error)")

@@ -10,6 +10,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case cannotOpen(path: String, reason: String)
     /// The database file is damaged or is not a capture database.
     case corrupt(path: String, reason: String)
+    /// Another process held the database longer than this one would wait; nothing of the
+    /// failed operation was kept.
+    case busy(path: String)
     /// Any other SQLite failure.
     case database(String)
 
@@ -21,6 +24,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             "the disk holding \(path) is full (or the store reached its size limit); nothing committed was lost"
         case .cannotOpen(let path, let reason): "cannot open the data directory \(path): \(reason)"
         case .corrupt(let path, let reason): "the database \(path) is damaged: \(reason)"
+        case .busy(let path): "the database \(path) is busy: another process held it too long; try again"
         case .database(let message): "database error: \(message)"
         }
     }

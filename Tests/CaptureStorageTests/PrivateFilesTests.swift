@@ -15,26 +15,27 @@ func permissions(_ path: String) -> mode_t? {
 @Suite struct PrivateFilesTests {
     let root = TemporaryDirectory()
 
-    @Test func aNewDataDirectoryIs0700AndTheDatabaseWithItsWALAndSHM0600() throws {
+    @Test func aNewDataDirectoryIs0700AndTheDatabaseWithItsJournal0600() throws {
         let directory = root.path + "/nested/data"
         let store = try Store(directory: directory)
         var engine = Recording()
         _ = try store.begin(try engine.apply(.start(.bicycle), at: 1_000), sources: "trace:x")
         #expect(permissions(directory) == 0o700)
-        for name in ["capture.sqlite", "capture.sqlite-wal", "capture.sqlite-shm", "capture.sqlite.migrate-lock"] {
+        for name in ["capture.sqlite", "capture.sqlite-journal", "capture.sqlite.migrate-lock"] {
             #expect(permissions(directory + "/" + name) == 0o600, "\(name): \(String(permissions(directory + "/" + name) ?? 0, radix: 8))")
         }
     }
 
-    /// What the 0600 of -wal and -shm rests on: SQLite gives them the database file's permissions.
-    @Test func sqliteGivesItsWALAndSHMTheDatabaseFilesMode() throws {
+    /// What the 0600 of the journal (and of -wal and -shm, in a store still in WAL mode) rests
+    /// on: SQLite gives them the database file's permissions.
+    @Test func sqliteGivesItsJournalTheDatabaseFilesMode() throws {
         let directory = root.path + "/data"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         #expect(FileManager.default.createFile(atPath: directory + "/capture.sqlite", contents: nil, attributes: [.posixPermissions: 0o640]))
         let store = try Store(directory: directory)
         _ = try store.deviceID()
-        // An existing database keeps its mode; its WAL and shared memory follow it (not the umask).
-        for name in ["capture.sqlite", "capture.sqlite-wal", "capture.sqlite-shm"] {
+        // An existing database keeps its mode; its journal follows it (not the umask).
+        for name in ["capture.sqlite", "capture.sqlite-journal"] {
             #expect(permissions(directory + "/" + name) == 0o640, "\(name)")
         }
     }

@@ -40,14 +40,52 @@ final class TemporaryDirectory {
         }
         #expect(tables.contains("measurement") && tables.contains("sensor_batch") && tables.contains("grdb_migrations"))
         let journal = try second.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
-        #expect(journal == "wal")
+        #expect(journal == "truncate")
+        #expect(try fileFormat(second.path) == 1)
+    }
+
+    /// The read and write version bytes of a database file's header: 1 with a rollback
+    /// journal, 2 in WAL mode.
+    func fileFormat(_ path: String) throws -> UInt8 {
+        let header = try Data(contentsOf: URL(fileURLWithPath: path)).prefix(20)
+        #expect(header[18] == header[19])
+        return header[18]
+    }
+
+    /// A store made in WAL mode by an earlier version goes over to the rollback journal when a
+    /// process opens it alone; while another has it open it stays WAL and works as before.
+    @Test func aWALStoreIsConvertedWhenOpenedAlone() throws {
+        let path = directory.path + "/capture.sqlite"
+        let id: Int64
+        var engine: Recording
+        do {
+            (id, engine) = try started(try Store(directory: directory.path))
+            let other = try DatabaseQueue(path: path)
+            try other.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA journal_mode = WAL")
+                try db.execute(sql: "UPDATE device SET device_id = device_id")
+            }
+            #expect(try fileFormat(path) == 2)
+            // `other` keeps the WAL open: the store cannot convert it, and works regardless.
+            let store = try Store(directory: directory.path)
+            #expect(try fileFormat(path) == 2)
+            for sample in motion(50, from: 2_000) { engine.ingest(.motion(.accelerometer, sample)) }
+            try store.commit(engine.takeFlush(), to: id)
+            #expect(try other.read { db in try Int.fetchOne(db, sql: "SELECT sum(count) FROM sensor_batch") } == 50)
+        }
+        let store = try Store(directory: directory.path)
+        #expect(try fileFormat(path) == 1)
+        #expect(try store.counts(of: id).accelerometer == 50)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
     }
 
     /// A second Store of the same process (the foreground recorder opens one to print its
     /// report) must leave the first one's SQLite locks alone. Before the fix, opening it closed a
     /// descriptor of the database, which released the first connection's POSIX locks; the next
     /// process to close its connection (`capture status`, here sqlite3) then took itself for the
-    /// last one and deleted the WAL, and the first Store's later commits went to a deleted file.
+    /// last one and deleted the WAL, and the first Store's later commits went to a deleted file
+    /// (in WAL mode, as stores were then; with a rollback journal, lost locks would let another
+    /// process write under it).
     @Test func aSecondStoreInTheSameProcessLeavesTheFirstOnesCommitsVisible() throws {
         let store = try Store(directory: directory.path)
         var (id, engine) = try started(store)
@@ -64,7 +102,6 @@ final class TemporaryDirectory {
         #expect(sqlite.terminationStatus == 0)
         for sample in motion(50, from: 2_000) { engine.ingest(.motion(.accelerometer, sample)) }
         try store.commit(engine.takeFlush(), to: id)
-        #expect(FileManager.default.fileExists(atPath: directory.path + "/capture.sqlite-wal"))
         #expect(try Store(directory: directory.path).counts(of: id).accelerometer == 50)
     }
 
