@@ -525,7 +525,9 @@ public final class Recorder: @unchecked Sendable {
         stopSignal.stop()
         var lost: [String: Int] = [:]
         for state in sourceStates { if let count = state.lost { lost[state.name] = count } }
-        journal?.note(["event": "summary", "captured": captured, "lost": lost])
+        // Staged commits that gave way to another process's transaction (none lost: they went in
+        // at a later flush); many mean a reader holding the store for long.
+        journal?.note(["event": "summary", "captured": captured, "lost": lost, "commits_deferred": staged?.deferred ?? 0])
         staged?.close()
         done.signal()
     }
