@@ -233,7 +233,7 @@ import Testing
     @Test func chunkedReadersReadEveryRowOnceInOrder() throws {
         let store = try Store(directory: directory.path)
         let (id, _) = try started(store)
-        let count = Store.chunkRows * 2 + 7
+        let count = max(Store.chunkRows.fixes, Store.chunkRows.batches) * 2 + 7
         // Written directly, in one transaction: three fixes a time, every twelfth one earlier
         // than those stored before it; a batch row per fix (the readers do not decode them).
         try store.write { db in
