@@ -419,17 +419,12 @@ public final class Store: Sendable {
     }
 
     /// Calls `body` with each fix of a measurement (or of one track), in time order, without
-    /// loading them all.
-    ///
-    /// Read in chunks, each in a transaction of its own that ends before `body` sees it: a
-    /// consumer that stalls (an export piped into a pager) holds no lock on the store, which
-    /// would keep the recorder's commits out (``Store``). Fixes committed meanwhile after the
-    /// last one read come too.
+    /// loading them all; read in chunks (``forEachRow(from:fetch:key:_:)``).
     public func forEachFix(of id: Int64, track: Int? = nil, _ body: (Fix) throws -> Void) throws(StoreError) {
         let filter = track == nil ? "" : " AND track = ?"
-        var after: (ts: Int64, id: Int64) = (.min, .min)
-        while true {
-            let chunk = try read { db in
+        try forEachRow(
+            from: (ts: Int64.min, id: Int64.min),
+            fetch: { db, after in
                 var arguments: StatementArguments = [id]
                 if let track { _ = arguments.append(contentsOf: [track]) }
                 _ = arguments.append(contentsOf: [after.ts, after.ts, after.id, Self.chunkRows.fixes])
@@ -441,18 +436,33 @@ public final class Store: Sendable {
                         FROM location WHERE measurement_id = ?\(filter) AND (ts > ? OR (ts = ? AND id > ?))
                         ORDER BY ts, id LIMIT ?
                         """, arguments: arguments)
-            }
+            },
+            key: { row in (row[0], row[13]) }
+        ) { row in
+            try body(
+                Fix(
+                    timestamp: row[0], latitude: row[1], longitude: row[2], altitude: row[3],
+                    horizontalAccuracy: row[4], verticalAccuracy: row[5], speed: row[6], course: row[7],
+                    satellites: row[8], hdop: row[9], vdop: row[10], pdop: row[11],
+                    mode: (row[12] as Int?).flatMap(FixMode.init(rawValue:))))
+        }
+    }
+
+    /// Calls `body` with each row `fetch` gives, chunk after chunk: `fetch` reads the rows after
+    /// a key (at most a chunk of them, in key order), `key` gives a row's. Each chunk is read in
+    /// a transaction of its own that ends before `body` sees it: a consumer that stalls (an
+    /// export piped into a pager) holds no lock on the store, which would keep the recorder's
+    /// commits out (``Store``). Rows committed meanwhile after the last one read come too.
+    private func forEachRow<Key>(
+        from start: Key, fetch: (Database, Key) throws -> [Row], key: (Row) -> Key, _ body: (Row) throws -> Void
+    ) throws(StoreError) {
+        var after = start
+        while true {
+            let chunk = try read { db in try fetch(db, after) }
             guard let last = chunk.last else { return }
-            after = (last[0], last[13])
+            after = key(last)
             do {
-                for row in chunk {
-                    try body(
-                        Fix(
-                            timestamp: row[0], latitude: row[1], longitude: row[2], altitude: row[3],
-                            horizontalAccuracy: row[4], verticalAccuracy: row[5], speed: row[6], course: row[7],
-                            satellites: row[8], hdop: row[9], vdop: row[10], pdop: row[11],
-                            mode: (row[12] as Int?).flatMap(FixMode.init(rawValue:))))
-                }
+                for row in chunk { try body(row) }
             } catch {
                 throw Self.map(error, path: path)
             }
@@ -474,33 +484,27 @@ public final class Store: Sendable {
     }
 
     /// Calls `body` with each stored batch of one sensor, in storage order, without loading them
-    /// all. Read in chunks, as ``forEachFix(of:track:_:)``.
+    /// all; read in chunks (``forEachRow(from:fetch:key:_:)``).
     public func forEachBatch(
         of id: Int64, sensor: MotionSensor, _ body: (StoredBatch) throws -> Void
     ) throws(StoreError) {
-        var after = Int64.min
-        while true {
-            let chunk = try read { db in
+        try forEachRow(
+            from: Int64.min,
+            fetch: { db, after in
                 try Row.fetchAll(
                     db,
                     sql: """
                         SELECT track, first_ts, last_ts, count, data, id FROM sensor_batch
                         WHERE measurement_id = ? AND sensor = ? AND id > ? ORDER BY id LIMIT ?
                         """, arguments: [id, sensor.rawValue, after, Self.chunkRows.batches])
-            }
-            guard let last = chunk.last else { return }
-            after = last[5]
-            do {
-                for row in chunk {
-                    let data: Data = row[4]
-                    try body(
-                        StoredBatch(
-                            track: row[0], sensor: sensor, firstTime: row[1], lastTime: row[2], count: row[3],
-                            data: [UInt8](data)))
-                }
-            } catch {
-                throw Self.map(error, path: path)
-            }
+            },
+            key: { row in row[5] }
+        ) { row in
+            let data: Data = row[4]
+            try body(
+                StoredBatch(
+                    track: row[0], sensor: sensor, firstTime: row[1], lastTime: row[2], count: row[3],
+                    data: [UInt8](data)))
         }
     }
 
