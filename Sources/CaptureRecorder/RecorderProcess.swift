@@ -30,19 +30,17 @@ public enum RecorderProcess {
             }
             let store = try Store(directory: directory, maximumSize: configuration.maximumSize?.bytes)
             let registry = SourceRegistry.standard
-            let sources = try configuration.sources.map { spec throws(SourceError) -> any SampleSource in
-                let source = try registry.makeSource(spec, options: configuration.sourceOptions)
-                // A scan waits in the kernel at most half a flush interval, so it is committed at
-                // most 1.5 flush intervals after it was taken.
-                guard var iio = source as? IIOSource else { return source }
-                iio.maxLatency = min(iio.maxLatency, Double(configuration.flushInterval) / 2000)
-                return iio
+            // A scan waits in the kernel at most half a flush interval, so it is committed at most
+            // 1.5 flush intervals after it was taken.
+            var options = configuration.sourceOptions
+            options.maxLatency = Double(configuration.flushInterval) / 2000
+            let sources = try configuration.sources.map { spec throws(SourceError) in
+                try registry.makeSource(spec, options: options)
             }
             let trace = try configuration.recordTrace.map { path throws(DeviceError) in try TraceTap(path: path) }
             let recorder = Recorder(
                 directory: directory, store: store, sources: sources, flushInterval: configuration.flushInterval,
-                trace: trace, gnssTime: configuration.gnssTime)
-            recorder.retention = configuration.retention
+                trace: trace, gnssTime: configuration.gnssTime, retention: configuration.retention)
             try recorder.listen()
             let id: Int64
             do {
@@ -68,7 +66,7 @@ public enum RecorderProcess {
 
     /// The first `start` mark's modality among sources that drive the lifecycle, else UNKNOWN.
     static func initialModality(of sources: [any SampleSource]) -> Modality {
-        for case let source as any LifecycleDrivingSource in sources {
+        for source in sources {
             if let modality = try? source.initialModality() { return modality }
         }
         return .unknown

@@ -7,7 +7,7 @@ import Glibc
 ///
 /// When gpsd goes away (restart, crash) the source reconnects with exponential backoff, from
 /// ``initialBackoff`` doubling to ``maximumBackoff``; it never fails for that reason alone.
-public struct GPSDSource: ReportingSampleSource {
+public struct GPSDSource: SampleSource {
     /// Host name or address (default `127.0.0.1`).
     public let host: String
     /// TCP port (default 2947).
@@ -160,23 +160,13 @@ public struct GPSDSource: ReportingSampleSource {
         throw DeviceError(path: "\(host):\(port)", action: "connect to gpsd at", errno: lastError)
     }
 
-    /// Watches gpsd until `shouldStop()` (asked every 100 ms), reconnecting whenever the connection is lost.
-    public func run(
-        deliver: @Sendable (Sample) -> Void, note: @Sendable (SourceNote) -> Void, shouldStop: @Sendable () -> Bool
-    ) throws {
-        try withoutActuallyEscaping(shouldStop) { shouldStop in
-            try run(
-                deliverAll: { samples in for sample in samples { deliver(sample) } }, note: note,
-                stop: StopSignal(polling: shouldStop))
-        }
-    }
-
     /// Watches gpsd until `stop` is given, reconnecting whenever the connection is lost. Between
     /// reports it waits in poll with no timer while no fix is held, else until the fix would
     /// count as lost.
-    public func run(deliverAll: @Sendable ([Sample]) -> Void, note: @Sendable (SourceNote) -> Void, stop: StopSignal) throws {
+    public func run(into sink: any SampleSink) throws {
+        let stop = sink.stop
         var watch = GNSSFixWatch()
-        note(.gnss(state: watch.state))
+        sink.note(.gnss(state: watch.state))
         var backoff = initialBackoff
         var connectedOnce = false
         while !stop.isStopped {
@@ -184,18 +174,18 @@ public struct GPSDSource: ReportingSampleSource {
             do {
                 fd = try connect()
             } catch {
-                note(.info("\(error); retrying in \(backoff) ms"))
+                sink.note(.info("\(error); retrying in \(backoff) ms"))
                 if !stop.sleep(until: WallClock.now() + backoff) { return }
                 backoff = min(backoff * 2, maximumBackoff)
                 continue
             }
-            if connectedOnce { note(.info("reconnected to gpsd at \(host):\(port)")) }
+            if connectedOnce { sink.note(.info("reconnected to gpsd at \(host):\(port)")) }
             connectedOnce = true
-            let gotData = session(fd: fd, watch: &watch, deliverAll: deliverAll, note: note, stop: stop)
+            let gotData = session(fd: fd, watch: &watch, sink: sink)
             close(fd)
             if stop.isStopped { return }
             if gotData { backoff = initialBackoff }
-            note(.info("gpsd at \(host):\(port) closed the connection; reconnecting in \(backoff) ms"))
+            sink.note(.info("gpsd at \(host):\(port) closed the connection; reconnecting in \(backoff) ms"))
             if !stop.sleep(until: WallClock.now() + backoff) { return }
             backoff = min(backoff * 2, maximumBackoff)
         }
@@ -204,9 +194,9 @@ public struct GPSDSource: ReportingSampleSource {
     /// One connection: watch, read lines until gpsd closes or the source stops. Returns whether
     /// any report arrived.
     private func session(
-        fd: Int32, watch: inout GNSSFixWatch, deliverAll: @Sendable ([Sample]) -> Void,
-        note: @Sendable (SourceNote) -> Void, stop: StopSignal
+        fd: Int32, watch: inout GNSSFixWatch, sink: any SampleSink
     ) -> Bool {
+        let stop = sink.stop
         let command = Array(GPSDCommand.watch().utf8)
         guard command.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == command.count else {
             return false
@@ -217,28 +207,16 @@ public struct GPSDSource: ReportingSampleSource {
         var gotData = false
         var invalid = 0
         func handle(_ received: [ReceiverEvent]) {
-            var events: [GNSSEvent] = []
-            var samples: [Sample] = []
-            for event in received {
-                switch event {
-                case .gnss(let gnss):
-                    events.append(gnss)
-                    if case .fix(let fix) = gnss { samples.append(.fix(fix)) }
-                case .motion(let sensor, let sample):
-                    samples.append(.motion(sensor, sample))
-                }
-            }
-            if !samples.isEmpty { deliverAll(samples) }
-            if let state = watch.take(events, now: WallClock.now()) { note(.gnss(state: state)) }
+            watch.hand(received, to: sink, now: WallClock.now())
             let total = stream.stats.invalid + stream.stats.notJSON
             if total > invalid {
-                note(.lost(total - invalid, reason: "unreadable gpsd reports"))
+                sink.note(.lost(total - invalid, reason: "unreadable gpsd reports"))
                 invalid = total
             }
         }
         while !stop.isStopped {
             let now = WallClock.now()
-            if let state = watch.tick(now: now) { note(.gnss(state: state)) }
+            if let state = watch.tick(now: now) { sink.note(.gnss(state: state)) }
             // An interrupted recv means "nothing yet" (EINTR in poll is retried by the signal).
             guard let readiness = try? stop.wait(for: fd, timeout: watch.deadline.map { max(0, $0 - now) }) else { break }
             if readiness == .stopped { break }

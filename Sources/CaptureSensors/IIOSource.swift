@@ -14,7 +14,7 @@ import SystemPackage
 /// queued, so a 1 kHz device wakes the process twice a second. A kernel without
 /// `buffer/watermark` (before 4.2) wakes the reader at every scan; there the source sleeps
 /// ``maxLatency`` after each read instead, for the same batches.
-public struct IIOSource: ReportingSampleSource {
+public struct IIOSource: SampleSource {
     /// The device.
     public let device: IIODevice
     /// The rate asked for with `--rate`, Hz.
@@ -87,18 +87,6 @@ public struct IIOSource: ReportingSampleSource {
         value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 
-    /// Configures the device, captures until it ends, fails or `shouldStop()`, and restores it.
-    /// `shouldStop` is asked every 100 ms; the recorder uses ``run(deliverAll:note:stop:)``.
-    public func run(
-        deliver: @Sendable (Sample) -> Void, note: @Sendable (SourceNote) -> Void, shouldStop: @Sendable () -> Bool
-    ) throws {
-        try withoutActuallyEscaping(shouldStop) { shouldStop in
-            try run(
-                deliverAll: { samples in for sample in samples { deliver(sample) } }, note: note,
-                stop: StopSignal(polling: shouldStop))
-        }
-    }
-
     /// The buffer sizing for this source: its rate (as set, else the device's, else assumed) and
     /// ``maxLatency``.
     public var bufferSizing: IIOBufferSizing {
@@ -106,7 +94,10 @@ public struct IIOSource: ReportingSampleSource {
     }
 
     /// Configures the device, captures until it ends, fails or `stop` is given, and restores it.
-    public func run(deliverAll: @Sendable ([Sample]) -> Void, note: @Sendable (SourceNote) -> Void, stop: StopSignal) throws {
+    public func run(into sink: any SampleSink) throws {
+        let deliverAll: @Sendable ([Sample]) -> Void = { sink.deliver($0) }
+        let note: @Sendable (SourceNote) -> Void = { sink.note($0) }
+        let stop = sink.stop
         // A buffer left enabled (by a crashed capture) must be off before anything is configured.
         if buffered, let control = try? bufferDirectories().control, control.value("enable") == "1" {
             try control.write("enable", "0")

@@ -73,15 +73,13 @@ public struct TraceSpec: Sendable, Equatable {
 
 /// Plays a trace file at its own pace (or `speed` times faster) as a simulated device.
 ///
-/// Run by a recorder (``LifecycleDrivingSource``), its times are re-based so that the trace's
-/// first record happens when the measurement starts, and it hands over the trace's marks: the
+/// Its times are re-based so that the trace's first record happens when the measurement starts
+/// (``SampleSink/measurementStart``), and it hands over the trace's marks (``drivesLifecycle``): the
 /// `start` mark's modality is the measurement's initial one, `pause`, `resume` and `modality`
 /// happen at their re-based times, and the measurement stops at the `stop` mark (or the last
 /// record). With ``loop`` the trace instead pauses there and starts again from the top, its
 /// times continuing, on a new track (its `start` mark then changes the modality back).
-///
-/// Run as a plain ``SampleSource`` it plays the samples only, from now.
-public struct LiveTraceSource: LifecycleDrivingSource {
+public struct LiveTraceSource: SampleSource {
     public let file: TraceFile
     public let speed: Double
     /// Whether the trace starts again from the top when it ends.
@@ -101,10 +99,6 @@ public struct LiveTraceSource: LifecycleDrivingSource {
 
     public var name: String { "trace:" + TraceSpec(path: file.path, loop: loop, delay: delay, speed: speed).argument }
 
-    public func run(deliver: @Sendable (Sample) -> Void, shouldStop: @Sendable () -> Bool) throws {
-        try play(anchor: WallClock.now(), deliver: deliver, mark: { _, _ in }, shouldStop: shouldStop)
-    }
-
     public func initialModality() throws -> Modality? {
         struct Found: Error { let modality: Modality? }
         do {
@@ -118,14 +112,15 @@ public struct LiveTraceSource: LifecycleDrivingSource {
         return nil
     }
 
-    public func run(
-        measurementStart: Int64, deliver: @Sendable (Sample) -> Void,
-        mark: @Sendable (LifecycleCommand, Int64) -> Void, shouldStop: @Sendable () -> Bool
-    ) throws {
-        try play(anchor: measurementStart + delay, deliver: deliver, mark: mark, shouldStop: shouldStop)
+    /// A trace's marks drive the measurement it is recorded into.
+    public var drivesLifecycle: Bool { true }
+
+    /// Plays until the trace ends (after handing over its `stop`), fails, or `sink.stop` is given.
+    public func run(into sink: any SampleSink) throws {
+        try play(anchor: sink.measurementStart + delay, sink: sink)
     }
 
-    public func continuing(measurementStart: Int64, committedEnd: Int64, resumedAt: Int64) -> LiveTraceSource {
+    public func continuing(measurementStart: Int64, committedEnd: Int64, resumedAt: Int64) -> any SampleSource {
         var next = self
         next.playedThrough = committedEnd - measurementStart - delay
         next.delay = delay + max(0, resumedAt - committedEnd)
@@ -138,10 +133,8 @@ public struct LiveTraceSource: LifecycleDrivingSource {
     /// Plays pass after pass (one unless ``loop``); play time 0 (the trace's first record) is
     /// `anchor`. Pass `n` begins `n` periods later, a period being the trace's length plus 1 ms so
     /// that no two passes share a millisecond.
-    private func play(
-        anchor: Int64, deliver: @Sendable (Sample) -> Void, mark: @Sendable (LifecycleCommand, Int64) -> Void,
-        shouldStop: @Sendable () -> Bool
-    ) throws {
+    private func play(anchor: Int64, sink: any SampleSink) throws {
+        let stop = sink.stop
         var pass: Int64 = 0
         var period: Int64 = 0
         func scaled(_ playTime: Int64) -> Int64 { speed == 1 ? playTime : Int64((Double(playTime) / speed).rounded()) }
@@ -161,16 +154,16 @@ public struct LiveTraceSource: LifecycleDrivingSource {
                         let playTime = base + (time - first)
                         guard !isStored(playTime) else { return }
                         let rebased = anchor + scaled(playTime)
-                        guard WallClock.sleep(until: rebased, shouldStop: shouldStop) else { throw Stopped() }
+                        guard stop.sleep(until: rebased) else { throw Stopped() }
                         switch record {
                         case .sample(var sample):
                             sample.shift(to: rebased)
-                            deliver(sample)
+                            sink.deliver([sample])
                         case .mark(.start(let modality), _):
                             // The recorder began the measurement with it; a later pass changes back to it.
-                            if pass > 0 { mark(.modality(modality), rebased) }
+                            if pass > 0 { sink.mark(.modality(modality), at: rebased) }
                         case .mark(let command, _):
-                            mark(command, rebased)
+                            sink.mark(command, at: rebased)
                         }
                     }
                 } catch is EndOfPass {}
@@ -178,20 +171,20 @@ public struct LiveTraceSource: LifecycleDrivingSource {
                 let end = base + (last - origin)
                 let rebasedEnd = anchor + scaled(end)
                 guard loop else {
-                    guard WallClock.sleep(until: rebasedEnd, shouldStop: shouldStop) else { throw Stopped() }
-                    mark(.stop, rebasedEnd)
+                    guard stop.sleep(until: rebasedEnd) else { throw Stopped() }
+                    sink.mark(.stop, at: rebasedEnd)
                     return
                 }
                 if !isStored(end) {
-                    guard WallClock.sleep(until: rebasedEnd, shouldStop: shouldStop) else { throw Stopped() }
-                    mark(.pause, rebasedEnd)
+                    guard stop.sleep(until: rebasedEnd) else { throw Stopped() }
+                    sink.mark(.pause, at: rebasedEnd)
                 }
                 period = last - origin + 1
                 pass += 1
                 if !isStored(pass * period) {
                     let rebasedStart = anchor + scaled(pass * period)
-                    guard WallClock.sleep(until: rebasedStart, shouldStop: shouldStop) else { throw Stopped() }
-                    mark(.resume, rebasedStart)
+                    guard stop.sleep(until: rebasedStart) else { throw Stopped() }
+                    sink.mark(.resume, at: rebasedStart)
                 }
             }
         } catch is Stopped {

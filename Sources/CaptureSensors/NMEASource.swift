@@ -11,7 +11,7 @@ import SystemPackage
 /// / ESF-MEAS become accelerometer and gyroscope samples (on GNSS time, see
 /// ``UBXSensorSamples``). Bad, truncated and unknown sentences and frames are skipped and
 /// reported as losses; fix acquired and lost are reported as ``SourceNote/gnss(state:)``.
-public struct NMEASource: ReportingSampleSource {
+public struct NMEASource: SampleSource {
     /// The device or file.
     public let path: String
 
@@ -36,21 +36,11 @@ public struct NMEASource: ReportingSampleSource {
         close(fd)
     }
 
-    /// Reads until the file or FIFO ends, the device fails, or `shouldStop()` (asked every 100 ms).
-    public func run(
-        deliver: @Sendable (Sample) -> Void, note: @Sendable (SourceNote) -> Void, shouldStop: @Sendable () -> Bool
-    ) throws {
-        try withoutActuallyEscaping(shouldStop) { shouldStop in
-            try run(
-                deliverAll: { samples in for sample in samples { deliver(sample) } }, note: note,
-                stop: StopSignal(polling: shouldStop))
-        }
-    }
-
     /// Reads until the file or FIFO ends, the device fails, or `stop` is given. It waits in poll
     /// with no timer while no fix is held, else until the fix would count as lost: one wake-up
     /// per burst of sentences the receiver writes at once.
-    public func run(deliverAll: @Sendable ([Sample]) -> Void, note: @Sendable (SourceNote) -> Void, stop: StopSignal) throws {
+    public func run(into sink: any SampleSink) throws {
+        let stop = sink.stop
         let fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw DeviceError(path: path, action: "open", errno: errno) }
         defer { close(fd) }
@@ -60,7 +50,7 @@ public struct NMEASource: ReportingSampleSource {
                 cfmakeraw(&settings)
                 settings.c_cflag |= tcflag_t(CLOCAL | CREAD)
                 if tcsetattr(fd, TCSANOW, &settings) != 0 {
-                    note(.info("could not put \(path) in raw mode: \(String(cString: strerror(errno)))"))
+                    sink.note(.info("could not put \(path) in raw mode: \(String(cString: strerror(errno)))"))
                 }
             }
         }
@@ -70,40 +60,28 @@ public struct NMEASource: ReportingSampleSource {
         var watch = GNSSFixWatch()
         var rejected = 0
         var unsupported = 0
-        note(.gnss(state: watch.state))
+        sink.note(.gnss(state: watch.state))
         var buffer = [UInt8](repeating: 0, count: 4096)
 
         func handle(_ received: [ReceiverEvent]) {
             let now = WallClock.now()
-            var events: [GNSSEvent] = []
-            var samples: [Sample] = []
-            for event in received {
-                switch event {
-                case .gnss(let gnss):
-                    events.append(gnss)
-                    if case .fix(let fix) = gnss { samples.append(.fix(fix)) }
-                case .motion(let sensor, let sample):
-                    samples.append(.motion(sensor, sample))
-                }
-            }
-            if !samples.isEmpty { deliverAll(samples) }
-            if let state = watch.take(events, now: now) { note(.gnss(state: state)) }
+            watch.hand(received, to: sink, now: now)
             let stats = stream.stats
             let total = stats.rejected
             if total > rejected {
-                note(.lost(total - rejected, reason: "bad or unknown NMEA sentences or UBX frames"))
+                sink.note(.lost(total - rejected, reason: "bad or unknown NMEA sentences or UBX frames"))
                 rejected = total
             }
             let unused = stats.unused
             if unused > unsupported {
-                note(.skipped(unused - unsupported))
+                sink.note(.skipped(unused - unsupported))
                 unsupported = unused
             }
         }
 
         while !stop.isStopped {
             let now = WallClock.now()
-            if let state = watch.tick(now: now) { note(.gnss(state: state)) }
+            if let state = watch.tick(now: now) { sink.note(.gnss(state: state)) }
             if !isRegularFile {
                 let readiness: StopSignal.Readiness
                 do {

@@ -1,16 +1,103 @@
 public import CaptureCore
 import Glibc
 
-/// A live source of samples: a device, a receiver or a trace played at its own pace.
+/// A source of samples: a device, a receiver, or a trace played at its own pace.
 ///
-/// `run` blocks on its own thread until the source ends (returns), fails (throws), or
-/// `shouldStop()` turns true. It hands every sample to `deliver`.
+/// One way in for every kind: ``run(into:)`` blocks on its own thread and hands whatever it reads
+/// to the ``SampleSink`` it is given, until the source ends (returns), fails (throws), or the
+/// sink's ``SampleSink/stop`` signal is given. What a kind adds beyond that (lifecycle marks, a
+/// modality to begin with, continuing after a crash) are requirements with defaults, so that the
+/// recorder asks every source the same questions and never needs to know its type.
+///
+/// ```swift
+/// struct Metronome: SampleSource {
+///     let name = "metronome"
+///     func run(into sink: any SampleSink) throws {
+///         var time = WallClock.now()
+///         while sink.stop.sleep(until: time + 100) {
+///             time += 100
+///             sink.deliver([.pressure(PressureSample(timestamp: time, hectopascals: 1013.25))])
+///         }
+///     }
+/// }
+/// ```
 public protocol SampleSource: Sendable {
-    /// What the source is, for `capture status` (`trace:ride.trace`).
+    /// What the source is, for `capture status` (`trace:ride.trace`), stored with the measurement
+    /// so that a recovered recorder starts the same source again.
     var name: String { get }
     /// Which clock its times are on (the host's unless it says otherwise).
     var clock: SourceClock { get }
-    func run(deliver: @Sendable (Sample) -> Void, shouldStop: @Sendable () -> Bool) throws
+
+    /// Reads until the source ends, fails, or `sink.stop` is given, handing the samples of each
+    /// read to `sink` at once and in order (one call per read, not per sample: the recorder's
+    /// inbox is taken once per call).
+    func run(into sink: any SampleSink) throws
+
+    /// Whether the source hands over lifecycle marks (``SampleSink/mark(_:at:)``), as a trace
+    /// played as a simulated device does: its `stop` mark then ends the measurement. Default `false`.
+    var drivesLifecycle: Bool { get }
+
+    /// The modality the recording begins with (a trace's `start` mark), or `nil` if the source
+    /// does not say (the default).
+    func initialModality() throws -> Modality?
+
+    /// This source continuing a measurement whose recorder died: it skips everything at or before
+    /// `committedEnd` (what the store already has) and plays the rest as if it had been held from
+    /// `committedEnd` to `resumedAt`. Its ``name`` says so, for the next recovery. A live device
+    /// has nothing to skip and returns itself (the default).
+    func continuing(measurementStart: Int64, committedEnd: Int64, resumedAt: Int64) -> any SampleSource
+}
+
+extension SampleSource {
+    public var clock: SourceClock { .host }
+    public var drivesLifecycle: Bool { false }
+    public func initialModality() throws -> Modality? { nil }
+    public func continuing(measurementStart: Int64, committedEnd: Int64, resumedAt: Int64) -> any SampleSource { self }
+}
+
+/// Where a running source hands what it reads: samples, notes and, for a source that drives the
+/// lifecycle, marks. The recorder gives each source a sink of its own; it must never block the
+/// source (the recorder's sink puts samples in an inbox and returns).
+public protocol SampleSink: Sendable {
+    /// The samples of one read, in the order they were taken.
+    func deliver(_ samples: [Sample])
+    /// A loss, a skipped input, a GNSS fix state or a remark (``SourceNote``).
+    func note(_ note: SourceNote)
+    /// A lifecycle mark at `time` (Unix ms), applied as the control command of the same name.
+    func mark(_ command: LifecycleCommand, at time: Int64)
+    /// Given when the source should return. A source that waits in `poll(2)` puts its
+    /// ``StopSignal/descriptor`` in the poll set; one that sleeps uses ``StopSignal/sleep(until:)``.
+    var stop: StopSignal { get }
+    /// When the measurement began (Unix ms, host clock): what a trace's times are re-based onto.
+    var measurementStart: Int64 { get }
+}
+
+/// A sink made of closures: for tools that run a source on their own (`capture doctor`,
+/// `capture sensors`) and for tests.
+public struct ClosureSink: SampleSink {
+    public let stop: StopSignal
+    public let measurementStart: Int64
+    private let onSamples: @Sendable ([Sample]) -> Void
+    private let onNote: @Sendable (SourceNote) -> Void
+    private let onMark: @Sendable (LifecycleCommand, Int64) -> Void
+
+    /// A sink that calls `deliver`, `note` and `mark`; a trace run through it plays from
+    /// `measurementStart` (default: now).
+    public init(
+        stop: StopSignal, measurementStart: Int64 = WallClock.now(), deliver: @escaping @Sendable ([Sample]) -> Void,
+        note: @escaping @Sendable (SourceNote) -> Void = { _ in },
+        mark: @escaping @Sendable (LifecycleCommand, Int64) -> Void = { _, _ in }
+    ) {
+        self.stop = stop
+        self.measurementStart = measurementStart
+        onSamples = deliver
+        onNote = note
+        onMark = mark
+    }
+
+    public func deliver(_ samples: [Sample]) { onSamples(samples) }
+    public func note(_ note: SourceNote) { onNote(note) }
+    public func mark(_ command: LifecycleCommand, at time: Int64) { onMark(command, time) }
 }
 
 /// Which clock a source's times are on, for one clock per measurement (``GNSSClock``).
@@ -22,33 +109,6 @@ public enum SourceClock: Sendable, Equatable {
     case gnss
     /// A recording's own (a receiver log read from a file): neither moved nor a reference.
     case recorded
-}
-
-extension SampleSource {
-    public var clock: SourceClock { .host }
-}
-
-/// A source that also drives the measurement's lifecycle, as the device it simulates would: a
-/// recorded trace with its `start`, `pause`, `resume`, `modality` and `stop` marks.
-///
-/// The recorder asks it for the initial modality, runs it with the measurement's start time
-/// (every time the source hands over is re-based onto that), and applies each mark exactly as
-/// the control-socket command of the same name, at the mark's time. IIO, gpsd and NMEA sources
-/// are plain ``SampleSource``s.
-public protocol LifecycleDrivingSource: SampleSource {
-    /// The modality the recording begins with (a trace's `start` mark), or `nil` if it does not say.
-    func initialModality() throws -> Modality?
-
-    /// Plays for the measurement that began at `measurementStart` (Unix ms) until the source ends
-    /// (after handing over its `stop`), fails, or `shouldStop()` turns true.
-    func run(
-        measurementStart: Int64, deliver: @Sendable (Sample) -> Void,
-        mark: @Sendable (LifecycleCommand, Int64) -> Void, shouldStop: @Sendable () -> Bool) throws
-
-    /// This source continuing a measurement whose recorder died: it skips everything at or before
-    /// `committedEnd` (what the store already has) and plays the rest as if it had been held from
-    /// `committedEnd` to `resumedAt`. Its ``SampleSource/name`` says so, for the next recovery.
-    func continuing(measurementStart: Int64, committedEnd: Int64, resumedAt: Int64) -> Self
 }
 
 /// The wall clock, in Unix milliseconds.

@@ -94,10 +94,7 @@ public final class StagedCommits {
     /// everything stays staged; a store held by another process for more than ``patience``
     /// is not a failure: the commit is deferred (``deferred``) to the next call.
     public func commitIfDue(now: Int64) throws(StoreError) {
-        guard let oldest else { return }
-        guard weight >= Self.maximumWeight || log.offset >= Self.maximumLogSize || now - oldest >= Self.maximumAge else {
-            return
-        }
+        guard isDue(now: now) else { return }
         do {
             try store.commit(records: staged, patience: Self.patience)
         } catch .busy {
@@ -105,6 +102,12 @@ public final class StagedCommits {
             return
         }
         clear()
+    }
+
+    /// Whether a staging limit is reached at `now`: ``commitIfDue(now:)`` would commit.
+    public func isDue(now: Int64) -> Bool {
+        guard let oldest else { return false }
+        return weight >= Self.maximumWeight || log.offset >= Self.maximumLogSize || now - oldest >= Self.maximumAge
     }
 
     /// Commits everything staged to the database now.

@@ -343,24 +343,26 @@ enum SourceWatch {
 
     static func watch(_ source: any SampleSource, seconds: Double) -> Result {
         let state = Mutex(Result())
-        let stop = Atomic(false)
+        let stop = StopSignal()
         let done = DispatchSemaphore(value: 0)
         let measuresClock = source.clock == .gnss
         let started = Date()
+        let sink = ClosureSink(stop: stop) { samples in
+            state.withLock { result in
+                for sample in samples {
+                    switch sample {
+                    case .motion(let sensor, _): result.motion[sensor, default: 0] += 1
+                    case .fix(let fix):
+                        result.fixes += 1
+                        if measuresClock { _ = result.clock.observe(gnss: fix.timestamp, host: WallClock.now()) }
+                    case .pressure: result.pressure += 1
+                    }
+                }
+            }
+        }
         let thread = Thread {
             do {
-                try source.run(
-                    deliver: { sample in
-                        state.withLock { result in
-                            switch sample {
-                            case .motion(let sensor, _): result.motion[sensor, default: 0] += 1
-                            case .fix(let fix):
-                                result.fixes += 1
-                                if measuresClock { _ = result.clock.observe(gnss: fix.timestamp, host: WallClock.now()) }
-                            case .pressure: result.pressure += 1
-                            }
-                        }
-                    }, shouldStop: { stop.load(ordering: .relaxed) })
+                try source.run(into: sink)
             } catch {
                 state.withLock { $0.error = "\(error)" }
             }
@@ -368,7 +370,7 @@ enum SourceWatch {
         }
         thread.start()
         let ended = done.wait(timeout: .now() + seconds) == .success
-        stop.store(true, ordering: .relaxed)
+        stop.stop()
         if !ended { _ = done.wait(timeout: .now() + 5) }
         var result = state.withLock { $0 }
         result.seconds = max(Date().timeIntervalSince(started), 0.001)

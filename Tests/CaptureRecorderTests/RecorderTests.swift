@@ -32,16 +32,16 @@ final class FeedSource: SampleSource, @unchecked Sendable {
         #expect(waitUntil { self.delivered >= target }, "the recorder did not take the samples")
     }
 
-    func run(deliver: @Sendable (Sample) -> Void, shouldStop: @Sendable () -> Bool) throws {
+    func run(into sink: any SampleSink) throws {
         defer { lock.withLock { ended = true } }
-        while !shouldStop() {
+        while !sink.stop.isStopped {
             let batch = lock.withLock {
                 let batch = queue
                 queue = []
                 return batch
             }
             for sample in batch {
-                deliver(sample)
+                sink.deliver([sample])
                 lock.withLock { deliveredCount += 1 }
             }
             usleep(1_000)
@@ -55,7 +55,7 @@ struct FailingSource: SampleSource {
         var description: String { "the device vanished" }
     }
     let name = "broken:test"
-    func run(deliver: @Sendable (Sample) -> Void, shouldStop: @Sendable () -> Bool) throws { throw Broken() }
+    func run(into sink: any SampleSink) throws { throw Broken() }
 }
 
 /// Polls `condition` every 10 ms for up to `seconds`.
@@ -187,7 +187,7 @@ struct RecorderTests {
         // devices on one clock would queue on each other).
         let harness = try RecorderHarness(flushInterval: 60_000)
         defer { harness.command(.stop) }
-        harness.recorder.lock.withLock { harness.feed.feed(acceleration(20)) }
+        harness.recorder.withStateLocked { harness.feed.feed(acceleration(20)) }
         // Taken into the recording before the status is answered.
         #expect(harness.command(.status).status?.pendingSamples == 20)
         #expect(harness.command(.status).status?.sources.first?.samples == 20)
@@ -199,7 +199,7 @@ struct RecorderTests {
         let harness = try RecorderHarness(flushInterval: 60_000, inboxCapacity: 50)
         defer { harness.command(.stop) }
         let start = WallClock.now()
-        harness.recorder.lock.withLock {
+        harness.recorder.withStateLocked {
             for step in 0..<3 { harness.feed.feed(acceleration(30, from: start + Int64(step) * 30)) }
         }
         let status = try #require(harness.command(.status).status)

@@ -76,15 +76,16 @@ import Testing
         let path = try write(Self.ride)
         defer { unlink(path) }
         // Stored up to play time 150 (the sample during the pause); recovered 5 s later.
-        let next = LiveTraceSource(path: path).continuing(
-            measurementStart: Self.past, committedEnd: Self.past + 150, resumedAt: Self.past + 5_150)
+        let next = try #require(
+            LiveTraceSource(path: path).continuing(
+                measurementStart: Self.past, committedEnd: Self.past + 150, resumedAt: Self.past + 5_150) as? LiveTraceSource)
         #expect(next.delay == 5_000)
         #expect(next.name == "trace:\(path)@delay=5000")
         #expect(try play(next, from: Self.past) == ["resume 5200", "modality WALKING 5300", "S 5350", "stop 5400"])
         // A second recovery counts from the delay already stored.
         let again = try #require(
-            try SourceRegistry.standard.makeSource(next.name) as? LiveTraceSource
-        ).continuing(measurementStart: Self.past, committedEnd: Self.past + 5_300, resumedAt: Self.past + 6_000)
+            try SourceRegistry.standard.makeSource(next.name).continuing(
+                measurementStart: Self.past, committedEnd: Self.past + 5_300, resumedAt: Self.past + 6_000) as? LiveTraceSource)
         #expect(again.delay == 5_700)
         #expect(try play(again, from: Self.past) == ["S 6050", "stop 6100"])
     }

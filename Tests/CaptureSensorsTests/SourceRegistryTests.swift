@@ -147,7 +147,7 @@ struct SourceRegistryTests {
         let syntax = "echo:NAME"
         struct Echo: SampleSource {
             var name: String
-            func run(deliver: @Sendable (Sample) -> Void, shouldStop: @Sendable () -> Bool) throws {}
+            func run(into sink: any SampleSink) throws {}
         }
         func makeSource(argument: String?, options: SourceOptions) throws(SourceError) -> any SampleSource {
             Echo(name: "echo:" + (argument ?? "-"))

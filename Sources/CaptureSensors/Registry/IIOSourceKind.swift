@@ -38,7 +38,9 @@ public struct IIOSourceKind: SourceKind {
         }
         guard device.isUseful else { throw .notUseful(id: id, name: device.name) }
         do {
-            return try IIOSource(device: device, rate: rate)
+            var source = try IIOSource(device: device, rate: rate)
+            if let maxLatency = options.maxLatency { source.maxLatency = min(source.maxLatency, maxLatency) }
+            return source
         } catch {
             throw .unreadableDevice(id: id, reason: "\(error)")
         }

@@ -52,12 +52,16 @@ public struct SourceOptions: Sendable, Equatable {
     public var rate: Double?
     /// Whether trace sources start again from the top when they end (`--loop`).
     public var loop: Bool
+    /// The longest an IIO scan may wait in the kernel's buffer, seconds (``IIOSource/maxLatency``);
+    /// `nil`: the source's default. The recorder sets half its flush interval.
+    public var maxLatency: Double?
 
     /// Options with `sysfsRoot` made absolute.
-    public init(sysfsRoot: String = "/", rate: Double? = nil, loop: Bool = false) {
+    public init(sysfsRoot: String = "/", rate: Double? = nil, loop: Bool = false, maxLatency: Double? = nil) {
         self.sysfsRoot = SourcePath.absolute(sysfsRoot)
         self.rate = rate
         self.loop = loop
+        self.maxLatency = maxLatency
     }
 
     /// Whether `rate` is a sampling rate capture asks a device for: above 0 and at most 100 kHz.

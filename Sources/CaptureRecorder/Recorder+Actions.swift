@@ -1,0 +1,247 @@
+import CaptureCore
+import CaptureSensors
+import CaptureStorage
+import Dispatch
+import Glibc
+import Synchronization
+
+/// Actions decided and not yet performed, in the order decided, with the barriers of the
+/// commands waiting for theirs. Events push under the state lock (so the order is the order of
+/// decisions); the driver thread takes them all at once.
+final class WorkQueue: Sendable {
+    enum Item: Sendable {
+        case action(RecorderStateMachine.Action)
+        /// Signalled once everything before it was performed (or dropped: the run has ended).
+        case barrier(DispatchSemaphore)
+    }
+
+    private struct Contents {
+        var items: [Item] = []
+        var closed = false
+    }
+
+    private let contents = Mutex(Contents())
+    /// One signal per push: wakes the driver thread.
+    private let wakeUp = DispatchSemaphore(value: 0)
+
+    func push(_ actions: [RecorderStateMachine.Action], barrier: DispatchSemaphore?) {
+        guard !actions.isEmpty || barrier != nil else { return }
+        let closed = contents.withLock { contents in
+            guard !contents.closed else { return true }
+            contents.items += actions.map(Item.action)
+            if let barrier { contents.items.append(.barrier(barrier)) }
+            return false
+        }
+        if closed {
+            barrier?.signal()
+        } else {
+            wakeUp.signal()
+        }
+    }
+
+    /// Waits until something is pushed or `milliseconds` pass.
+    func wait(milliseconds: Int64) {
+        _ = wakeUp.wait(timeout: .now() + .milliseconds(Int(clamping: milliseconds)))
+    }
+
+    func takeAll() -> [Item] {
+        contents.withLock { contents in
+            defer { contents.items = [] }
+            return contents.items
+        }
+    }
+
+    /// No more actions will be performed: the barriers waiting, and those pushed later, are
+    /// signalled at once.
+    func close() {
+        let left = contents.withLock { contents in
+            contents.closed = true
+            defer { contents.items = [] }
+            return contents.items
+        }
+        for case .barrier(let barrier) in left { barrier.signal() }
+    }
+}
+
+/// What the driver thread alone touches while the recorder runs: the way into the store, the
+/// journal and the trace.
+struct Lane {
+    /// The way flushes reach the store; set before the measurement begins.
+    var staged: StagedCommits?
+    var measurement: Int64?
+    /// The measurement's `recorder.jsonl` (nil until it starts, or if it cannot be written).
+    var journal: RecorderJournal?
+    let trace: TraceTap?
+    /// A stage action whose flush went into the log before its due commit failed: a retry
+    /// after pruning only commits.
+    var stagedBeforeFailure = false
+    /// The run has finished: what is still queued is dropped.
+    var finished = false
+
+    init(trace: TraceTap?) {
+        self.trace = trace
+    }
+
+    mutating func open(measurement id: Int64, directory: String, store: Store) {
+        measurement = id
+        journal = RecorderJournal(directory: directory, measurement: id, store: store)
+    }
+}
+
+/// What the driver thread publishes for `capture status`.
+struct Published: Sendable {
+    /// The samples staged in the flush log, not yet in the database.
+    var staged: SampleCounts?
+    /// Why the trace stopped being written, if it did.
+    var traceFailure: String?
+}
+
+extension Recorder {
+    /// Performs what is queued, in order. Returns whether the run has finished.
+    func performQueued() -> Bool {
+        for item in work.takeAll() {
+            switch item {
+            case .barrier(let barrier): barrier.signal()
+            case .action(let action): performHandlingFailure(action)
+            }
+        }
+        guard lane.withLock({ $0.finished }) else { return false }
+        work.close()
+        return true
+    }
+
+    /// Performs one action; a store failure goes to the state machine, which decides whether to
+    /// prune and try again or to end the recording.
+    private func performHandlingFailure(_ action: RecorderStateMachine.Action) {
+        var retry = false
+        while true {
+            let failure = lane.withLock { lane -> StoreError? in
+                guard !lane.finished else { return nil }
+                do throws(StoreError) {
+                    try perform(action, on: &lane, retry: retry)
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            guard let failure else {
+                if retry { machine.withLock { $0.storeRecovered() } }
+                return
+            }
+            switch machine.withLock({ $0.storeFailed(failure) }) {
+            case .pruneAndRetry:
+                if pruneForRoom() {
+                    retry = true
+                    continue
+                }
+                guard case .stop(let actions) = machine.withLock({ $0.storeFailed(failure) }) else { return }
+                giveUp(actions)
+            case .stop(let actions):
+                giveUp(actions)
+            }
+            return
+        }
+    }
+
+    /// The actions of a recording that ended on a failure: none of them fails in turn.
+    private func giveUp(_ actions: [RecorderStateMachine.Action]) {
+        lane.withLock { lane in
+            lane.stagedBeforeFailure = false
+            for action in actions { try? perform(action, on: &lane, retry: false) }
+        }
+    }
+
+    /// Performs one action (``RecorderStateMachine/Action``).
+    func perform(_ action: RecorderStateMachine.Action, on lane: inout Lane, retry: Bool) throws(StoreError) {
+        switch action {
+        case .begin(let flush, let sources):
+            let id = try store.begin(flush, sources: sources.joined(separator: "\n"))
+            lane.open(measurement: id, directory: directory, store: store)
+        case .commit(let flush):
+            try store.commit(flush, to: lane.measurement ?? 0)
+        case .stage(let flush):
+            guard let staged = lane.staged, let measurement = lane.measurement else { return }
+            let now = WallClock.now()
+            defer { publishStaged(staged) }
+            // A flush staged before the database turned out full is kept: the retry moves it on.
+            if !(retry && lane.stagedBeforeFailure) {
+                // A flush with events goes to the database at once, with everything staged.
+                if !flush.events.isEmpty { publishMoving() }
+                try staged.commit(flush, to: measurement, now: now)
+            }
+            lane.stagedBeforeFailure = true
+            if staged.isDue(now: now) { publishMoving() }
+            try staged.commitIfDue(now: now)
+            lane.stagedBeforeFailure = false
+        case .moveToGNSSTime(let correction, let motion):
+            guard let measurement = lane.measurement else { return }
+            if let staged = lane.staged {
+                publishMoving()
+                defer { publishStaged(staged) }
+                try staged.commitStaged()
+            }
+            try store.applyClockCorrection(correction, to: measurement, motion: motion)
+        case .recordClockCorrection(let correction):
+            guard let measurement = lane.measurement else { return }
+            try store.recordClockCorrection(correction, of: measurement)
+        case .continueSources(let measurementStart, let committedEnd, let resumedAt):
+            let names = sources.withLock { sources in
+                sources = sources.map { source in
+                    guard source.drivesLifecycle else { return source }
+                    return source.continuing(measurementStart: measurementStart, committedEnd: committedEnd, resumedAt: resumedAt)
+                }
+                return sources.map(\.name)
+            }
+            machine.withLock { $0.renamed(names) }
+            try store.updateSources(names.joined(separator: "\n"), of: lane.measurement ?? 0)
+        case .journal(let entry, let time):
+            lane.journal?.note(entry.fields, at: time ?? WallClock.now())
+        case .trace(let records, let flush):
+            guard let trace = lane.trace else { return }
+            for record in records { trace.append(record) }
+            if flush {
+                trace.flush()
+                if let failure = trace.failure { published.withLock { $0.traceFailure = "\(failure)" } }
+            }
+        case .commitWhatFits:
+            lane.staged?.commitWhatFits()
+            if let staged = lane.staged { publishStaged(staged) }
+        case .finish(let captured, let lost):
+            guard !lane.finished else { return }
+            lane.finished = true
+            let deferred = lane.staged?.deferred ?? 0
+            lane.journal?.note(
+                RecorderStateMachine.JournalEntry.summary(captured: captured, lost: lost, commitsDeferred: deferred).fields,
+                at: WallClock.now())
+            lane.staged?.close()
+            stopSignal.stop()
+            done.signal()
+        }
+    }
+
+    /// Before a commit moves staged samples into the database: a reader of `status` adds the
+    /// database's counts and the staged ones, so while they move they count as not staged,
+    /// missed for a moment rather than counted twice.
+    private func publishMoving() {
+        published.withLock { $0.staged = SampleCounts() }
+    }
+
+    func publishStaged(_ staged: StagedCommits) {
+        let counts = staged.stagedCounts
+        published.withLock { $0.staged = counts }
+    }
+
+    /// Prunes as ``retention`` allows; whether anything was removed.
+    private func pruneForRoom() -> Bool {
+        guard var policy = retention else { return false }
+        // Over budget by definition: the store is full. Whatever `max_store_size` says, room is
+        // what is needed now, so the budget is what is in use less one flush's worth.
+        if let size = try? store.databaseSize(), let room = ByteSize(bytes: max(4096, size - 1_048_576)),
+            (policy.maxStoreSize?.bytes ?? .max) > room.bytes
+        {
+            policy.maxStoreSize = room
+        }
+        guard let report = try? store.prune(policy, now: WallClock.now(), directory: directory) else { return false }
+        return !report.removed.isEmpty
+    }
+}

@@ -1,0 +1,469 @@
+public import CaptureCore
+public import CaptureSensors
+public import CaptureStorage
+
+/// What the recorder decides, as one value: it takes events (samples arrived, flush due, a
+/// command, a source ended or failed, the store failed, the host clock found off) and returns
+/// the actions that carry them out. It has no threads, files or clocks of its own: every time
+/// comes in with its event, so each rule is tested event by event (`RecorderStateMachineTests`).
+/// ``Recorder`` is its driver: it feeds the events in under a lock and performs the actions, in
+/// order, on one thread of its own with no lock held (AsyncHTTPClient's connection pool works
+/// the same way).
+///
+/// Every lifecycle transition has one copy here, whoever asks for it: `capture pause` over the
+/// control socket, a trace's `pause` mark, a recovery's implicit pause.
+public struct RecorderStateMachine: Sendable {
+    /// What the recorder is doing.
+    public enum State: Sendable, Equatable {
+        /// Sources prepared, no measurement begun or recovered yet.
+        case idle
+        /// Recording the measurement with this id.
+        case recording(measurement: Int64)
+        /// The measurement stopped, or the store failed (`failure`); nothing more is taken.
+        case finished(failure: StoreError?)
+    }
+
+    /// Who gave a lifecycle command.
+    public enum Origin: Sendable, Equatable {
+        /// A person, over the control socket (or a signal).
+        case control
+        /// The source at this index (a trace's mark).
+        case source(Int)
+    }
+
+    /// What a source is, as far as the decisions go.
+    public struct SourceInfo: Sendable, Equatable {
+        public var name: String
+        public var clock: SourceClock
+        public var drivesLifecycle: Bool
+
+        public init(name: String, clock: SourceClock = .host, drivesLifecycle: Bool = false) {
+            self.name = name
+            self.clock = clock
+            self.drivesLifecycle = drivesLifecycle
+        }
+
+        public init(_ source: any SampleSource) {
+            self.init(name: source.name, clock: source.clock, drivesLifecycle: source.drivesLifecycle)
+        }
+    }
+
+    /// What the driver does, in the order given.
+    public enum Action: Sendable, Equatable {
+        /// Begins the measurement in the store with this flush (its `start`), then reports the new
+        /// id with ``RecorderStateMachine/began(measurement:at:)``.
+        case begin(Flush, sources: [String])
+        /// Commits a flush to the database at once (a recovery, before staging starts).
+        case commit(Flush)
+        /// Stages a flush (``StagedCommits``) and commits what is staged if a limit is reached.
+        /// Given at every flush, empty or not: the age limit is checked then.
+        case stage(Flush)
+        /// Commits what is staged, then moves everything stored on the host clock by
+        /// `correction` ms in one transaction (the measurement goes onto GNSS time).
+        case moveToGNSSTime(correction: Int64, motion: Bool)
+        /// Records a refined correction; nothing stored moves again.
+        case recordClockCorrection(Int64)
+        /// Replaces the sources that drive the lifecycle by their continuation after a crash
+        /// (``SampleSource/continuing(measurementStart:committedEnd:resumedAt:)``), stores their
+        /// new names and reports them with ``RecorderStateMachine/renamed(_:)``.
+        case continueSources(measurementStart: Int64, committedEnd: Int64, resumedAt: Int64)
+        /// Appends a line to the measurement's journal, at `time` (`nil`: when written).
+        case journal(JournalEntry, at: Int64?)
+        /// Appends records to the trace being recorded (`--record-trace`), writing them if `flush`.
+        case trace([TraceRecord], flush: Bool)
+        /// After a failed commit: commits what is staged as far as it fits.
+        case commitWhatFits
+        /// Ends the run: the journal's summary, the flush log closed, the threads stopped.
+        case finish(captured: SampleCounts, lost: [String: Int])
+    }
+
+    /// A line of the measurement's journal (``RecorderJournal``).
+    public enum JournalEntry: Sendable, Equatable {
+        case start(modality: Modality, sources: [String], flushInterval: Int64)
+        case recovered(committedUntil: Int64, sources: [String])
+        case command(LifecycleCommand, by: String)
+        case note(source: String, line: String, lostSoFar: Int?)
+        case summary(captured: SampleCounts, lost: [String: Int], commitsDeferred: Int)
+    }
+
+    /// What a lifecycle command came to.
+    public enum CommandResult: Sendable, Equatable {
+        /// Applied: perform `actions`; a modality change says whether it changed anything.
+        case applied([Action], outcome: LifecycleOutcome?)
+        /// The lifecycle refused it; nothing changed.
+        case refused(LifecycleError)
+        /// The recording ended on a store failure; nothing is taken any more.
+        case failed(StoreError)
+    }
+
+    /// What to do about a failed store action.
+    public enum StoreFailureDecision: Sendable, Equatable {
+        /// Prune as the retention policy allows, then try the same action once more.
+        case pruneAndRetry
+        /// Give up: perform these actions; the recording has ended with the failure.
+        case stop([Action])
+    }
+
+    /// An interrupted measurement as the store has it, for ``recover(_:at:)``.
+    public struct Interrupted: Sendable, Equatable {
+        public var id: Int64
+        /// Its start, on the clock it was stored on (GNSS time once corrected).
+        public var startTime: Int64
+        public var lifecycle: Lifecycle
+        /// Its last committed sample or event (else its start).
+        public var committedEnd: Int64
+        /// The correction an earlier recorder applied, if any.
+        public var correction: Int64?
+
+        public init(id: Int64, startTime: Int64, lifecycle: Lifecycle, committedEnd: Int64, correction: Int64?) {
+            self.id = id
+            self.startTime = startTime
+            self.lifecycle = lifecycle
+            self.committedEnd = committedEnd
+            self.correction = correction
+        }
+    }
+
+    public private(set) var state: State = .idle
+
+    // Settings.
+    private let flushInterval: Int64
+    private let gnssTime: GNSSTimePolicy
+    private let hostSynchronized: Bool
+    private let tracing: Bool
+    private let canPrune: Bool
+
+    // The recording.
+    private var engine = Recording()
+    /// When the measurement started (Unix ms, host clock): what lifecycle-driving sources re-base onto.
+    public private(set) var measurementStart: Int64 = 0
+    private var sources: [SourceInfo]
+    private var sourceStates: [RecorderStatus.SourceState]
+    /// The last note written to the journal per source, so that a repeated note is written once.
+    private var journaled: [String?]
+    private var captured = SampleCounts()
+    /// Captured counts over the last 10 s, one entry per flush, for the rates in `status`.
+    private var history: [(time: Int64, captured: SampleCounts)] = []
+    private var lastFix: Fix?
+    /// One clock per measurement: the host clock against live receivers' GNSS time.
+    private var clock = GNSSClock()
+    /// What is added to host-clock times (events, motion, pressure); `nil` while none is.
+    private var correction: Int64?
+    /// When the current track began (its START or RESUME), on the events' clock.
+    private var trackStart: Int64 = .min
+    /// Samples that arrived while capturing but were taken before the track began (a device
+    /// buffer read just after a resume); counted with those dropped while paused.
+    private var droppedBeforeTrack = 0
+    /// Whether a prune was tried for the store failure being handled.
+    private var pruning = false
+
+    /// - Parameters:
+    ///   - tracing: whether what the sources deliver is also recorded as a trace.
+    ///   - canPrune: whether a full store may be met by pruning (a retention policy is set).
+    public init(
+        sources: [SourceInfo], flushInterval: Int64, gnssTime: GNSSTimePolicy = .auto, hostSynchronized: Bool = false,
+        tracing: Bool = false, canPrune: Bool = false
+    ) {
+        self.sources = sources
+        self.flushInterval = flushInterval
+        self.gnssTime = gnssTime
+        self.hostSynchronized = hostSynchronized
+        self.tracing = tracing
+        self.canPrune = canPrune
+        sourceStates = sources.map { .init(name: $0.name, state: .running, error: nil, samples: 0) }
+        journaled = sources.map { _ in nil }
+    }
+
+    /// The measurement being recorded, if one is.
+    public var measurement: Int64? {
+        if case .recording(let id) = state { id } else { nil }
+    }
+
+    public var isFinished: Bool {
+        if case .finished = state { true } else { false }
+    }
+
+    /// The failure that ended the recording, if one did.
+    public var failure: StoreError? {
+        if case .finished(let failure) = state { failure } else { nil }
+    }
+
+    // MARK: - Beginning
+
+    /// A new measurement, starting at `now`.
+    public mutating func start(modality: Modality, at now: Int64) throws(LifecycleError) -> [Action] {
+        let flush = try engine.apply(.start(modality), at: now)
+        trackStart = now
+        measurementStart = now
+        return [.begin(flush, sources: sources.map(\.name))]
+    }
+
+    /// The store gave the new measurement `id`.
+    public mutating func began(measurement id: Int64, at now: Int64) -> [Action] {
+        state = .recording(measurement: id)
+        let modality = engine.lifecycle.modality ?? .unknown
+        return [
+            .journal(.start(modality: modality, sources: sources.map(\.name), flushInterval: flushInterval), at: now),
+            .trace([.mark(.start(modality), at: now)], flush: true),
+        ]
+    }
+
+    /// Continues a measurement whose recorder died: an implicit pause where its committed data
+    /// ends (if it was capturing), then a resume at `now`, on a new track. When a source drives
+    /// the lifecycle (a trace), it continues after the committed data, held for the time the
+    /// recorder was down; a measurement the trace had paused stays paused until it resumes it.
+    public mutating func recover(_ open: Interrupted, at now: Int64) throws(LifecycleError) -> [Action] {
+        state = .recording(measurement: open.id)
+        // What an earlier recorder applied goes on: the host clock is likely still as wrong.
+        correction = open.correction
+        clock = GNSSClock(correction: open.correction)
+        let host = open.correction ?? 0
+        measurementStart = open.startTime - host
+        engine = Recording(lifecycle: open.lifecycle)
+        let end = open.committedEnd
+        var actions: [Action] = [.journal(.recovered(committedUntil: end, sources: sources.map(\.name)), at: nil)]
+        let wasCapturing = open.lifecycle.state.phase == .capturing
+        if wasCapturing {
+            actions.append(.commit(try engine.apply(.pause, at: end)))
+        }
+        let resumedAt = max(now + host, end)
+        let driving = sources.contains(where: \.drivesLifecycle)
+        if wasCapturing || !driving {
+            actions.append(.commit(try engine.apply(.resume, at: resumedAt)))
+            trackStart = resumedAt
+        }
+        if driving {
+            // A trace plays on the host clock; what it hands over is moved as it arrives.
+            actions.append(
+                .continueSources(
+                    measurementStart: open.startTime - host, committedEnd: end - host, resumedAt: resumedAt - host))
+        }
+        return actions
+    }
+
+    /// The sources' names after ``Action/continueSources(measurementStart:committedEnd:resumedAt:)``.
+    public mutating func renamed(_ names: [String]) {
+        for (index, name) in names.enumerated() where index < sources.count {
+            sources[index].name = name
+            sourceStates[index].name = name
+        }
+    }
+
+    // MARK: - Samples
+
+    /// What a source handed over since it was last taken: its reads, each with the time it
+    /// arrived (host clock), and how many samples its inbox had to drop (it holds `capacity`).
+    public mutating func take(
+        _ reads: [(samples: [Sample], arrived: Int64)], dropped: Int, capacity: Int, from index: Int
+    ) -> [Action] {
+        guard case .recording = state else { return [] }
+        var actions: [Action] = []
+        var traced: [TraceRecord] = []
+        for read in reads {
+            for sample in read.samples {
+                ingest(sample, from: index, arrived: read.arrived, traced: &traced, actions: &actions)
+            }
+        }
+        if !traced.isEmpty { actions.insert(.trace(traced, flush: false), at: 0) }
+        if dropped > 0 {
+            actions += note(
+                .lost(dropped, reason: "the recorder fell behind (the store was busy): \(capacity) samples waited, later ones were dropped"),
+                from: index)
+        }
+        return actions
+    }
+
+    private mutating func ingest(
+        _ sample: Sample, from index: Int, arrived: Int64, traced: inout [TraceRecord], actions: inout [Action]
+    ) {
+        var sample = sample
+        let sourceClock = sources[index].clock
+        switch sourceClock {
+        case .host:
+            if let correction, correction != 0 { sample.shift(to: sample.timestamp + correction) }
+        case .gnss:
+            if case .fix(let fix) = sample { actions += observe(fix, arrived: arrived) }
+        case .recorded: break
+        }
+        // A sample on the events' clock taken before its track began belongs to no track.
+        let onEventClock = sourceClock == .host || (sourceClock == .gnss && correction != nil)
+        if onEventClock, sample.timestamp < trackStart, engine.lifecycle.state.phase == .capturing {
+            droppedBeforeTrack += 1
+            return
+        }
+        sourceStates[index].samples += 1
+        if tracing { traced.append(.sample(sample)) }
+        guard engine.ingest(sample) else { return }
+        switch sample {
+        case .motion(let sensor, _): captured[sensor] += 1
+        case .fix(let fix):
+            captured.locations += 1
+            lastFix = fix
+        case .pressure: captured.pressure += 1
+        }
+    }
+
+    /// Notes a live receiver's fix against the host clock and, when the policy allows and the
+    /// host clock is found off (``GNSSClock``), puts the measurement on GNSS time: what is
+    /// pending is committed, then everything stored on the host clock is moved in one
+    /// transaction, and what comes after is moved as it arrives.
+    private mutating func observe(_ fix: Fix, arrived: Int64) -> [Action] {
+        guard clock.observe(gnss: fix.timestamp, host: arrived) else { return [] }
+        guard gnssTime == .always || (gnssTime == .auto && !hostSynchronized), let next = clock.correction else { return [] }
+        defer { correction = next }
+        guard correction == nil else { return [.recordClockCorrection(next)] }
+        trackStart += next
+        // Everything the correction moves must be in the database first.
+        return [
+            .stage(engine.takeFlush()),
+            .moveToGNSSTime(correction: next, motion: sources.contains { $0.clock == .host }),
+        ]
+    }
+
+    // MARK: - Time
+
+    /// A flush interval has passed: what was captured goes to the store.
+    public mutating func flushDue(at now: Int64) -> [Action] {
+        guard case .recording = state else { return [] }
+        history.append((now, captured))
+        history.removeAll { now - $0.time > 10_000 }
+        return [.stage(engine.takeFlush()), .trace([], flush: true)]
+    }
+
+    // MARK: - Commands
+
+    /// A lifecycle command at `time` (host clock, Unix ms): commits what came before it, then its
+    /// events. A source's mark the lifecycle refuses (a `pause` after `capture pause`) is left out
+    /// and noted on the source.
+    public mutating func command(_ command: LifecycleCommand, at time: Int64, by origin: Origin) -> CommandResult {
+        if case .finished(let failure?) = state { return .failed(failure) }
+        var time = time
+        let originName: String
+        switch origin {
+        case .control:
+            time += correction ?? 0
+            originName = "capture " + command.verb
+        case .source(let index):
+            guard case .recording = state else { return .applied([], outcome: nil) }
+            if sources[index].clock == .host, let correction { time += correction }
+            originName = sources[index].name
+        }
+        let modalityBefore = engine.lifecycle.modality
+        let flush: Flush
+        do {
+            flush = try engine.apply(command, at: time)
+        } catch {
+            if case .source(let index) = origin {
+                sourceStates[index].note = "left out its \(command.verb) mark: \(error)"
+            }
+            return .refused(error)
+        }
+        if command.beginsTrack { trackStart = time }
+        var actions: [Action] = [
+            .stage(flush), .trace([.mark(command, at: time)], flush: true), .journal(.command(command, by: originName), at: time),
+        ]
+        if command == .stop { actions += finish(failure: nil) }
+        var outcome: LifecycleOutcome?
+        if case .modality(let modality) = command {
+            // The lifecycle ignores the modality in force; say so rather than "is now".
+            outcome = modality == modalityBefore ? .unchanged : .changed
+        }
+        return .applied(actions, outcome: outcome)
+    }
+
+    // MARK: - Sources
+
+    /// The source at `index` returned: it has nothing more to give.
+    public mutating func sourceEnded(_ index: Int) {
+        sourceStates[index].state = .ended
+    }
+
+    /// The source at `index` failed; the others go on.
+    public mutating func sourceFailed(_ index: Int, error: String) {
+        sourceStates[index].state = .failed
+        sourceStates[index].error = error
+    }
+
+    /// Something the source at `index` told besides samples; a line in the journal when it says
+    /// something new.
+    public mutating func note(_ note: SourceNote, from index: Int) -> [Action] {
+        switch note {
+        case .lost(let count, let reason):
+            sourceStates[index].lost = (sourceStates[index].lost ?? 0) + count
+            sourceStates[index].note = reason
+        case .skipped(let count): sourceStates[index].skipped = (sourceStates[index].skipped ?? 0) + count
+        case .gnss(let state): sourceStates[index].gnss = state
+        case .info(let text): sourceStates[index].note = text
+        }
+        let line: String? =
+            switch note {
+            case .lost(_, let reason): "lost samples: \(reason)"
+            case .gnss(let state): "gnss: \(state)"
+            case .info(let text): text
+            case .skipped: nil
+            }
+        guard let line, journaled[index] != line else { return [] }
+        journaled[index] = line
+        let lostSoFar: Int? = if case .lost = note { sourceStates[index].lost ?? 0 } else { nil }
+        return [.journal(.note(source: sourceStates[index].name, line: line, lostSoFar: lostSoFar), at: nil)]
+    }
+
+    // MARK: - The store
+
+    /// A store action failed. A full store is first met by pruning as the retention policy
+    /// allows and one more try; only when that was tried, or nothing may go, does the recording
+    /// end (with what is staged committed as far as it fits; the rest waits in the flush log).
+    public mutating func storeFailed(_ error: StoreError) -> StoreFailureDecision {
+        if case .diskFull = error, canPrune, !pruning {
+            pruning = true
+            return .pruneAndRetry
+        }
+        pruning = false
+        guard !isFinished else { return .stop([]) }
+        return .stop([.commitWhatFits] + finish(failure: error))
+    }
+
+    /// The action tried again after pruning went through.
+    public mutating func storeRecovered() {
+        pruning = false
+    }
+
+    private mutating func finish(failure: StoreError?) -> [Action] {
+        state = .finished(failure: failure)
+        var lost: [String: Int] = [:]
+        for state in sourceStates { if let count = state.lost { lost[state.name] = count } }
+        return [.finish(captured: captured, lost: lost)]
+    }
+
+    // MARK: - Status
+
+    /// What `capture status` shows, at `now`. The driver fills in what it alone knows (pid,
+    /// staged counts, the trace's path, when it started).
+    public func status(at now: Int64) -> RecorderStatus {
+        let oldest = history.first
+        let kinds: [(String, (SampleCounts) -> Int)] = [
+            ("acc", \.accelerometer), ("gyr", \.gyroscope), ("mag", \.magnetometer), ("prs", \.pressure), ("fix", \.locations),
+        ]
+        let sensors = kinds.map { kind, count in
+            var rate = 0.0
+            if let oldest, now > oldest.time {
+                rate = Double(count(captured) - count(oldest.captured)) * 1000 / Double(now - oldest.time)
+            }
+            return RecorderStatus.SensorRate(sensor: kind, captured: count(captured), rate: (rate * 10).rounded() / 10)
+        }
+        return RecorderStatus(
+            pid: 0, measurement: measurement ?? 0, state: engine.lifecycle.state.phase,
+            track: engine.lifecycle.state.track, modality: engine.lifecycle.modality,
+            flushIntervalMs: flushInterval, startedAt: 0, sources: sourceStates, sensors: sensors,
+            lastFix: lastFix, droppedWhilePaused: engine.droppedWhileNotCapturing + droppedBeforeTrack,
+            rejectedUnstorable: engine.rejectedUnstorable, pendingSamples: engine.pendingSamples,
+            failedSources: sourceStates.filter { $0.state == .failed }.count,
+            lostSamples: sourceStates.reduce(0) { $0 + ($1.lost ?? 0) }, recordingTrace: nil,
+            clock: clock.fixes == 0 && correction == nil
+                ? nil
+                : ClockReport(
+                    fixes: clock.fixes, offsetMs: clock.median, spreadMs: clock.spread, correctionMs: correction,
+                    hostSynchronized: hostSynchronized, policy: gnssTime),
+            staged: nil)
+    }
+}
