@@ -143,7 +143,7 @@ public struct RecorderControl: Sendable {
 
     /// Resumes a paused measurement on a new track; an interrupted one (its recorder gone) is
     /// continued by a new recorder with the same sources (and `maximumSize`). A trace source
-    /// continues where the committed data ends (``LifecycleDrivingSource``); if the trace had
+    /// continues where the committed data ends (``SampleSource/continuing(measurementStart:committedEnd:resumedAt:)``); if the trace had
     /// paused the measurement, it stays paused until the trace's own `resume` mark.
     public func resume(maximumSize: ByteSize? = nil) throws -> LifecycleReport {
         if !recorderIsRunning, let store = try existingStore(), let open = try store.openMeasurement() {

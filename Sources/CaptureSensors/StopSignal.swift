@@ -8,9 +8,9 @@ public import SystemPackage
 /// poll set (``wait(for:timeout:)``, ``sleep(until:)``), and sleeps for as long as nothing
 /// happens.
 ///
-/// A signal made from a `shouldStop` closure (``init(polling:)``, what the closure-based
-/// ``ReportingSampleSource/run(deliver:note:shouldStop:)`` uses) has no descriptor; its waits
-/// then wake every ``pollingInterval`` ms to ask the closure.
+/// A signal made from a `shouldStop` closure (``init(polling:)``, for a caller that only has a
+/// flag to offer) has no descriptor; its waits then wake every ``pollingInterval`` ms to ask
+/// the closure.
 public final class StopSignal: Sendable {
     private let flag = Atomic<Bool>(false)
     private let check: (@Sendable () -> Bool)?
