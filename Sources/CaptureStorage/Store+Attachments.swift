@@ -120,10 +120,30 @@ extension Store {
             acknowledged, uploaded_at FROM attachment
         """
 
+    /// The `attachment` table's columns.
+    private enum AttachmentColumns {
+        static let id = Column("id")
+        static let measurement = Column("measurement_id")
+        static let format = Column("format")
+        static let name = Column("name")
+        static let addedAt = Column("added_at")
+        static let status = Column("status")
+        static let reason = Column("reason")
+        static let sessionURL = Column("session_url")
+        static let totalLength = Column("total_length")
+        static let fileSHA256 = Column("file_sha256")
+        static let acknowledged = Column("acknowledged")
+        static let uploadedAt = Column("uploaded_at")
+    }
+
     private static func attachmentRecord(_ row: Row) -> AttachmentRecord {
         AttachmentRecord(
-            id: row[0], measurement: row[1], format: AttachmentRecord.Format(rawValue: row[2]) ?? .csv, name: row[3],
-            addedAt: row[4], status: UploadRecord.Status(rawValue: row[5]) ?? .pending, reason: row[6], sessionURL: row[7],
-            totalLength: row[8], fileSHA256: row[9], acknowledged: row[10], uploadedAt: row[11])
+            id: row[AttachmentColumns.id], measurement: row[AttachmentColumns.measurement],
+            format: AttachmentRecord.Format(rawValue: row[AttachmentColumns.format]) ?? .csv, name: row[AttachmentColumns.name],
+            addedAt: row[AttachmentColumns.addedAt],
+            status: UploadRecord.Status(rawValue: row[AttachmentColumns.status]) ?? .pending,
+            reason: row[AttachmentColumns.reason], sessionURL: row[AttachmentColumns.sessionURL],
+            totalLength: row[AttachmentColumns.totalLength], fileSHA256: row[AttachmentColumns.fileSHA256],
+            acknowledged: row[AttachmentColumns.acknowledged], uploadedAt: row[AttachmentColumns.uploadedAt])
     }
 }

@@ -14,14 +14,16 @@ extension Store {
     /// The open (capturing or paused) measurement, if any.
     public func openMeasurement() throws(StoreError) -> MeasurementRecord? {
         try read { db in
-            try Row.fetchOne(db, sql: "\(Self.measurementColumns) WHERE status != 'finished'").map(measurement)
+            try MeasurementRow.fetchOne(db, sql: "\(MeasurementRow.select) WHERE status != 'finished'")
+                .map { try $0.record(path: path) }
         }
     }
 
     /// One measurement, or ``StoreError/measurementNotFound(_:)``.
     public func measurement(_ id: Int64) throws(StoreError) -> MeasurementRecord {
         let record = try read { db in
-            try Row.fetchOne(db, sql: "\(Self.measurementColumns) WHERE id = ?", arguments: [id]).map(measurement)
+            try MeasurementRow.fetchOne(db, sql: "\(MeasurementRow.select) WHERE id = ?", arguments: [id])
+                .map { try $0.record(path: path) }
         }
         guard let record else { throw .measurementNotFound(id) }
         return record
@@ -29,43 +31,27 @@ extension Store {
 
     /// All measurements, oldest first.
     public func measurements() throws(StoreError) -> [MeasurementRecord] {
-        try read { db in try Row.fetchAll(db, sql: "\(Self.measurementColumns) ORDER BY id").map(measurement) }
-    }
-
-    private static let measurementColumns =
-        "SELECT id, status, modality, start_ts, end_ts, track_count, sources FROM measurement"
-
-    /// A measurement row as a record; a status this version does not know means a damaged (or
-    /// newer) database, not a finished measurement.
-    private func measurement(_ row: Row) throws(StoreError) -> MeasurementRecord {
-        let id: Int64 = row[0]
-        let text: String = row[1]
-        guard let status = MeasurementStatus(rawValue: text) else {
-            throw .corrupt(path: path, reason: "measurement \(id) has the unknown status '\(text)'")
+        try read { db in
+            try MeasurementRow.fetchAll(db, sql: "\(MeasurementRow.select) ORDER BY id").map { try $0.record(path: path) }
         }
-        return MeasurementRecord(
-            id: id, status: status, modality: row[2], startTime: row[3], endTime: row[4], trackCount: row[5],
-            sources: row[6])
     }
 
     /// The tracks of a measurement, in order.
     public func tracks(of id: Int64) throws(StoreError) -> [TrackRecord] {
         try read { db in
-            try Row.fetchAll(
+            try TrackRow.fetchAll(
                 db, sql: "SELECT number, start_ts, end_ts FROM track WHERE measurement_id = ? ORDER BY number",
                 arguments: [id]
-            ).map { TrackRecord(number: $0[0], startTime: $0[1], endTime: $0[2]) }
+            ).map(\.track)
         }
     }
 
     /// The events of a measurement, in the order they were recorded.
     public func events(of id: Int64) throws(StoreError) -> [Event] {
         try read { db in
-            try Row.fetchAll(
+            try EventRow.fetchAll(
                 db, sql: "SELECT ts, type, value FROM event WHERE measurement_id = ? ORDER BY id", arguments: [id]
-            ).compactMap { row in
-                EventType(rawValue: row[1]).map { Event(timestamp: row[0], type: $0, value: row[2]) }
-            }
+            ).compactMap(\.event)
         }
     }
 
@@ -77,10 +63,14 @@ extension Store {
             if let track { _ = arguments.append(contentsOf: [track]) }
             var counts = SampleCounts()
             for row in try Row.fetchAll(
-                db, sql: "SELECT sensor, SUM(count) FROM sensor_batch WHERE measurement_id = ?\(filter) GROUP BY sensor",
+                db,
+                sql: """
+                    SELECT sensor, SUM(count) AS samples FROM sensor_batch WHERE measurement_id = ?\(filter)
+                    GROUP BY sensor
+                    """,
                 arguments: arguments)
             {
-                if let sensor = MotionSensor(rawValue: row[0]) { counts[sensor] = row[1] }
+                if let sensor = MotionSensor(rawValue: row["sensor"]) { counts[sensor] = row["samples"] }
             }
             counts.locations =
                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM location WHERE measurement_id = ?\(filter)", arguments: arguments)
@@ -109,7 +99,7 @@ extension Store {
                 var arguments: StatementArguments = [id]
                 if let track { _ = arguments.append(contentsOf: [track]) }
                 _ = arguments.append(contentsOf: [after.ts, after.ts, after.id, Self.chunkRows.fixes])
-                return try Row.fetchAll(
+                return try LocationRow.fetchAll(
                     db,
                     sql: """
                         SELECT ts, lat, lon, altitude, horizontal_accuracy, vertical_accuracy, speed, course,
@@ -118,14 +108,9 @@ extension Store {
                         ORDER BY ts, id LIMIT ?
                         """, arguments: arguments)
             },
-            key: { row in (row[0], row[13]) }
+            key: { row in (row.fix.timestamp, row.id) }
         ) { row in
-            try body(
-                Fix(
-                    timestamp: row[0], latitude: row[1], longitude: row[2], altitude: row[3],
-                    horizontalAccuracy: row[4], verticalAccuracy: row[5], speed: row[6], course: row[7],
-                    satellites: row[8], hdop: row[9], vdop: row[10], pdop: row[11],
-                    mode: (row[12] as Int?).flatMap(FixMode.init(rawValue:))))
+            try body(row.fix)
         }
     }
 
@@ -134,8 +119,9 @@ extension Store {
     /// a transaction of its own that ends before `body` sees it: a consumer that stalls (an
     /// export piped into a pager) holds no lock on the store, which would keep the recorder's
     /// commits out (``Store``). Rows committed meanwhile after the last one read come too.
-    private func forEachRow<Key>(
-        from start: Key, fetch: (Database, Key) throws -> [Row], key: (Row) -> Key, _ body: (Row) throws -> Void
+    private func forEachRow<Record, Key>(
+        from start: Key, fetch: (Database, Key) throws -> [Record], key: (Record) -> Key,
+        _ body: (Record) throws -> Void
     ) throws(StoreError) {
         var after = start
         while true {
@@ -158,9 +144,9 @@ extension Store {
     /// The pressure samples of a measurement, in time order.
     public func pressures(of id: Int64) throws(StoreError) -> [PressureSample] {
         try read { db in
-            try Row.fetchAll(
+            try PressureRow.fetchAll(
                 db, sql: "SELECT ts, hpa FROM pressure WHERE measurement_id = ? ORDER BY ts, id", arguments: [id]
-            ).map { PressureSample(timestamp: $0[0], hectopascals: $0[1]) }
+            ).map(\.sample)
         }
     }
 
@@ -172,20 +158,16 @@ extension Store {
         try forEachRow(
             from: Int64.min,
             fetch: { db, after in
-                try Row.fetchAll(
+                try BatchRow.fetchAll(
                     db,
                     sql: """
                         SELECT track, first_ts, last_ts, count, data, id FROM sensor_batch
                         WHERE measurement_id = ? AND sensor = ? AND id > ? ORDER BY id LIMIT ?
                         """, arguments: [id, sensor.rawValue, after, Self.chunkRows.batches])
             },
-            key: { row in row[5] }
+            key: { row in row.id }
         ) { row in
-            let data: Data = row[4]
-            try body(
-                StoredBatch(
-                    track: row[0], sensor: sensor, firstTime: row[1], lastTime: row[2], count: row[3],
-                    data: [UInt8](data)))
+            try body(row.batch(of: sensor))
         }
     }
 
