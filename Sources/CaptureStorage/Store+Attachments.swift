@@ -120,30 +120,21 @@ extension Store {
             acknowledged, uploaded_at FROM attachment
         """
 
-    /// The `attachment` table's columns.
+    /// The `attachment` table's own columns; those of the upload's state are ``UploadColumns``.
     private enum AttachmentColumns {
         static let id = Column("id")
-        static let measurement = Column("measurement_id")
         static let format = Column("format")
         static let name = Column("name")
         static let addedAt = Column("added_at")
-        static let status = Column("status")
-        static let reason = Column("reason")
-        static let sessionURL = Column("session_url")
-        static let totalLength = Column("total_length")
-        static let fileSHA256 = Column("file_sha256")
-        static let acknowledged = Column("acknowledged")
-        static let uploadedAt = Column("uploaded_at")
     }
 
     private static func attachmentRecord(_ row: Row) -> AttachmentRecord {
-        AttachmentRecord(
-            id: row[AttachmentColumns.id], measurement: row[AttachmentColumns.measurement],
+        typealias Upload = UploadColumns
+        return AttachmentRecord(
+            id: row[AttachmentColumns.id], measurement: row[Upload.measurement],
             format: AttachmentRecord.Format(rawValue: row[AttachmentColumns.format]) ?? .csv, name: row[AttachmentColumns.name],
-            addedAt: row[AttachmentColumns.addedAt],
-            status: UploadRecord.Status(rawValue: row[AttachmentColumns.status]) ?? .pending,
-            reason: row[AttachmentColumns.reason], sessionURL: row[AttachmentColumns.sessionURL],
-            totalLength: row[AttachmentColumns.totalLength], fileSHA256: row[AttachmentColumns.fileSHA256],
-            acknowledged: row[AttachmentColumns.acknowledged], uploadedAt: row[AttachmentColumns.uploadedAt])
+            addedAt: row[AttachmentColumns.addedAt], status: UploadRecord.Status(rawValue: row[Upload.status]) ?? .pending,
+            reason: row[Upload.reason], sessionURL: row[Upload.sessionURL], totalLength: row[Upload.totalLength],
+            fileSHA256: row[Upload.fileSHA256], acknowledged: row[Upload.acknowledged], uploadedAt: row[Upload.uploadedAt])
     }
 }

@@ -142,8 +142,8 @@ extension Store {
         try Row.fetchOne(db, sql: uploadColumns + " WHERE measurement_id = ?", arguments: [id]).map(uploadRecord)
     }
 
-    /// The `upload` table's columns.
-    private enum UploadColumns {
+    /// The `upload` table's columns; those of an upload's state are the `attachment` table's too.
+    enum UploadColumns {
         static let measurement = Column("measurement_id")
         static let status = Column("status")
         static let reason = Column("reason")
