@@ -181,7 +181,9 @@ struct TransferSnapshot {
 
         // In id order (the primary key's, no sort), which is time order unless a ride's clock
         // went back; only then are the fixes sorted by time (and id, for equal times), which holds
-        // them twice in memory for a moment. They are hashed in that order.
+        // them twice in memory for a moment. They are hashed in that order. Read by position
+        // through SQLite's C API (DirectQuery), not as records by name: the serialiser's hot path,
+        // measured (BENCHMARKS.md, "The snapshot in one scan").
         var fixes: [Fix] = []
         var inTimeOrder = true
         let rows = try DirectQuery(
@@ -280,7 +282,8 @@ struct TransferSnapshot {
     }
 
     /// Each sensor's figures, added up in one pass over the measurement's batches in id order.
-    /// length() of a BLOB does not copy its content.
+    /// length() of a BLOB does not copy its content. Columns by position (DirectQuery): the
+    /// serialiser's hot path (BENCHMARKS.md, "The snapshot in one scan").
     static func tallies(_ db: Database, measurement id: Int64) throws -> [MotionSensor: BatchTally] {
         var tallies: [MotionSensor: BatchTally] = [:]
         guard let range = try idRange(db, measurement: id) else { return tallies }
@@ -322,7 +325,8 @@ struct TransferSnapshot {
             let summary = summaries[sensor] ?? CyfaceBatchSummary()
             if privacy.hidesNothing {
                 // Read by id between the sensor's first and last batch (see idRange(_:measurement:)),
-                // each blob copied once, straight from the statement.
+                // each blob copied once, straight from the statement (DirectQuery: measured,
+                // BENCHMARKS.md, "The snapshot in one scan").
                 var cursor: DirectQuery?
                 let ids = batchIDs[sensor]
                 sources.append(
