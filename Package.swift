@@ -68,10 +68,14 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict),
+        // The file formats capture writes and reads back, one folder each (GPX, GeoJSON, CSV):
+        // the exports' writers beside `capture replay`'s readers. Pure: values in, text out, and
+        // back (Foundation's XMLParser and JSONSerialization); no I/O.
+        .target(name: "CaptureFormats", dependencies: ["CaptureCore"], swiftSettings: strict),
         // Sources of samples: recorded traces, Linux IIO devices, gpsd and NMEA receivers.
         .target(
             name: "CaptureSensors",
-            dependencies: ["CaptureCore", .product(name: "SystemPackage", package: "swift-system")],
+            dependencies: ["CaptureCore", "CaptureFormats", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strict),
         // The recorder process: sources → recording engine → store, driven over a local socket.
         .target(
@@ -119,7 +123,8 @@ let package = Package(
             swiftSettings: strict),
         // Exports of a stored measurement (GPX, GeoJSON, CSV, Cyface) behind one exporter
         // abstraction and a registry; its tests run in-process against a temporary store.
-        .target(name: "CaptureExport", dependencies: ["CaptureCore", "CaptureStorage"], swiftSettings: strict),
+        .target(
+            name: "CaptureExport", dependencies: ["CaptureCore", "CaptureFormats", "CaptureStorage"], swiftSettings: strict),
         .testTarget(
             name: "CaptureExportTests",
             dependencies: ["CaptureCore", "CaptureStorage", "CaptureExport", "CaptureRecorder", "CaptureTestSupport"],
@@ -178,6 +183,7 @@ let package = Package(
             name: "CaptureRecorderTests",
             dependencies: ["CaptureCore", "CaptureStorage", "CaptureRecorder", "CaptureTestSupport"],
             swiftSettings: strict),
+        .testTarget(name: "CaptureFormatsTests", dependencies: ["CaptureCore", "CaptureFormats"], swiftSettings: strict),
         .testTarget(
             name: "CaptureSensorsTests", dependencies: ["CaptureCore", "CaptureSensors", "CaptureTestSupport"],
             swiftSettings: strict),

@@ -59,15 +59,24 @@ public struct Collector: Sendable {
     let authentication: CollectorAuthentication
     /// The issuer, if it serves one.
     public let issuer: Issuer?
-    let storage: CollectorStorage
+    /// The upload sessions, over the storage that keeps their bytes.
+    let sessions: CollectorSessions
+    /// Where the bytes are: ``CollectorStorage`` (files in ``Configuration/dataDirectory``)
+    /// unless a test gave another (``MemoryCollectorStorage``).
+    var storage: any CollectorStorageDriver { sessions.storage }
     let faults: FaultPlan?
     let logger: Logger
 
     /// Prepares the data directory (creating it, dropping partial data of a previous run).
     public init(_ configuration: Configuration, logger: Logger) async throws {
+        try await self.init(configuration, storage: CollectorStorage(directory: configuration.dataDirectory), logger: logger)
+    }
+
+    /// A collector that keeps uploads in `storage` (``Configuration/dataDirectory`` is not used).
+    init(_ configuration: Configuration, storage: any CollectorStorageDriver, logger: Logger) async throws {
         self.configuration = configuration
         self.logger = logger
-        storage = try CollectorStorage(directory: configuration.dataDirectory, expiry: configuration.sessionExpiry)
+        sessions = try CollectorSessions(storage: storage, expiry: configuration.sessionExpiry)
         faults = configuration.faults.isEmpty ? nil : FaultPlan(configuration.faults)
         if let settings = configuration.issuer {
             let issuer = try await Issuer(settings)
@@ -86,7 +95,7 @@ public struct Collector: Sendable {
     ) -> some ApplicationProtocol {
         let router = Router()
         // First, so that it sees every answer, a refusal or a 404 for an unknown path too.
-        router.add(middleware: RequestLogMiddleware(logger: logger, storage: storage))
+        router.add(middleware: RequestLogMiddleware(logger: logger, sessions: sessions))
         router.post("measurements") { request, context in
             try await preRequest(request, context: context)
         }
@@ -153,14 +162,14 @@ public struct Collector: Sendable {
             guard metadata.attachmentID != nil,
                 ["logCount", "imageCount", "videoCount", "filesSize"].allSatisfy({ metadata.fields[$0] != nil })
             else { return Self.answer(.unprocessableContent, "an attachment needs attachmentId and the four counts") }
-            guard storage.isParentStored(metadata) else {
+            guard sessions.isParentStored(metadata) else {
                 return Self.answer(.unprocessableContent, "attachment without measurement: upload the measurement first")
             }
         } else if metadata.attachmentID != nil {
             return Self.answer(.unprocessableContent, "attachments go to measurements/<device>/<measurement>/attachments")
         }
-        if storage.isStored(metadata) { return Response(status: .conflict) }
-        guard let sid = storage.open(metadata, total: total, limit: configuration.maxSessions) else {
+        if sessions.isStored(metadata) { return Response(status: .conflict) }
+        guard let sid = sessions.open(metadata, total: total, limit: configuration.maxSessions) else {
             return Self.answer(.tooManyRequests, "too many open upload sessions; try again later", retryAfter: 30)
         }
         let scheme = request.headers[HTTPField.Name("X-Forwarded-Proto")!] ?? "http"
@@ -193,11 +202,11 @@ public struct Collector: Sendable {
         do {
             metadata = try CollectorMetadata.parse { request.headers[HTTPField.Name($0)!] }
         } catch {
-            if case .notInterested = error { storage.destroy(sid) }
+            if case .notInterested = error { sessions.destroy(sid) }
             return Self.answer(HTTPResponse.Status(code: error.status), error.reason)
         }
         guard length <= configuration.payloadLimit else {
-            storage.destroy(sid)
+            sessions.destroy(sid)
             return Self.answer(.unprocessableContent, "payload too large")
         }
         if fault == .unavailable {
@@ -207,8 +216,8 @@ public struct Collector: Sendable {
                 status: .serviceUnavailable,
                 headers: [HTTPField.Name("Retry-After")!: String(seconds), .contentLength: "0"])
         }
-        let session: CollectorStorage.Session
-        switch await storage.session(sid, claim: length > 0, expire: fault == .expire) {
+        let session: CollectorSessions.Session
+        switch await sessions.session(sid, claim: length > 0, expire: fault == .expire) {
         case .found(let found):
             session = found
         case .busy:
@@ -222,11 +231,11 @@ public struct Collector: Sendable {
         guard session.metadata.deviceID == metadata.deviceID, session.metadata.measurementID == metadata.measurementID,
             session.metadata.attachmentID == metadata.attachmentID
         else {
-            if length > 0 { storage.release(sid, received: session.received) }
+            if length > 0 { sessions.release(sid, received: session.received) }
             return Self.answer(.unprocessableContent, "the metadata does not match the session")
         }
         guard let range = request.headers[.contentRange].flatMap(ContentRange.init) else {
-            if length > 0 { storage.release(sid, received: session.received) }
+            if length > 0 { sessions.release(sid, received: session.received) }
             return Self.answer(.unprocessableContent, "Content-Range is missing or malformed")
         }
         if length == 0 {
@@ -237,7 +246,7 @@ public struct Collector: Sendable {
 
     /// The status query: 200 when stored, else 308 with the received range (if any).
     private func status(
-        _ sid: String, session: CollectorStorage.Session, range: ContentRange, fault: FaultPlan.Kind?
+        _ sid: String, session: CollectorSessions.Session, range: ContentRange, fault: FaultPlan.Kind?
     ) -> Response {
         guard case .query(let total) = range else {
             return Self.answer(.unprocessableContent, "an empty PUT needs Content-Range: bytes */<total>")
@@ -258,11 +267,11 @@ public struct Collector: Sendable {
     }
 
     private func receive(
-        _ request: Request, sid: String, session: CollectorStorage.Session, range: ContentRange, length: Int64,
+        _ request: Request, sid: String, session: CollectorSessions.Session, range: ContentRange, length: Int64,
         fault: FaultPlan.Kind?
     ) async throws -> Response {
         var released = false
-        defer { if !released { storage.release(sid, received: storage.received(sid)) } }
+        defer { if !released { sessions.release(sid, received: storage.received(sid)) } }
         guard case .bytes(let from, let to, let total) = range, to - from + 1 == length, total == session.total else {
             return Self.answer(.unprocessableContent, "Content-Range does not match Content-Length or the announced length")
         }
@@ -277,7 +286,7 @@ public struct Collector: Sendable {
             return Self.answer(.notFound, "no data for this session: send a new pre-request")
         }
         if received != nil, from == 0 {
-            storage.destroy(sid)
+            sessions.destroy(sid)
             released = true
             storage.log("\(line) 404")
             return Self.answer(.notFound, "chunk file probably cleaned: send a new pre-request")
@@ -291,7 +300,7 @@ public struct Collector: Sendable {
             storage.log("\(line) 500 (fault)")
             return Self.answer(.internalServerError, "injected fault")
         }
-        let written = try await append(request.body, to: storage.partialPath(sid))
+        let written = try await append(request.body, to: sid)
         let size = storage.received(sid) ?? 0
         guard written == length else {
             storage.log("\(line) truncated after \(written)")
@@ -307,16 +316,15 @@ public struct Collector: Sendable {
         }
         if configuration.validate, session.metadata.attachmentID == nil {
             do {
-                let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: storage.partialPath(sid))))
-                _ = try TransferFileDecoder.decode(bytes)
+                _ = try TransferFileDecoder.decode(storage.contents(of: sid))
             } catch {
-                storage.destroy(sid)
+                sessions.destroy(sid)
                 released = true
                 storage.log("\(line) 422 invalid")
                 return Self.answer(.unprocessableContent, "not a valid Cyface v3 transfer file: \(error)")
             }
         }
-        let stored = try storage.complete(sid, metadata: session.metadata, size: size)
+        let stored = try sessions.complete(sid, metadata: session.metadata, size: size)
         released = true
         guard stored else {
             storage.log("\(line) 409")
@@ -329,31 +337,27 @@ public struct Collector: Sendable {
         return Response(status: .created, headers: headers)
     }
 
-    /// Appends the body to the file as it arrives; returns the number of bytes written. What
-    /// arrived before a broken connection stays in the file, to be resumed.
-    private func append(_ body: RequestBody, to path: String) async throws -> Int64 {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw HTTPError(.internalServerError, message: "cannot store the upload") }
-        defer { close(descriptor) }
+    /// Appends the body to the session's partial data as it arrives; returns the number of bytes
+    /// written. What arrived before a broken connection (or a failed write) stays there, to be
+    /// resumed.
+    private func append(_ body: RequestBody, to sid: String) async throws -> Int64 {
         var written: Int64 = 0
         do {
-            for try await buffer in body {
-                try buffer.withUnsafeReadableBytes { bytes in
-                    var done = 0
-                    while done < bytes.count {
-                        let n = write(descriptor, bytes.baseAddress! + done, bytes.count - done)
-                        if n < 0, errno == EINTR { continue }
-                        if n < 0 { throw HTTPError(.internalServerError, message: "cannot store the upload") }
-                        done += n
+            try await storage.append(to: sid) { write in
+                do {
+                    for try await buffer in body {
+                        try buffer.withUnsafeReadableBytes(write)
+                        written += Int64(buffer.readableBytes)
+                        if let throttle = configuration.throttle, throttle > 0 {
+                            try await Task.sleep(for: .microseconds(Int64(buffer.readableBytes) * 1_000_000 / throttle))
+                        }
                     }
-                }
-                written += Int64(buffer.readableBytes)
-                if let throttle = configuration.throttle, throttle > 0 {
-                    try await Task.sleep(for: .microseconds(Int64(buffer.readableBytes) * 1_000_000 / throttle))
+                } catch {
+                    logger.debug("upload interrupted", metadata: ["bytes": "\(written)"])
                 }
             }
         } catch {
-            logger.debug("upload interrupted", metadata: ["bytes": "\(written)"])
+            throw HTTPError(.internalServerError, message: "cannot store the upload")
         }
         return written
     }

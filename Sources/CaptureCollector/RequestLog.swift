@@ -17,7 +17,7 @@ struct RequestLogMiddleware: RouterMiddleware {
     typealias Context = BasicRequestContext
 
     let logger: Logger
-    let storage: CollectorStorage
+    let sessions: CollectorSessions
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -41,7 +41,7 @@ struct RequestLogMiddleware: RouterMiddleware {
         var measurement: String?
         if let device = request.headers[Self.deviceID], let id = request.headers[Self.measurementID] {
             measurement = device + "/" + id
-        } else if let session, let metadata = storage.metadata(of: session) {
+        } else if let session, let metadata = sessions.metadata(of: session) {
             measurement = "\(metadata.deviceID)/\(metadata.measurementID)"
         }
         let bytes = request.headers[.contentLength] ?? "0"

@@ -1,4 +1,5 @@
 public import CaptureCore
+import CaptureFormats
 public import CaptureStorage
 import Foundation
 
@@ -24,7 +25,8 @@ public enum CSVTable: String, Sendable, CaseIterable {
 /// (rad/s), magnetometer (µT), pressure (Pa), locations (degrees, m, m/s, then the fix quality:
 /// satellites used, HDOP, VDOP, PDOP and `2d`/`3d`, empty where the receiver gave none; and the
 /// modality at the fix's time). Times
-/// are Unix milliseconds; `track` 0 marks data in a pause gap.
+/// are Unix milliseconds; `track` 0 marks data in a pause gap. The text is ``CSVWriter``'s
+/// (CaptureFormats/CSV, beside the locations table's reader).
 ///
 /// To a file destination (a directory, created if needed) all five tables are written, each
 /// atomically; to standard output the one table of ``ExportOptions/table`` (default: locations).
@@ -61,30 +63,18 @@ public struct CSVExporter: MeasurementExporter {
         }
     }
 
-    /// A CSV field, quoted when it holds a comma, quote or line break.
-    static func field(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
-
     /// Writes one table.
     func write(_ table: CSVTable, of record: MeasurementRecord, from store: Store, options: ExportOptions, to sink: OutputSink) throws {
         let privacy = try options.privacy(of: record.id, in: store)
         if let sensor = table.sensor {
-            let unit =
-                switch sensor {
-                case .accelerometer: "m_s2"
-                case .gyroscope: "rad_s"
-                case .magnetometer: "uT"
-                }
-            try sink.write("time_unix_ms,track,x_\(unit),y_\(unit),z_\(unit)\n")
+            try sink.write(CSVWriter.header(of: sensor))
             var failure: (any Error)?
             try store.forEachBatch(of: record.id, sensor: sensor) { batch in
                 guard failure == nil else { return }
                 do {
                     var lines = ""
                     for sample in try Store.samples(of: batch) where !privacy.hides(time: sample.timestamp) {
-                        lines += "\(sample.timestamp),\(batch.track),\(sample.x),\(sample.y),\(sample.z)\n"
+                        CSVWriter.append(sample, track: batch.track, to: &lines)
                     }
                     try sink.write(lines)
                 } catch {
@@ -96,28 +86,22 @@ public struct CSVExporter: MeasurementExporter {
         }
         switch table {
         case .pressure:
-            try sink.write("time_unix_ms,pressure_pa\n")
+            try sink.write(CSVWriter.pressureHeader)
             for sample in try store.pressures(of: record.id) where !privacy.hides(time: sample.timestamp) {
-                try sink.write("\(sample.timestamp),\(TextFormat.decimal(sample.hectopascals * 100, 2))\n")
+                try sink.write(CSVWriter.line(sample))
             }
         default:
-            try sink.write(
-                "time_unix_ms,track,latitude_deg,longitude_deg,altitude_m,horizontal_accuracy_m,vertical_accuracy_m,speed_m_s,course_deg,"
-                    + "satellites,hdop,vdop,pdop,fix_mode,modality\n")
+            try sink.write(CSVWriter.locationsHeader)
             let events = try store.events(of: record.id)
             var rows: [(track: Int, fix: Fix)] = []
             for track in 0...max(record.trackCount, 0) {
                 rows += options.kept(try store.fixes(of: record.id, track: track), privacy).map { (track, $0) }
             }
             rows.sort { $0.fix.timestamp < $1.fix.timestamp }
-            func optional(_ value: Double?) -> String { value.map { "\($0)" } ?? "" }
             for (track, fix) in rows {
                 try sink.write(
-                    "\(fix.timestamp),\(track),\(fix.latitude),\(fix.longitude),\(optional(fix.altitude)),"
-                        + "\(optional(fix.horizontalAccuracy)),\(optional(fix.verticalAccuracy)),\(optional(fix.speed)),"
-                        + "\(optional(fix.course)),\(fix.satellites.map(String.init) ?? ""),\(optional(fix.hdop)),"
-                        + "\(optional(fix.vdop)),\(optional(fix.pdop)),\(fix.mode?.spelling ?? ""),"
-                        + "\(Self.field(Modality.spelling(at: fix.timestamp, events: events, initial: record.modality)))\n")
+                    CSVWriter.line(
+                        fix, track: track, modality: Modality.spelling(at: fix.timestamp, events: events, initial: record.modality)))
             }
         }
     }

@@ -1,4 +1,5 @@
 import CaptureCore
+import CaptureFormats
 public import CaptureStorage
 import Foundation
 

@@ -1,10 +1,8 @@
 public import CaptureCore
 public import Foundation
+import CaptureFormats
 import Glibc
 import SystemPackage
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 
 /// The formats `capture replay` reads, recognised by content rather than by file name.
 public enum TraceInputFormat: String, Sendable, Equatable {
@@ -177,7 +175,7 @@ public struct TraceInput: Sendable {
             // capture's own GPX comes back as it went out: the track's <type> as the modality,
             // each <trkseg> as a track (a pause after a segment's last point, a resume before
             // the next one's first).
-            let document = try GPXReader.read(data, path: path)
+            let document = try Self.reading(path) { () throws(TraceError) in try GPXReader.read(data) }
             var number = 0
             if let first = document.fixes.first, let modality = document.modality {
                 number += 1
@@ -213,7 +211,8 @@ public struct TraceInput: Sendable {
             var number = 0
             var previous: (fix: Fix, track: Int)?
             var modality: Modality?
-            for row in try CSVLocationsReader.read(data, path: path) where row.track > 0 {
+            let rows = try Self.reading(path) { () throws(TraceError) in try CSVLocationsReader.read(data) }
+            for row in rows where row.track > 0 {
                 if let last = previous, row.track != last.track {
                     let pause = last.fix.timestamp + 1
                     number += 1
@@ -242,7 +241,8 @@ public struct TraceInput: Sendable {
             var number = 0
             var previous: Fix?
             var modality: Modality?
-            for feature in try GeoJSONReader.read(data, path: path) {
+            let features = try Self.reading(path) { () throws(TraceError) in try GeoJSONReader.read(data) }
+            for feature in features {
                 guard let first = feature.fixes.first else { continue }
                 if let last = previous {
                     let pause = last.timestamp + 1
@@ -278,223 +278,13 @@ public struct TraceInput: Sendable {
             break
         }
     }
-}
 
-/// Reads GPX 1.1 points (`trkpt`, `rtept`, `wpt`) with Foundation's XMLParser.
-enum GPXReader {
-    static func fixes(_ data: Data, path: String) throws(TraceFileError) -> [Fix] {
-        try read(data, path: path).fixes.map(\.fix)
-    }
-
-    /// The points with a time, each with its segment number (0 outside a `<trkseg>`), and the
-    /// modality a track's `<type>` names, if it names one.
-    static func read(_ data: Data, path: String) throws(TraceFileError)
-        -> (fixes: [(fix: Fix, segment: Int, modality: Modality?)], modality: Modality?)
-    {
-        let delegate = Delegate()
-        let parser = XMLParser(data: data)
-        parser.delegate = delegate
-        let parsed = parser.parse()
-        guard parsed, parser.parserError == nil, delegate.depth == 0 else {
-            let line = parser.lineNumber
-            throw .malformed(
-                path: path,
-                TraceError(line: line, expected: "well-formed GPX", found: parser.parserError.map { "\($0.localizedDescription)" } ?? ""))
+    /// What a reader of one of the formats in CaptureFormats gives, its error as this file's.
+    private static func reading<T>(_ path: String, _ read: () throws(TraceError) -> T) throws(TraceFileError) -> T {
+        do {
+            return try read()
+        } catch {
+            throw .malformed(path: path, error)
         }
-        return (delegate.fixes, delegate.modality)
-    }
-
-    private final class Delegate: NSObject, XMLParserDelegate {
-        var fixes: [(fix: Fix, segment: Int, modality: Modality?)] = []
-        var modality: Modality?
-        /// capture's extension: the modality from this point on, where it changed.
-        private var pointModality: Modality?
-        private var segment = 0
-        private var inSegment = false
-        private var inTrack = false
-        private var quality = Fix(timestamp: 0, latitude: 0, longitude: 0)
-        /// Elements open; not 0 at the end means the document was cut off or mismatched.
-        var depth = 0
-        private var point: (lat: Double, lon: Double)?
-        private var elevation: Double?
-        private var time: Int64?
-        private var text = ""
-
-        func parser(
-            _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-            qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]
-        ) {
-            let name = Self.local(elementName)
-            depth += 1
-            text = ""
-            if name == "trk" { inTrack = true }
-            if name == "trkseg" {
-                segment += 1
-                inSegment = true
-            }
-            if ["trkpt", "rtept", "wpt"].contains(name) {
-                quality = Fix(timestamp: 0, latitude: 0, longitude: 0)
-                if let lat = attributeDict["lat"].flatMap(Double.init), let lon = attributeDict["lon"].flatMap(Double.init),
-                    (-90...90).contains(lat), (-180...180).contains(lon)
-                {
-                    point = (lat, lon)
-                } else {
-                    point = nil
-                }
-                elevation = nil
-                time = nil
-                pointModality = nil
-            }
-        }
-
-        func parser(_ parser: XMLParser, foundCharacters string: String) {
-            text += string
-        }
-
-        func parser(
-            _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?
-        ) {
-            let name = Self.local(elementName)
-            depth -= 1
-            let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            switch name {
-            case "ele": elevation = Double(value)
-            case "time": time = Self.time(value)
-            // GPX's own fix quality, and capture's extension (speed m/s, horizontal accuracy m).
-            case "fix": quality.mode = FixMode(spelling: value)
-            case "sat": quality.satellites = Int(value)
-            case "hdop": quality.hdop = Double(value)
-            case "vdop": quality.vdop = Double(value)
-            case "pdop": quality.pdop = Double(value)
-            case "speed": quality.speed = Double(value)
-            case "accuracy": quality.horizontalAccuracy = Double(value)
-            case "modality" where point != nil: pointModality = Modality(parsing: value)
-            case "type" where inTrack && point == nil && modality == nil: modality = Modality(parsing: value)
-            case "trkseg": inSegment = false
-            case "trk": inTrack = false
-            case "trkpt", "rtept", "wpt":
-                if let point, let time {
-                    var fix = quality
-                    (fix.timestamp, fix.latitude, fix.longitude, fix.altitude) = (time, point.lat, point.lon, elevation)
-                    fixes.append((fix, inSegment ? segment : 0, pointModality))
-                }
-                point = nil
-            default: break
-            }
-            text = ""
-        }
-
-        static func local(_ name: String) -> String {
-            name.split(separator: ":").last.map(String.init) ?? name
-        }
-
-        /// GPX times: ISO 8601 UTC, with or without fractions.
-        static func time(_ text: String) -> Int64? {
-            if let ms = GPSDTime.unixMilliseconds(iso8601: text) { return ms }
-            let formatter = ISO8601DateFormatter()
-            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-            if let date = formatter.date(from: text) { return Int64((date.timeIntervalSince1970 * 1000).rounded()) }
-            formatter.formatOptions = [.withInternetDateTime]
-            return formatter.date(from: text).map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) }
-        }
-    }
-}
-
-/// Reads capture's GeoJSON export: each LineString feature's coordinates with the per-point
-/// `coordinateProperties` (`times` required; `speed`, `accuracy`, `satellites`, `hdop`, `vdop`,
-/// `pdop`, `fix` where present) and its `modality`.
-enum GeoJSONReader {
-    /// Each feature's modality, fixes and, where the modality changes inside it, each fix's.
-    static func read(_ data: Data, path: String) throws(TraceFileError)
-        -> [(modality: Modality?, fixes: [Fix], modalities: [Modality?]?)]
-    {
-        func malformed(_ expected: String) -> TraceFileError {
-            .malformed(path: path, TraceError(line: 1, expected: expected, found: ""))
-        }
-        guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-            let features = root["features"] as? [[String: Any]]
-        else { throw malformed("a GeoJSON FeatureCollection") }
-        var tracks: [(modality: Modality?, fixes: [Fix], modalities: [Modality?]?)] = []
-        for feature in features {
-            let properties = feature["properties"] as? [String: Any] ?? [:]
-            let modality = (properties["modality"] as? String).flatMap(Modality.init(parsing:))
-            guard let geometry = feature["geometry"] as? [String: Any], geometry["type"] as? String == "LineString",
-                let coordinates = geometry["coordinates"] as? [[Double]]
-            else {
-                tracks.append((modality, [], nil))
-                continue
-            }
-            let perPoint = properties["coordinateProperties"] as? [String: Any] ?? [:]
-            guard let times = perPoint["times"] as? [String], times.count == coordinates.count else {
-                throw malformed("coordinateProperties.times with one time per coordinate")
-            }
-            func value(_ name: String, _ index: Int) -> Double? {
-                guard let array = perPoint[name] as? [Any], index < array.count else { return nil }
-                return (array[index] as? NSNumber)?.doubleValue
-            }
-            var fixes: [Fix] = []
-            for (index, position) in coordinates.enumerated() where position.count >= 2 {
-                guard let time = GPSDTime.unixMilliseconds(iso8601: times[index]),
-                    (-90...90).contains(position[1]), (-180...180).contains(position[0])
-                else { throw malformed("an ISO 8601 time and a position for point \(index + 1)") }
-                var fix = Fix(
-                    timestamp: time, latitude: position[1], longitude: position[0],
-                    altitude: position.count > 2 ? position[2] : nil)
-                fix.speed = value("speed", index)
-                fix.horizontalAccuracy = value("accuracy", index)
-                fix.satellites = value("satellites", index).map { Int($0) }
-                fix.hdop = value("hdop", index)
-                fix.vdop = value("vdop", index)
-                fix.pdop = value("pdop", index)
-                if let modes = perPoint["fix"] as? [Any], index < modes.count, let mode = modes[index] as? String {
-                    fix.mode = FixMode(spelling: mode)
-                }
-                fixes.append(fix)
-            }
-            let modalities = (perPoint["modality"] as? [Any]).map { values in
-                fixes.indices.map { $0 < values.count ? (values[$0] as? String).flatMap(Modality.init(parsing:)) : nil }
-            }
-            tracks.append((modality, fixes, modalities))
-        }
-        return tracks
-    }
-}
-
-/// Reads capture's CSV locations table, columns found by their header names.
-enum CSVLocationsReader {
-    static func read(_ data: Data, path: String) throws(TraceFileError) -> [(fix: Fix, track: Int, modality: Modality?)] {
-        let lines = String(decoding: data, as: UTF8.self).split(whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
-        guard let header = lines.first?.split(separator: ",", omittingEmptySubsequences: false).map(String.init) else { return [] }
-        func column(_ name: String) -> Int? { header.firstIndex(of: name) }
-        guard let time = column("time_unix_ms"), let track = column("track"), let lat = column("latitude_deg"),
-            let lon = column("longitude_deg")
-        else {
-            throw .malformed(path: path, TraceError(line: 1, expected: "a header with time_unix_ms,track,latitude_deg,longitude_deg", found: ""))
-        }
-        var rows: [(fix: Fix, track: Int, modality: Modality?)] = []
-        for (index, line) in lines.dropFirst().enumerated() {
-            let fields = line.split(separator: ",", omittingEmptySubsequences: false).map {
-                $0.trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-            }
-            func value(_ name: String) -> String? {
-                guard let at = column(name), at < fields.count, !fields[at].isEmpty else { return nil }
-                return fields[at]
-            }
-            func number(_ name: String) -> Double? { value(name).flatMap(Double.init) }
-            guard fields.count == header.count, let timestamp = Int64(fields[time]), let trackNumber = Int(fields[track]),
-                let latitude = Double(fields[lat]), let longitude = Double(fields[lon]),
-                (-90...90).contains(latitude), (-180...180).contains(longitude)
-            else {
-                throw .malformed(
-                    path: path, TraceError(line: index + 2, expected: "\(header.count) fields: a time, track and position", found: String(line.prefix(40))))
-            }
-            let fix = Fix(
-                timestamp: timestamp, latitude: latitude, longitude: longitude, altitude: number("altitude_m"),
-                horizontalAccuracy: number("horizontal_accuracy_m"), verticalAccuracy: number("vertical_accuracy_m"),
-                speed: number("speed_m_s"), course: number("course_deg"), satellites: value("satellites").flatMap { Int($0) },
-                hdop: number("hdop"), vdop: number("vdop"), pdop: number("pdop"), mode: value("fix_mode").flatMap(FixMode.init(spelling:)))
-            rows.append((fix, trackNumber, value("modality").flatMap(Modality.init(parsing:))))
-        }
-        return rows
     }
 }

@@ -120,10 +120,21 @@ extension Store {
             acknowledged, uploaded_at FROM attachment
         """
 
+    /// The `attachment` table's own columns; those of the upload's state are ``UploadColumns``.
+    private enum AttachmentColumns {
+        static let id = Column("id")
+        static let format = Column("format")
+        static let name = Column("name")
+        static let addedAt = Column("added_at")
+    }
+
     private static func attachmentRecord(_ row: Row) -> AttachmentRecord {
-        AttachmentRecord(
-            id: row[0], measurement: row[1], format: AttachmentRecord.Format(rawValue: row[2]) ?? .csv, name: row[3],
-            addedAt: row[4], status: UploadRecord.Status(rawValue: row[5]) ?? .pending, reason: row[6], sessionURL: row[7],
-            totalLength: row[8], fileSHA256: row[9], acknowledged: row[10], uploadedAt: row[11])
+        typealias Upload = UploadColumns
+        return AttachmentRecord(
+            id: row[AttachmentColumns.id], measurement: row[Upload.measurement],
+            format: AttachmentRecord.Format(rawValue: row[AttachmentColumns.format]) ?? .csv, name: row[AttachmentColumns.name],
+            addedAt: row[AttachmentColumns.addedAt], status: UploadRecord.Status(rawValue: row[Upload.status]) ?? .pending,
+            reason: row[Upload.reason], sessionURL: row[Upload.sessionURL], totalLength: row[Upload.totalLength],
+            fileSHA256: row[Upload.fileSHA256], acknowledged: row[Upload.acknowledged], uploadedAt: row[Upload.uploadedAt])
     }
 }

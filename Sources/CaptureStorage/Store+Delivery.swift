@@ -48,7 +48,9 @@ extension Store {
     public func deliveryState() throws(StoreError) -> DeliveryState {
         try read { db in
             try Row.fetchOne(db, sql: "SELECT failures, next_attempt_at, last_attempt_at, last_error FROM delivery").map {
-                DeliveryState(failures: $0[0], nextAttemptAt: $0[1], lastAttemptAt: $0[2], lastError: $0[3])
+                DeliveryState(
+                    failures: $0["failures"], nextAttemptAt: $0["next_attempt_at"], lastAttemptAt: $0["last_attempt_at"],
+                    lastError: $0["last_error"])
             } ?? DeliveryState()
         }
     }
@@ -83,7 +85,7 @@ extension Store {
     public func uploadAccounting(of id: Int64) throws(StoreError) -> (attempts: Int, retries: Int) {
         try read { db in
             try Row.fetchOne(db, sql: "SELECT attempts, retries FROM upload WHERE measurement_id = ?", arguments: [id])
-                .map { (attempts: $0[0], retries: $0[1]) } ?? (0, 0)
+                .map { (attempts: $0["attempts"], retries: $0["retries"]) } ?? (0, 0)
         }
     }
 
@@ -94,23 +96,23 @@ extension Store {
             let rows = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT COALESCE(u.status, 'pending'), COUNT(*), MIN(m.end_ts), SUM(COALESCE(u.attempts, 0)),
-                        SUM(COALESCE(u.retries, 0))
+                    SELECT COALESCE(u.status, 'pending') AS status, COUNT(*) AS count, MIN(m.end_ts) AS since,
+                        SUM(COALESCE(u.attempts, 0)) AS attempts, SUM(COALESCE(u.retries, 0)) AS retries
                     FROM measurement m LEFT JOIN upload u ON u.measurement_id = m.id
                     WHERE m.status = 'finished' GROUP BY 1
                     """)
             for row in rows {
-                let status: String = row[0]
-                let count: Int = row[1]
-                totals.attempts += row[3] as Int
-                totals.retries += row[4] as Int
+                let status: String = row["status"]
+                let count: Int = row["count"]
+                totals.attempts += row["attempts"] as Int
+                totals.retries += row["retries"] as Int
                 switch status {
                 case "uploaded": totals.delivered += count
                 case "skipped": totals.skipped += count
                 default:
                     totals.waiting += count
                     if status == "failed" { totals.failed += count }
-                    let since: Int64? = row[2]
+                    let since: Int64? = row["since"]
                     if let since { totals.oldestWaitingSince = min(totals.oldestWaitingSince ?? since, since) }
                 }
             }

@@ -82,11 +82,11 @@ extension Store {
                 let delivered = try Row.fetchAll(
                     db,
                     sql: """
-                        SELECT m.id, COALESCE(u.uploaded_at, u.updated_at) FROM measurement m
+                        SELECT m.id AS id, COALESCE(u.uploaded_at, u.updated_at) AS at FROM measurement m
                         JOIN upload u ON u.measurement_id = m.id
                         WHERE m.status = 'finished' AND u.status = 'uploaded' ORDER BY 2, m.id
                         """
-                ).map { (id: $0[0] as Int64, at: $0[1] as Int64) }
+                ).map { (id: $0["id"] as Int64, at: $0["at"] as Int64) }
                 var kept = delivered
                 if let days = policy.keepUploadedDays {
                     let limit = now - Int64(days) * 86_400_000

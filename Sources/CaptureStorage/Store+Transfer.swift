@@ -167,17 +167,23 @@ struct TransferSnapshot {
                 db, sql: "SELECT status, modality, start_ts, end_ts, track_count FROM measurement WHERE id = ?",
                 arguments: [id])
         else { throw StoreError.measurementNotFound(id) }
-        let status: String = row[0]
+        let status: String = row[MeasurementRow.Columns.status]
         guard MeasurementStatus(rawValue: status) == .finished else { throw TransferError.notFinished(id) }
         var hasher = SHA256()
         func feed(_ text: String) { hasher.update(data: Data((text + "\n").utf8)) }
         feed(Self.writerVersion)
         feed(try String.fetchOne(db, sql: "SELECT device_id FROM device WHERE id = 1") ?? "")
-        feed("measurement \(id) \(status) \(row[1] as String) \(row[2] as Int64) \(row[3] as Int64? ?? -1) \(row[4] as Int)")
+        let (modality, start, end, tracks): (String, Int64, Int64?, Int) = (
+            row[MeasurementRow.Columns.modality], row[MeasurementRow.Columns.startTime], row[MeasurementRow.Columns.endTime],
+            row[MeasurementRow.Columns.trackCount]
+        )
+        feed("measurement \(id) \(status) \(modality) \(start) \(end ?? -1) \(tracks)")
 
         // In id order (the primary key's, no sort), which is time order unless a ride's clock
         // went back; only then are the fixes sorted by time (and id, for equal times), which holds
-        // them twice in memory for a moment. They are hashed in that order.
+        // them twice in memory for a moment. They are hashed in that order. Read by position
+        // through SQLite's C API (DirectQuery), not as records by name: the serialiser's hot path,
+        // measured (BENCHMARKS.md, "The snapshot in one scan").
         var fixes: [Fix] = []
         var inTimeOrder = true
         let rows = try DirectQuery(
@@ -222,11 +228,9 @@ struct TransferSnapshot {
             feed("privacy " + privacyZones.map { "\($0.latitude) \($0.longitude) \($0.radius)" }.joined(separator: ";"))
         }
 
-        events = try Row.fetchAll(
+        events = try EventRow.fetchAll(
             db, sql: "SELECT ts, type, value FROM event WHERE measurement_id = ? ORDER BY ts, id", arguments: [id]
-        ).compactMap { row in
-            EventType(rawValue: row[1]).map { Event(timestamp: row[0], type: $0, value: row[2]) }
-        }
+        ).compactMap(\.event)
         feed("events \(events.count)")
         for event in events { feed("\(event.timestamp) \(event.type.rawValue) \(event.value.map { "=" + $0 } ?? "-")") }
 
@@ -245,12 +249,16 @@ struct TransferSnapshot {
                 var removedCount = 0
                 let rows = try Row.fetchCursor(
                     db,
-                    sql: "SELECT id, first_ts, last_ts, length(data) FROM sensor_batch WHERE measurement_id = ? AND sensor = ? ORDER BY id",
+                    sql: """
+                        SELECT id, first_ts, last_ts, length(data) AS length FROM sensor_batch
+                        WHERE measurement_id = ? AND sensor = ? ORDER BY id
+                        """,
                     arguments: [id, sensor.rawValue])
                 while let row = try rows.next() {
-                    guard privacy.overlaps(first: row[1], last: row[2]) else { continue }
-                    let batch: Int64 = row[0]
-                    let length: Int = row[3]
+                    guard privacy.overlaps(first: row[BatchRow.Columns.firstTime], last: row[BatchRow.Columns.lastTime])
+                    else { continue }
+                    let batch: Int64 = row[BatchRow.Columns.id]
+                    let length: Int = row["length"]
                     filtered.insert(batch)
                     removedCount += 1
                     removedBodies += length
@@ -274,7 +282,8 @@ struct TransferSnapshot {
     }
 
     /// Each sensor's figures, added up in one pass over the measurement's batches in id order.
-    /// length() of a BLOB does not copy its content.
+    /// length() of a BLOB does not copy its content. Columns by position (DirectQuery): the
+    /// serialiser's hot path (BENCHMARKS.md, "The snapshot in one scan").
     static func tallies(_ db: Database, measurement id: Int64) throws -> [MotionSensor: BatchTally] {
         var tallies: [MotionSensor: BatchTally] = [:]
         guard let range = try idRange(db, measurement: id) else { return tallies }
@@ -316,7 +325,8 @@ struct TransferSnapshot {
             let summary = summaries[sensor] ?? CyfaceBatchSummary()
             if privacy.hidesNothing {
                 // Read by id between the sensor's first and last batch (see idRange(_:measurement:)),
-                // each blob copied once, straight from the statement.
+                // each blob copied once, straight from the statement (DirectQuery: measured,
+                // BENCHMARKS.md, "The snapshot in one scan").
                 var cursor: DirectQuery?
                 let ids = batchIDs[sensor]
                 sources.append(
@@ -348,8 +358,8 @@ struct TransferSnapshot {
                             arguments: [id, sensor.rawValue])
                     }
                     while let row = try cursor?.next() {
-                        let data: Data = row[1]
-                        guard filteredBatches.contains(row[0]) else { return [UInt8](data) }
+                        let data: Data = row[BatchRow.Columns.data]
+                        guard filteredBatches.contains(row[BatchRow.Columns.id]) else { return [UInt8](data) }
                         if let body = try Self.filtered([UInt8](data), sensor: sensor, privacy: privacy) { return body }
                     }
                     return nil

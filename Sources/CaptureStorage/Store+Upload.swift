@@ -142,11 +142,28 @@ extension Store {
         try Row.fetchOne(db, sql: uploadColumns + " WHERE measurement_id = ?", arguments: [id]).map(uploadRecord)
     }
 
+    /// The `upload` table's columns; those of an upload's state are the `attachment` table's too.
+    enum UploadColumns {
+        static let measurement = Column("measurement_id")
+        static let status = Column("status")
+        static let reason = Column("reason")
+        static let sessionURL = Column("session_url")
+        static let totalLength = Column("total_length")
+        static let fileSHA256 = Column("file_sha256")
+        static let acknowledged = Column("acknowledged")
+        static let createdAt = Column("created_at")
+        static let updatedAt = Column("updated_at")
+        static let uploadedAt = Column("uploaded_at")
+    }
+
     private static func uploadRecord(_ row: Row) -> UploadRecord {
         UploadRecord(
-            measurement: row[0], status: UploadRecord.Status(rawValue: row[1]) ?? .pending, reason: row[2],
-            sessionURL: row[3], totalLength: row[4], fileSHA256: row[5], acknowledged: row[6], createdAt: row[7],
-            updatedAt: row[8], uploadedAt: row[9])
+            measurement: row[UploadColumns.measurement],
+            status: UploadRecord.Status(rawValue: row[UploadColumns.status]) ?? .pending, reason: row[UploadColumns.reason],
+            sessionURL: row[UploadColumns.sessionURL], totalLength: row[UploadColumns.totalLength],
+            fileSHA256: row[UploadColumns.fileSHA256], acknowledged: row[UploadColumns.acknowledged],
+            createdAt: row[UploadColumns.createdAt], updatedAt: row[UploadColumns.updatedAt],
+            uploadedAt: row[UploadColumns.uploadedAt])
     }
 
     static func nowMs() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }

@@ -1,4 +1,3 @@
-import CaptureCollector
 import CaptureCore
 import Foundation
 import HTTPTypes
@@ -8,19 +7,45 @@ import Logging
 import NIOCore
 import Testing
 
-/// A collector in a temporary data directory (removed with the value), its routes called
-/// in-process (no port, no process) through HummingbirdTesting's router framework.
+@testable import CaptureCollector
+
+/// Where a collector under test keeps its uploads.
+enum StorageKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    /// Files in a temporary data directory (``CollectorStorage``), as the collector runs.
+    case files
+    /// In memory (``MemoryCollectorStorage``).
+    case memory
+
+    var testDescription: String { rawValue }
+}
+
+/// A collector in a temporary data directory (removed with the value), or with its storage in
+/// memory, its routes called in-process (no port, no process) through HummingbirdTesting's
+/// router framework.
 final class CollectorUnderTest: Sendable {
     static let token = "route-test-token"
     let directory: String
     let collector: Collector
+    /// The storage, when in memory.
+    let memory: MemoryCollectorStorage?
 
-    init(payloadLimit: Int64? = nil, sessionExpiry: Duration? = nil, logger: Logger = Logger(label: "collector-route-tests")) async throws {
+    init(
+        payloadLimit: Int64? = nil, sessionExpiry: Duration? = nil, storage: StorageKind = .files,
+        logger: Logger = Logger(label: "collector-route-tests")
+    ) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("collector-routes-\(UUID().uuidString)").path
         var configuration = Collector.Configuration(dataDirectory: directory, token: Self.token)
         if let payloadLimit { configuration.payloadLimit = payloadLimit }
         if let sessionExpiry { configuration.sessionExpiry = sessionExpiry }
-        collector = try await Collector(configuration, logger: logger)
+        switch storage {
+        case .files:
+            memory = nil
+            collector = try await Collector(configuration, logger: logger)
+        case .memory:
+            let memory = MemoryCollectorStorage()
+            self.memory = memory
+            collector = try await Collector(configuration, storage: memory, logger: logger)
+        }
     }
 
     deinit { try? FileManager.default.removeItem(atPath: directory) }
@@ -30,9 +55,10 @@ final class CollectorUnderTest: Sendable {
         try await collector.application(host: "127.0.0.1", port: 0) { _ in }.test(.router, body)
     }
 
-    /// The lines of `ranges.log`.
+    /// The lines of `ranges.log` (what the storage in memory logged).
     var ranges: [String] {
-        ((try? String(contentsOfFile: directory + "/ranges.log", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        if let memory { return memory.ranges }
+        return ((try? String(contentsOfFile: directory + "/ranges.log", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     }
 
     /// The names in `measurements/` (stored uploads and their metadata).
@@ -102,8 +128,8 @@ func path(of location: String) throws -> String {
 }
 
 @Suite struct PreRequestRouteTests {
-    @Test func opensASessionWithALocationToPutTo() async throws {
-        try await CollectorUnderTest().test { client async throws in
+    @Test(arguments: StorageKind.allCases) func opensASessionWithALocationToPutTo(storage: StorageKind) async throws {
+        try await CollectorUnderTest(storage: storage).test { client async throws in
             let response = try await client.preRequest()
             #expect(response.status == .ok)
             #expect(response.headers[.contentLength] == "0")
@@ -155,8 +181,8 @@ func path(of location: String) throws -> String {
         }
     }
 
-    @Test func refusesTooFewLocationsWith412AndBadMetadataWith422() async throws {
-        try await CollectorUnderTest().test { client async throws in
+    @Test(arguments: StorageKind.allCases) func refusesTooFewLocationsWith412AndBadMetadataWith422(storage: StorageKind) async throws {
+        try await CollectorUnderTest(storage: storage).test { client async throws in
             let few = try await client.preRequest(fields: metadata(locationCount: 1))
             #expect(few.status == .preconditionFailed)
             #expect(String(buffer: few.body) == CollectorProtocol.tooFewLocations + "\n")
@@ -200,8 +226,26 @@ func path(of location: String) throws -> String {
         #expect(collector.ranges.map { $0.split(separator: " ").dropFirst().joined(separator: " ") } == ["0-9/10 201", "*/10 200"])
     }
 
-    @Test func chunksAreAcknowledgedWithRangeAndResumedWhereTheCollectorStands() async throws {
-        try await CollectorUnderTest().test { client async throws in
+    /// The same with the storage in memory: the driver has the bytes and the metadata with its size.
+    @Test func wholeFileInOnePutIsStoredWithItsMetadataInMemory() async throws {
+        let collector = try await CollectorUnderTest(storage: .memory)
+        try await collector.test { client async throws in
+            let path = try await client.openSession()
+            #expect(try await client.put(path, range: "bytes 0-9/10", body: bytes).status == .created)
+            #expect(try await client.status(path).status == .ok)
+        }
+        let uploads = try #require(collector.memory?.uploads)
+        try #require(uploads.count == 1, "\(uploads)")
+        let upload = try #require(uploads["0b3c2d9e-1111-4a4a-8888-aaaaaaaaaaaa/7"])
+        #expect(upload.bytes == bytes)
+        #expect(upload.fields["measurementId"] == "7" && upload.fields["locationCount"] == "5" && upload.fields["size"] == "10")
+        #expect(collector.ranges.map { $0.split(separator: " ").dropFirst().joined(separator: " ") } == ["0-9/10 201", "*/10 200"])
+        // No file was written.
+        #expect(!FileManager.default.fileExists(atPath: collector.directory))
+    }
+
+    @Test(arguments: StorageKind.allCases) func chunksAreAcknowledgedWithRangeAndResumedWhereTheCollectorStands(storage: StorageKind) async throws {
+        try await CollectorUnderTest(storage: storage).test { client async throws in
             let path = try await client.openSession()
             // Nothing yet: 308 without Range.
             let fresh = try await client.status(path)
@@ -219,8 +263,8 @@ func path(of location: String) throws -> String {
         }
     }
 
-    @Test func restartingFromZeroWithDataThereLosesTheSession() async throws {
-        try await CollectorUnderTest().test { client async throws in
+    @Test(arguments: StorageKind.allCases) func restartingFromZeroWithDataThereLosesTheSession(storage: StorageKind) async throws {
+        try await CollectorUnderTest(storage: storage).test { client async throws in
             let path = try await client.openSession()
             #expect(try await client.put(path, range: "bytes 0-3/10", body: Array(bytes[0...3])).status.code == 308)
             #expect(try await client.put(path, range: "bytes 0-9/10", body: bytes).status == .notFound)
@@ -228,15 +272,15 @@ func path(of location: String) throws -> String {
         }
     }
 
-    @Test func bytesPastZeroWithoutDataAre404() async throws {
-        try await CollectorUnderTest().test { client async throws in
+    @Test(arguments: StorageKind.allCases) func bytesPastZeroWithoutDataAre404(storage: StorageKind) async throws {
+        try await CollectorUnderTest(storage: storage).test { client async throws in
             let path = try await client.openSession()
             #expect(try await client.put(path, range: "bytes 4-9/10", body: Array(bytes[4...9])).status == .notFound)
         }
     }
 
-    @Test func unknownMalformedOrExpiredSessionsAre404() async throws {
-        try await CollectorUnderTest(sessionExpiry: .milliseconds(50)).test { client async throws in
+    @Test(arguments: StorageKind.allCases) func unknownMalformedOrExpiredSessionsAre404(storage: StorageKind) async throws {
+        try await CollectorUnderTest(sessionExpiry: .milliseconds(50), storage: storage).test { client async throws in
             let unknown = "/measurements/(0123456789abcdefghijklmnopqrstuv)/"
             #expect(try await client.put(unknown, range: "bytes 0-9/10", body: bytes).status == .notFound)
             #expect(try await client.put("/measurements/0123456789abcdefghijklmnopqrstuv/", range: "bytes 0-9/10", body: bytes).status == .notFound)
@@ -248,8 +292,8 @@ func path(of location: String) throws -> String {
         }
     }
 
-    @Test func badRequestsAreRefusedWithTheirStatus() async throws {
-        try await CollectorUnderTest().test { client async throws in
+    @Test(arguments: StorageKind.allCases) func badRequestsAreRefusedWithTheirStatus(storage: StorageKind) async throws {
+        try await CollectorUnderTest(storage: storage).test { client async throws in
             let path = try await client.openSession()
             #expect(try await client.put(path, range: "bytes 0-9/10", body: bytes, token: "wrong").status == .unauthorized)
             #expect(
@@ -272,8 +316,8 @@ func path(of location: String) throws -> String {
         }
     }
 
-    @Test func tooFewLocationsOnAPutIs412AndEndsTheSession() async throws {
-        try await CollectorUnderTest().test { client async throws in
+    @Test(arguments: StorageKind.allCases) func tooFewLocationsOnAPutIs412AndEndsTheSession(storage: StorageKind) async throws {
+        try await CollectorUnderTest(storage: storage).test { client async throws in
             let path = try await client.openSession()
             let few = metadata(locationCount: 1)
             #expect(try await client.put(path, range: "bytes 0-9/10", body: bytes, fields: few).status == .preconditionFailed)
@@ -281,8 +325,8 @@ func path(of location: String) throws -> String {
         }
     }
 
-    @Test func aPutOverThePayloadLimitIs422AndEndsTheSession() async throws {
-        try await CollectorUnderTest(payloadLimit: 10).test { client async throws in
+    @Test(arguments: StorageKind.allCases) func aPutOverThePayloadLimitIs422AndEndsTheSession(storage: StorageKind) async throws {
+        try await CollectorUnderTest(payloadLimit: 10, storage: storage).test { client async throws in
             let path = try await client.openSession()
             let body = bytes + [0x41]
             #expect(try await client.put(path, range: "bytes 0-10/11", body: body).status == .unprocessableContent)

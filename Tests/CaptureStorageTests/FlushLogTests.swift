@@ -251,7 +251,7 @@ import Testing
         }
         let expected = try store.read { db in
             try Row.fetchAll(db, sql: "SELECT ts, lat FROM location WHERE measurement_id = ? ORDER BY ts, id", arguments: [id])
-                .map { (row: Row) -> [Double] in [Double(row[0] as Int64), row[1]] }
+                .map { (row: Row) -> [Double] in [Double(row["ts"] as Int64), row["lat"]] }
         }
         var read: [[Double]] = []
         try store.forEachFix(of: id) { read.append([Double($0.timestamp), $0.latitude]) }

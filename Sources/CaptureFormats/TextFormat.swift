@@ -6,19 +6,19 @@ import Foundation
     import Darwin
 #endif
 
-/// Number and time spellings shared by the text formats.
-enum TextFormat {
+/// Number and time spellings shared by the text formats (and the plot's SVG).
+package enum TextFormat {
     /// Degrees with 7 decimals (about 1 cm), never in exponent notation.
-    static func degrees(_ value: Double) -> String { decimal(value, 7) }
+    package static func degrees(_ value: Double) -> String { decimal(value, 7) }
 
     /// A fixed-point decimal (valid as xsd:decimal and JSON); `0` for a non-finite value.
-    static func decimal(_ value: Double, _ places: Int) -> String {
+    package static func decimal(_ value: Double, _ places: Int) -> String {
         guard value.isFinite else { return "0" }
         return String(format: "%.\(places)f", value)
     }
 
     /// `2026-11-22T02:31:58.123Z` from Unix milliseconds.
-    static func isoTime(_ ms: Int64) -> String {
+    package static func isoTime(_ ms: Int64) -> String {
         var seconds = time_t(ms.quotientAndRemainder(dividingBy: 1000).quotient)
         var millis = ms % 1000
         if millis < 0 {
@@ -33,7 +33,7 @@ enum TextFormat {
     }
 
     /// Text escaped for XML content and attribute values.
-    static func xmlEscaped(_ text: String) -> String {
+    package static func xmlEscaped(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }
