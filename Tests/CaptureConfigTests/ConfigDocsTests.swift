@@ -43,12 +43,13 @@ import Testing
             if byKey[row.key] != nil { problems.append("docs/configuration.md: '\(row.key)' has two rows") }
             byKey[row.key] = row
             if ConfigKey(name: row.key) == nil {
-                problems.append("docs/configuration.md: the row '\(row.key)' has no declaration in Sources/CaptureConfig/ConfigKey+All.swift")
+                problems.append(
+                    "docs/configuration.md: the row '\(row.key)' has no key in ConfigKey.allCases (Sources/CaptureConfig/ConfigKey+All.swift)")
             }
         }
         for key in ConfigKey.allCases {
             guard let row = byKey[key.name] else {
-                problems.append("docs/configuration.md: no row for '\(key.name)', which Sources/CaptureConfig/ConfigKey+All.swift declares")
+                problems.append("docs/configuration.md: no row for '\(key.name)', which ConfigKey.allCases lists")
                 continue
             }
             if row.environment != "`\(key.environmentVariable)`" {
@@ -76,6 +77,17 @@ import Testing
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
     }
 
+    /// A key declared but left out of ``ConfigKey/allCases`` would be read from nowhere: every
+    /// `ConfigKey("name", …)` of the declarations' file is listed.
+    @Test func everyDeclarationIsListed() throws {
+        let source = try String(contentsOfFile: Repository.root + "/Sources/CaptureConfig/ConfigKey+All.swift", encoding: .utf8)
+        let declared = source.matches(of: /ConfigKey\(\s*"([^"]+)"/).map { String($0.1) }
+        #expect(declared.count == ConfigKey.allCases.count)
+        for name in declared {
+            #expect(ConfigKey(name: name) != nil, "ConfigKey+All.swift declares '\(name)', which ConfigKey.allCases does not list")
+        }
+    }
+
     /// The check names each kind of mismatch (so that it can fail).
     @Test func aMismatchIsNamed() throws {
         let text = try String(contentsOfFile: Self.docs, encoding: .utf8)
@@ -100,10 +112,10 @@ import Testing
             "docs/configuration.md: 'collector.url' has the option none, its declaration `--url`"
         ])
         #expect(edited { $0.removeAll { $0.hasPrefix("| `upload.auto`") } } == [
-            "docs/configuration.md: no row for 'upload.auto', which Sources/CaptureConfig/ConfigKey+All.swift declares"
+            "docs/configuration.md: no row for 'upload.auto', which ConfigKey.allCases lists"
         ])
         #expect(edited { $0.append("| `upload.later` | `CAPTURE_UPLOAD_LATER` | | `false` | not yet |") } == [
-            "docs/configuration.md: the row 'upload.later' has no declaration in Sources/CaptureConfig/ConfigKey+All.swift"
+            "docs/configuration.md: the row 'upload.later' has no key in ConfigKey.allCases (Sources/CaptureConfig/ConfigKey+All.swift)"
         ])
     }
 }
