@@ -140,7 +140,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "CaptureConfigTests",
-            dependencies: ["CaptureCore", "CaptureStorage", "CaptureUpload", "CaptureConfig"],
+            dependencies: ["CaptureCore", "CaptureStorage", "CaptureUpload", "CaptureConfig", "CaptureTestSupport"],
             swiftSettings: strict),
         .executableTarget(
             name: "capture",

@@ -12,7 +12,7 @@ import Yams
 ///   (`colector:`) would be silently ignored; here it is an error naming the key and its line;
 /// - lists of mappings: the snapshot refuses a whole file that holds one (`privacy.zones`);
 /// - line numbers for messages.
-/// The snapshot is therefore given the document without `privacy`, which Yams reads.
+/// The snapshot is therefore given the document without the zones, which Yams reads.
 public struct ConfigFile: Sendable, Equatable {
     /// A value as the file holds it.
     enum Value: Sendable, Equatable {
@@ -113,15 +113,16 @@ public struct ConfigFile: Sendable, Equatable {
                 place: path, line: root.mark.map { $0.line }, key: "", expected: topLevel,
                 kind: .malformed(reason: "the top level is not a mapping"))
         }
-        // 1. Yams: every key known, each leaf of the right shape, the zones.
+        // 1. Yams: every key known (the document whole, first).
         var leaves: [ConfigKey: Node] = [:]
-        var withoutPrivacy: [(Node, Node)] = []
+        // The document without the zones, for the snapshot, which refuses lists of mappings.
+        var withoutZones: [(Node, Node)] = []
         for (keyNode, value) in mapping {
             let name = keyNode.string ?? ""
             let line = keyNode.mark?.line
-            if let key = ConfigKey(rawValue: name), key.path.count == 1 {
+            if let key = ConfigKey(name: name), key.path.count == 1 {
                 leaves[key] = value
-                withoutPrivacy.append((keyNode, value))
+                if key.type.fileValue != .zones { withoutZones.append((keyNode, value)) }
             } else if let allowed = ConfigKey.sections[name] {
                 if value.null != nil { continue }
                 guard let section = value.mapping else {
@@ -130,38 +131,27 @@ public struct ConfigFile: Sendable, Equatable {
                         expected: "a mapping with the keys " + allowed.joined(separator: ", "),
                         kind: .badValue(found: value.string ?? "a list"))
                 }
+                var sectionWithoutZones: [(Node, Node)] = []
                 for (subNode, subValue) in section {
                     let sub = subNode.string ?? ""
-                    guard let key = ConfigKey(rawValue: name + "." + sub) else {
+                    guard let key = ConfigKey(name: name + "." + sub) else {
                         throw DeviceConfigurationError(
                             place: path, line: subNode.mark?.line, key: name + "." + sub,
                             expected: "one of " + allowed.map { name + "." + $0 }.joined(separator: ", "),
                             kind: .unknownKey)
                     }
                     leaves[key] = subValue
+                    if key.type.fileValue != .zones { sectionWithoutZones.append((subNode, subValue)) }
                 }
-                if name != "privacy" { withoutPrivacy.append((keyNode, value)) }
+                if !sectionWithoutZones.isEmpty { withoutZones.append((keyNode, .mapping(Node.Mapping(sectionWithoutZones)))) }
             } else {
                 throw DeviceConfigurationError(place: path, line: line, key: name, expected: topLevel, kind: .unknownKey)
             }
         }
-        for (key, node) in leaves {
-            file.lines[key] = node.mark?.line
-            if node.null != nil { continue }
-            let isList = [.trustedOrigins, .sources, .privacyZones].contains(key)
-            let shapeOK = isList ? node.sequence != nil : node.scalar != nil
-            guard shapeOK else {
-                throw DeviceConfigurationError(
-                    place: path, line: node.mark?.line, key: key.name, expected: key.expected,
-                    kind: .badValue(found: isList ? (node.string ?? "a mapping") : (node.sequence != nil ? "a list" : "a mapping")))
-            }
-        }
-        if let zones = leaves[.privacyZones], let list = zones.sequence {
-            file.values[.privacyZones] = .zones(try Self.zones(list, path: path))
-        }
+        for (key, node) in leaves { file.lines[key] = node.mark?.line }
 
-        // 2. swift-configuration: the typed values of everything else.
-        let document = Node.mapping(Node.Mapping(withoutPrivacy))
+        // 2. swift-configuration: the typed values of everything but the zones.
+        let document = Node.mapping(Node.Mapping(withoutZones))
         let snapshot: YAMLSnapshot
         do {
             let serialized = try Yams.serialize(node: document)
@@ -171,7 +161,19 @@ public struct ConfigFile: Sendable, Equatable {
             throw DeviceConfigurationError(
                 place: path, key: "", expected: topLevel, kind: .malformed(reason: "\(error)"))
         }
-        for (key, node) in leaves where key != .privacyZones && node.null == nil {
+        // Key by key in the file's order (so that of two bad values the first is reported): the
+        // shape (Yams), the typed value (the snapshot, or Yams for the zones), its meaning (the
+        // resolver), so that nothing starts with a bad file.
+        let resolver = Resolver(flags: [:], environment: [:], file: nil, isSource: isSource)
+        let ordered = leaves.sorted { ($0.value.mark?.line ?? 0, $0.key) < ($1.value.mark?.line ?? 0, $1.key) }
+        for (key, node) in ordered where node.null == nil {
+            let isList = key.type.isList
+            let shapeOK = isList ? node.sequence != nil : node.scalar != nil
+            guard shapeOK else {
+                throw DeviceConfigurationError(
+                    place: path, line: node.mark?.line, key: key.name, expected: key.expected,
+                    kind: .badValue(found: isList ? (node.string ?? "a mapping") : (node.sequence != nil ? "a list" : "a mapping")))
+            }
             let found = node.string ?? node.sequence.map { $0.compactMap(\.string).joined(separator: ", ") } ?? ""
             func bad() -> DeviceConfigurationError {
                 DeviceConfigurationError(
@@ -181,14 +183,16 @@ public struct ConfigFile: Sendable, Equatable {
                 (try? snapshot.value(forKey: AbsoluteConfigKey(key.path), type: type))?.value?.content
             }
             let value: Value
-            switch key {
-            case .uploadAuto, .unmeteredOnly:
+            switch key.type.fileValue {
+            case .zones:
+                value = .zones(try Self.zones(node.sequence!, key: key, path: path))
+            case .bool:
                 guard case .bool(let flag) = lookUp(.bool) else { throw bad() }
                 value = .bool(flag)
-            case .minWaiting:
+            case .int:
                 guard case .int(let number) = lookUp(.int) else { throw bad() }
                 value = .int(number)
-            case .keepUploadedDays:
+            case .intOrString:
                 if case .int(let number) = lookUp(.int) {
                     value = .int(number)
                 } else if case .string(let word) = lookUp(.string) {
@@ -196,29 +200,30 @@ public struct ConfigFile: Sendable, Equatable {
                 } else {
                     throw bad()
                 }
-            case .trustedOrigins, .sources:
+            case .strings:
                 guard case .stringArray(let items) = lookUp(.stringArray) else { throw bad() }
                 value = .strings(items)
-            default:
+            case .string:
                 guard case .string(let string) = lookUp(.string) else { throw bad() }
                 if string.isEmpty { continue }
                 value = .string(string)
             }
             file.values[key] = value
+            _ = try resolver.fromFile(key, value, file: file)
         }
-        // 3. The values' meaning, checked now so that nothing starts with a bad file.
-        _ = try Resolver(file: file, environment: [:], flags: [:], isSource: isSource).checkFile()
         return file
     }
 
     /// `privacy.zones`: a list of `{latitude, longitude, radius}`.
-    private static func zones(_ list: Node.Sequence, path: String) throws(DeviceConfigurationError) -> [PrivacyZone] {
+    private static func zones(_ list: Node.Sequence, key zonesKey: ConfigKey, path: String) throws(DeviceConfigurationError)
+        -> [PrivacyZone]
+    {
         var zones: [PrivacyZone] = []
         for (index, item) in list.enumerated() {
-            let key = "privacy.zones[\(index)]"
+            let key = "\(zonesKey.name)[\(index)]"
             func bad(_ found: String) -> DeviceConfigurationError {
                 DeviceConfigurationError(
-                    place: path, line: item.mark?.line, key: key, expected: ConfigKey.privacyZones.expected,
+                    place: path, line: item.mark?.line, key: key, expected: zonesKey.expected,
                     kind: .badValue(found: found))
             }
             guard let mapping = item.mapping else { throw bad(item.string ?? "a list") }

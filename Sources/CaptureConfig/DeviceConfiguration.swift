@@ -21,17 +21,60 @@ public enum LogLevel: String, Sendable, CaseIterable, Comparable, Codable {
 /// print(device.flushInterval.value, "from", device.flushInterval.origin)   // 1s from default
 /// ```
 public struct DeviceConfiguration: Sendable {
-    /// A value and where it came from.
-    public typealias Setting<Value: Sendable & Equatable> = UploadSettings.Setting<Value>
-    /// Where a value came from: `--url`, `$CAPTURE_UPLOAD_URL`, `"collector.url" in FILE`, `default`.
-    public typealias Origin = UploadSettings.Origin
+    /// Where a value came from (or would have come from).
+    public enum Origin: Sendable, Hashable, CustomStringConvertible {
+        /// A command-line option, such as `--url`.
+        case option(String)
+        /// An environment variable, such as `CAPTURE_UPLOAD_URL`.
+        case environment(String)
+        /// A key in a file: the configuration file, or a field of `upload.json`.
+        case file(path: String, key: String)
+        /// Nothing set it: the default (`capture config` shows these too).
+        case builtIn
 
-    /// A value given on the command line, as text, and the option that gave it.
+        /// `--url`, `$CAPTURE_UPLOAD_URL`, `"collector.url" in /etc/capture/config.yaml` or `default`.
+        public var description: String {
+            switch self {
+            case .option(let name): name
+            case .environment(let name): "$" + name
+            case .file(let path, let key): "\"\(key)\" in \(path)"
+            case .builtIn: "default"
+            }
+        }
+
+        /// The file, variable or option, for messages: `/etc/capture/config.yaml`, `$CAPTURE_HOME`.
+        var place: String {
+            switch self {
+            case .file(let path, _): path
+            default: description
+            }
+        }
+    }
+
+    /// A value and where it came from.
+    public struct Setting<Value: Sendable & Equatable>: Sendable, Equatable {
+        /// The value.
+        public var value: Value
+        /// Where it came from.
+        public var origin: Origin
+
+        /// Creates a setting.
+        public init(_ value: Value, from origin: Origin) {
+            self.value = value
+            self.origin = origin
+        }
+    }
+
+    /// Values given on the command line, as text, and the option that gave them.
     public struct Flag: Sendable, Equatable {
-        public var value: String
+        /// One value, or one for each time a repeatable option (`--trust-origin`) was given.
+        public var values: [String]
         public var option: String
         public init(_ value: String, option: String) {
-            self.value = value
+            self.init([value], option: option)
+        }
+        public init(_ values: [String], option: String) {
+            self.values = values
             self.option = option
         }
     }
@@ -57,6 +100,7 @@ public struct DeviceConfiguration: Sendable {
         var zones: [PrivacyZone]? { if case .zones(let value) = self { value } else { nil } }
         var level: LogLevel? { if case .level(let value) = self { value } else { nil } }
         var modality: Modality?? { if case .modality(let value) = self { .some(value) } else { nil } }
+        var size: ByteSize?? { if case .size(let value) = self { .some(value) } else { nil } }
     }
 
     /// The configuration file that was read, if any.
@@ -65,10 +109,11 @@ public struct DeviceConfiguration: Sendable {
     public var filePlace: String
     /// Every key's value and origin.
     public var entries: [ConfigKey: Setting<Value>]
-    /// The flags given, for ``uploadLayers``.
+    /// The flags given (a `--token-file` given wins over `auth.issuer`).
     let flags: [ConfigKey: Flag]
-    /// The environment used.
-    let environment: [String: String]
+    /// `<data dir>/upload.json`, or why it could not be read: an error of ``uploadSettings()``
+    /// only, not of every command.
+    let uploadJSON: Result<UploadJSON, CollectorSettingsError>
 
     /// `data_dir`, absolute and standardized.
     public var dataDirectory: Setting<String> { typed(.dataDirectory, \.text)! }
@@ -78,29 +123,12 @@ public struct DeviceConfiguration: Sendable {
     public var collectorURL: Setting<String>? { typed(.collectorURL, \.text) }
     /// `collector.token_file`, if set anywhere. The token is never read here.
     public var tokenFile: Setting<String>? { typed(.tokenFile, \.text) }
-    /// `auth.*` as OAuth settings, if `auth.issuer` is set.
-    ///
-    /// - Throws: ``DeviceConfigurationError`` when `auth.issuer` is set without `auth.client_id`.
-    public func oauth() throws(DeviceConfigurationError) -> OAuthSettings? {
-        guard let issuer = typed(.authIssuer, \.text) else { return nil }
-        guard let client = typed(.authClientID, \.text) else {
-            throw DeviceConfigurationError(
-                place: issuer.origin.place, line: nil, key: ConfigKey.authClientID.name,
-                expected: ConfigKey.authClientID.expected, kind: .badValue(found: "nothing (auth.issuer is set)"))
-        }
-        return OAuthSettings(
-            issuer: issuer.value, clientID: client.value, clientSecretFile: typed(.authClientSecretFile, \.text)?.value,
-            dataDirectory: dataDirectory.value)
-    }
     /// `collector.trusted_origins` (empty if none).
     public var trustedOrigins: Setting<[String]> { typed(.trustedOrigins, \.list)! }
     /// `collector.retry_budget`.
     public var retryBudget: Setting<TimeSpan> { typed(.retryBudget, \.span)! }
     /// `collector.payload_limit` (nil: unlimited).
-    public var payloadLimit: ByteSize? {
-        if case .size(let size) = entries[.payloadLimit]!.value { return size }
-        return ByteSize(bytes: UploadRun.Options.collectorPayloadLimit)
-    }
+    public var payloadLimit: ByteSize? { entries[.payloadLimit]!.value.size! }
     /// `capture.sources` (empty: discover).
     public var sources: Setting<[String]> { typed(.sources, \.list)! }
     /// `capture.modality` (nil: a trace's start mark, else UNKNOWN).
@@ -131,7 +159,7 @@ public struct DeviceConfiguration: Sendable {
     /// Where each key came from.
     public func origin(of key: ConfigKey) -> Origin { entries[key]!.origin }
 
-    private func typed<T: Sendable & Equatable>(_ key: ConfigKey, _ cast: KeyPath<Value, T?>) -> Setting<T>? {
+    func typed<T: Sendable & Equatable>(_ key: ConfigKey, _ cast: KeyPath<Value, T?>) -> Setting<T>? {
         guard let entry = entries[key], let value = entry.value[keyPath: cast] else { return nil }
         return Setting(value, from: entry.origin)
     }
@@ -159,65 +187,12 @@ public struct DeviceConfiguration: Sendable {
             file?.path
             ?? (environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
                 ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.config")) + "/capture/config.yaml"
-        let resolver = Resolver(file: file, environment: environment, flags: flags, isSource: isSource)
-        var entries = try resolver.resolve()
-        // upload.json in the data directory: the lowest layer for the collector's keys.
-        if let dataDirectory = entries[.dataDirectory]?.value.text {
-            // A malformed upload.json is `capture upload`'s error (exit 78 there, through
-            // ``uploadLayers()``), not every command's.
-            let layer = (try? UploadSettings.Layer.uploadJSON(dataDirectory: dataDirectory)) ?? .init(values: [:], origins: [:])
-            let keys: [(ConfigKey, UploadSettings.Key)] = [
-                (.collectorURL, .collectorURL), (.tokenFile, .tokenFile), (.trustedOrigins, .trustedOrigins),
-            ]
-            for (key, uploadKey) in keys where entries[key]?.origin == .builtIn {
-                guard let text = layer.values[uploadKey], !text.isEmpty, let origin = layer.origins[uploadKey] else { continue }
-                entries[key] = try resolver.parse(key, text, origin: origin, place: origin.place, splitLists: true)
-            }
-        }
-        return DeviceConfiguration(file: file, filePlace: place, entries: entries, flags: flags, environment: environment)
-    }
-
-    /// The layers for ``UploadSettings/resolve(_:)``: the options, the environment, the
-    /// configuration file, then `upload.json`, so a missing URL names every place to put it.
-    public func uploadLayers() throws(UploadSettingsError) -> [UploadSettings.Layer] {
-        let keys: [(ConfigKey, UploadSettings.Key)] = [
-            (.collectorURL, .collectorURL), (.tokenFile, .tokenFile), (.trustedOrigins, .trustedOrigins),
-        ]
-        var options = UploadSettings.Layer(values: [:], origins: [:])
-        var fileLayer = UploadSettings.Layer(values: [:], origins: [:])
-        for (key, uploadKey) in keys {
-            options.origins[uploadKey] = .option(flags[key]?.option ?? Self.optionNames[key]!)
-            if let flag = flags[key] { options.values[uploadKey] = flag.value }
-            fileLayer.origins[uploadKey] = .file(path: file?.path ?? filePlace, key: key.name)
-            switch file?.values[key] {
-            case .string(let text): fileLayer.values[uploadKey] = text
-            case .strings(let items) where !items.isEmpty: fileLayer.values[uploadKey] = items.joined(separator: " ")
-            default: break
-            }
-        }
-        return [options, .environment(environment), fileLayer, try .uploadJSON(dataDirectory: dataDirectory.value)]
-    }
-
-    /// The upload settings: the collector from ``uploadLayers()`` (or `layers`), and the
-    /// credentials: a `--token-file` given on the command line, else OAuth 2.0 when
-    /// `auth.issuer` is set anywhere, else the token file.
-    public func uploadSettings(_ layers: [UploadSettings.Layer]? = nil) throws -> UploadSettings {
-        let oauth = flags[.tokenFile] == nil ? try oauth() : nil
-        return try UploadSettings.resolve(layers ?? uploadLayers(), oauth: oauth)
-    }
-
-    /// The command-line options of the collector's keys, for messages.
-    static let optionNames: [ConfigKey: String] = [
-        .collectorURL: "--url", .tokenFile: "--token-file", .trustedOrigins: "--trust-origin",
-    ]
-}
-
-extension UploadSettings.Origin {
-    /// The file, variable or option, for messages: `/etc/capture/config.yaml`, `$CAPTURE_HOME`.
-    var place: String {
-        switch self {
-        case .file(let path, _): path
-        default: description
-        }
+        var resolver = Resolver(flags: flags, environment: environment, file: file, isSource: isSource)
+        // upload.json is in the data directory, so that key comes first.
+        let dataDirectory = try resolver.resolve(.dataDirectory).value.text!
+        let uploadJSON = Result { () throws(CollectorSettingsError) in try UploadJSON.read(dataDirectory: dataDirectory) }
+        resolver.uploadJSON = try? uploadJSON.get()
+        return DeviceConfiguration(
+            file: file, filePlace: place, entries: try resolver.resolve(), flags: flags, uploadJSON: uploadJSON)
     }
 }

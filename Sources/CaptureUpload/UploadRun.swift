@@ -46,7 +46,7 @@ extension UploadRunObserver {
 /// stop the others.
 ///
 /// ```swift
-/// let settings = try UploadSettings.resolve(url: nil, tokenFile: nil, dataDirectory: directory)
+/// let settings = try device.uploadSettings()   // CaptureConfig's DeviceConfiguration
 /// let run = UploadRun(store: store, dataDirectory: directory, settings: settings, options: .init(appVersion: "1.0"))
 /// let report = try await run.run(.waiting(includingSkipped: false))
 /// try report.check()
@@ -128,8 +128,8 @@ public struct UploadRun: Sendable {
         logger: Logger = Logger(label: "capture.upload")
     ) {
         self.init(
-            store: store, dataDirectory: dataDirectory, collectorURL: settings.collectorURL.value,
-            authenticator: settings.authenticator, trustedOrigins: settings.trustedOrigins?.value ?? [], options: options,
+            store: store, dataDirectory: dataDirectory, collectorURL: settings.collectorURL,
+            authenticator: settings.authenticator, trustedOrigins: settings.trustedOrigins, options: options,
             logger: logger)
     }
 

@@ -113,7 +113,7 @@ struct Sync: ParsableCommand {
         }
         let settings = try device.uploadSettings()
         state.lastAttemptAt = clock
-        if let problem = blockingProbe(settings.collectorURL.value) {
+        if let problem = blockingProbe(settings.collectorURL) {
             state.failures += 1
             state.lastError = "the collector did not answer: \(problem)"
             state.nextAttemptAt = Delivery.nextAttempt(afterFailures: state.failures, now: clock)

@@ -100,14 +100,9 @@ struct Upload: ParsableCommand {
             if let tokenFile { flags[.tokenFile] = .init(tokenFile, option: "--token-file") }
             if let retryBudget { flags[.retryBudget] = .init(String(retryBudget), option: "--retry-budget") }
             if let payloadLimit { flags[.payloadLimit] = .init(payloadLimit, option: "--payload-limit") }
-            // Several --trust-origin: checked by UploadSettings below, one by one.
-            if let first = trustOrigin.first, trustOrigin.count == 1 { flags[.trustedOrigins] = .init(first, option: "--trust-origin") }
+            if !trustOrigin.isEmpty { flags[.trustedOrigins] = .init(trustOrigin, option: "--trust-origin") }
             let device = try data.device(flags)
-            var layers = try device.uploadLayers()
-            if !trustOrigin.isEmpty {
-                layers[0] = .options(url: url, tokenFile: tokenFile, trustedOrigins: trustOrigin)
-            }
-            let settings = try device.uploadSettings(layers)
+            let settings = try device.uploadSettings()
             let budget = device.retryBudget.value.seconds
             guard let store = try data.existingStore() else {
                 if output.json { try printJSON([UploadResult]()) } else { print("nothing to upload: no measurements yet") }

@@ -92,6 +92,11 @@ import Testing
     @Test func everyKeyHasItsOwnEnvironmentVariable() {
         let names = ConfigKey.allCases.map(\.environmentVariable)
         #expect(Set(names).count == names.count)
+        // `CAPTURE_` and the key in capitals with dots as underscores, but for four older names.
+        let older: Set<ConfigKey> = [.dataDirectory, .collectorURL, .tokenFile, .trustedOrigins]
+        for key in ConfigKey.allCases where !older.contains(key) {
+            #expect(key.environmentVariable == "CAPTURE_" + key.name.uppercased().replacingOccurrences(of: ".", with: "_"))
+        }
         #expect(ConfigKey.dataDirectory.environmentVariable == "CAPTURE_HOME")
         #expect(ConfigKey.collectorURL.environmentVariable == "CAPTURE_UPLOAD_URL")
         #expect(ConfigKey.tokenFile.environmentVariable == "CAPTURE_TOKEN_FILE")
@@ -144,10 +149,7 @@ import Testing
         #expect(device.collectorURL?.value == "https://json.example/api")
         #expect(device.collectorURL?.origin == .file(path: scratch.directory + "/data/upload.json", key: "url"))
         #expect(device.tokenFile?.value == "/yaml/token")
-        let layers = try device.uploadLayers()
-        #expect(layers.count == 4)
-        #expect(layers[2].values[.tokenFile] == "/yaml/token")
-        #expect(layers[2].origins[.collectorURL] == .file(path: config, key: "collector.url"))
+        #expect(device.tokenFile?.origin == .file(path: config, key: "collector.token_file"))
     }
 
     /// Every error class: one line naming the file, the key (and its line) and what is expected.
@@ -189,6 +191,26 @@ import Testing
         }
     }
 
+    /// Of two bad values, the one earlier in the file is reported (not the first in a hash order).
+    @Test func theFirstBadValueInTheFileIsReported() throws {
+        let scratch = Scratch()
+        let path = scratch.write("capture: { modality: HOVERCRAFT }\nupload: { auto: maybe, unmetered_only: 2 }\n")
+        for _ in 0..<3 {
+            #expect {
+                try DeviceConfiguration.load(environment: ["CAPTURE_CONFIG": path])
+            } throws: { error in
+                (error as? DeviceConfigurationError)?.key == "capture.modality"
+            }
+        }
+        let sameLine = scratch.write("upload: { unmetered_only: 2, auto: maybe }\n", to: "same.yaml")
+        #expect {
+            try DeviceConfiguration.load(environment: ["CAPTURE_CONFIG": sameLine])
+        } throws: { error in
+            // On one line: in the order of the keys.
+            (error as? DeviceConfigurationError)?.key == "upload.auto"
+        }
+    }
+
     @Test func badEnvironmentValueNamesTheVariable() {
         #expect {
             try DeviceConfiguration.load(environment: ["CAPTURE_CONFIG": "/dev/null", "CAPTURE_UPLOAD_MAX_AGE": "soon"])
@@ -211,6 +233,23 @@ import Testing
             let text = (error as? DeviceConfigurationError)?.description ?? ""
             return text.hasPrefix("cannot read the configuration file \(target): ")
         }
+    }
+
+    /// The declared defaults are what the libraries call standard.
+    @Test func defaultsAreTheLibrariesStandards() throws {
+        let scratch = Scratch()
+        let device = try DeviceConfiguration.load(environment: ["CAPTURE_CONFIG": "/dev/null", "HOME": scratch.directory])
+        for key in ConfigKey.allCases { #expect(device.origin(of: key) == .builtIn, "\(key)") }
+        #expect(device.dataDirectory.value == scratch.directory + "/.local/share/capture")
+        #expect(device.delivery == .standard)
+        #expect(device.retention == .standard)
+        #expect(device.payloadLimit?.bytes == UploadRun.Options.collectorPayloadLimit)
+        #expect(device.retryBudget.value == TimeSpan(seconds: 900))
+        #expect(device.flushInterval.value == TimeSpan(seconds: 1))
+        #expect(device.logLevel.value == .warning)
+        #expect(device.modality.value == nil)
+        #expect(device.collectorURL == nil && device.tokenFile == nil)
+        #expect(device.sources.value.isEmpty && device.trustedOrigins.value.isEmpty && device.privacyZones.value.isEmpty)
     }
 
     @Test func emptyAndNullValuesSetNothing() throws {

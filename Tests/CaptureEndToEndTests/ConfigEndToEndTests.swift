@@ -26,15 +26,19 @@ import Testing
             chmod(path, mode)
         }
 
-        /// Runs `capture ARGS` with `environment` on top of PATH, HOME and XDG_CONFIG_HOME only.
-        func run(_ arguments: [String], _ environment: [String: String] = [:]) throws -> Program.Result {
+        /// Runs `capture ARGS` with `environment` on top of PATH, HOME and XDG_CONFIG_HOME only,
+        /// in `directory` if one is given.
+        func run(_ arguments: [String], _ environment: [String: String] = [:], in directory: String? = nil) throws
+            -> Program.Result
+        {
             var variables = [
                 "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": root + "/home",
                 "XDG_CONFIG_HOME": root + "/xdg",
             ]
             variables.merge(environment) { _, new in new }
             let assignments = variables.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-            return try Program.run("/usr/bin/env", ["-i"] + assignments + [CLI.executable] + arguments)
+            let chdir = directory.map { ["-C", $0] } ?? []
+            return try Program.run("/usr/bin/env", ["-i"] + chdir + assignments + [CLI.executable] + arguments)
         }
 
         func json(_ arguments: [String], _ environment: [String: String] = [:]) throws -> [String: [String: Any]] {
@@ -80,6 +84,26 @@ import Testing
         for output in [text.stdout, try device.run(["config", "--json"], environment).stdout] {
             #expect(!output.contains("s3cr3t"))
         }
+    }
+
+    /// `capture config`, text and JSON, byte for byte against fixtures/golden/config.txt and
+    /// config.json (`scripts/update-goldens`): every kind of value and of origin. It runs where
+    /// the file is, so that no temporary path is printed.
+    @Test(arguments: ["txt", "json"])
+    func configMatchesTheGolden(kind: String) throws {
+        let device = Device()
+        try FileManager.default.copyItem(atPath: Repository.fixture("config.yaml"), toPath: device.config)
+        let environment = [
+            "CAPTURE_CONFIG": "config.yaml", "CAPTURE_HOME": "/var/lib/capture",
+            "CAPTURE_UPLOAD_URL": "https://collector.example/api/v4", "CAPTURE_CAPTURE_MODALITY": "WALKING",
+        ]
+        let result = try device.run(
+            ["config", "--log-level", "debug"] + (kind == "json" ? ["--json"] : []), environment, in: device.root)
+        #expect(result.status == 0, "\(result.stderr)")
+        let golden = try String(contentsOfFile: Repository.fixture("golden/config.\(kind)"), encoding: .utf8)
+        #expect(
+            result.stdout == golden,
+            "capture config differs from fixtures/golden/config.\(kind); if intended, run scripts/update-goldens")
     }
 
     @Test func dataDirectoryFromTheFileAppliesToEveryCommand() throws {

@@ -1,0 +1,136 @@
+import CaptureCore
+import Foundation
+
+/// Every setting, declared once. Adding a key: a declaration here, its place in ``allCases``
+/// (the order of `capture config`), and its row in docs/configuration.md, which
+/// `ConfigDocsTests` checks against these declarations.
+extension ConfigKey {
+    /// Every key, in the order `capture config` lists them.
+    public static let allCases: [ConfigKey] = [
+        dataDirectory, logLevel,
+        collectorURL, tokenFile, trustedOrigins, retryBudget, payloadLimit,
+        authIssuer, authClientID, authClientSecretFile,
+        uploadAuto, minWaiting, maxAge, unmeteredOnly,
+        keepUploadedDays, maxStoreSize, dropUnsent,
+        sources, modality, flushInterval,
+        privacyZones,
+    ]
+
+    public static let dataDirectory = ConfigKey(
+        "data_dir", environment: "CAPTURE_HOME", option: "--data-dir", type: .directory,
+        default: .computed(documented: "`$XDG_DATA_HOME/capture`, else `~/.local/share/capture`") { environment in
+            environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 + "/capture" }
+                ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/share/capture")
+        },
+        expected: "a path", meaning: "where measurements are kept")
+
+    public static let logLevel = ConfigKey(
+        "log_level", environment: "CAPTURE_LOG_LEVEL", option: "--log-level", type: .logLevel, default: "warning",
+        expected: "one of error, warning, info, debug",
+        meaning: "how much goes to stderr: error, warning (the default), info or debug")
+
+    // The collector.
+
+    public static let collectorURL = ConfigKey(
+        "collector.url", environment: "CAPTURE_UPLOAD_URL", option: "--url", uploadJSON: "url", type: .url, default: .unset,
+        expected: "an http or https URL with a host, such as https://example.com/api/v4",
+        meaning: "the Cyface collector's base URL")
+
+    public static let tokenFile = ConfigKey(
+        "collector.token_file", environment: "CAPTURE_TOKEN_FILE", option: "--token-file", uploadJSON: "tokenFile",
+        type: .path, default: .unset, expected: "a path",
+        meaning: "the file holding the bearer token (mode 600); the token itself is never printed")
+
+    public static let trustedOrigins = ConfigKey(
+        "collector.trusted_origins", environment: "CAPTURE_TRUSTED_ORIGINS", option: "--trust-origin",
+        uploadJSON: "trustedOrigins", type: .origins, default: .empty,
+        expected: "a list of http or https URLs (in the environment: separated by spaces or commas)",
+        meaning: "origins besides the collector's that may receive the token")
+
+    public static let retryBudget = ConfigKey(
+        "collector.retry_budget", environment: "CAPTURE_COLLECTOR_RETRY_BUDGET", option: "--retry-budget",
+        type: .duration(), default: "15m", expected: "a duration such as \(TimeSpan.examples)",
+        meaning: "how long one measurement's upload is retried before it is marked failed")
+
+    public static let payloadLimit = ConfigKey(
+        "collector.payload_limit", environment: "CAPTURE_COLLECTOR_PAYLOAD_LIMIT", option: "--payload-limit",
+        type: .size, default: "100M", expected: "a size such as 100M or 1G, or unlimited",
+        meaning: "the collector's largest upload (its measurement.payload.limit); a larger transfer file is skipped, not sent")
+
+    // OAuth 2.0 instead of a token file.
+
+    public static let authIssuer = ConfigKey(
+        "auth.issuer", environment: "CAPTURE_AUTH_ISSUER", type: .url, default: .unset,
+        expected: "an http or https URL with a host, such as https://sso.example.com/realms/cyface",
+        meaning: "the OAuth 2.0 issuer whose tokens the collector takes (`capture login`); instead of a token file")
+
+    public static let authClientID = ConfigKey(
+        "auth.client_id", environment: "CAPTURE_AUTH_CLIENT_ID", type: .word, default: .unset,
+        expected: "a client id, such as capture", meaning: "the client id registered at the issuer")
+
+    public static let authClientSecretFile = ConfigKey(
+        "auth.client_secret_file", environment: "CAPTURE_AUTH_CLIENT_SECRET_FILE", type: .path, default: .unset,
+        expected: "a path",
+        meaning: "a file holding the client secret (mode 600): tokens from the client-credentials grant, no login")
+
+    // When `capture sync` uploads (DeliveryPolicy).
+
+    public static let uploadAuto = ConfigKey(
+        "upload.auto", environment: "CAPTURE_UPLOAD_AUTO", type: .bool, default: "false", expected: "true or false",
+        meaning: "deliver finished measurements without anyone typing `capture upload`")
+
+    public static let minWaiting = ConfigKey(
+        "upload.min_waiting", environment: "CAPTURE_UPLOAD_MIN_WAITING", type: .count(atLeast: 1), default: "1",
+        expected: "a whole number of measurements, at least 1", meaning: "`capture sync` uploads once this many measurements wait")
+
+    public static let maxAge = ConfigKey(
+        "upload.max_age", environment: "CAPTURE_UPLOAD_MAX_AGE", type: .duration(), default: "6h",
+        expected: "a duration such as \(TimeSpan.examples)", meaning: "… or once the oldest has waited this long")
+
+    public static let unmeteredOnly = ConfigKey(
+        "upload.unmetered_only", environment: "CAPTURE_UPLOAD_UNMETERED_ONLY", type: .bool, default: "false",
+        expected: "true or false", meaning: "upload only over a connection that is not metered")
+
+    // What is kept (RetentionPolicy).
+
+    public static let keepUploadedDays = ConfigKey(
+        "retention.keep_uploaded_days", environment: "CAPTURE_RETENTION_KEEP_UPLOADED_DAYS", type: .days, default: "30",
+        expected: "a whole number of days, at least 0, or forever",
+        meaning: "uploaded measurements are deleted locally after this many days")
+
+    public static let maxStoreSize = ConfigKey(
+        "retention.max_store_size", environment: "CAPTURE_RETENTION_MAX_STORE_SIZE", type: .size, default: "unlimited",
+        expected: "a size such as 65536, 512M or 2GB, or unlimited",
+        meaning: "the store's size budget; uploaded measurements are pruned, oldest first, to keep it")
+
+    public static let dropUnsent = ConfigKey(
+        "retention.drop_unsent", environment: "CAPTURE_RETENTION_DROP_UNSENT", type: .unsentDrop, default: "never",
+        expected: "never or oldest",
+        meaning: "whether unsent measurements may be dropped (oldest first, counted) when over budget")
+
+    // What `capture start` records.
+
+    public static let sources = ConfigKey(
+        "capture.sources", environment: "CAPTURE_CAPTURE_SOURCES", option: "--source", type: .sources, default: .empty,
+        expected: "a list of source specs such as trace:PATH, iio:DEVICE, gpsd[:HOST:PORT], nmea:PATH "
+            + "(in the environment: separated by commas)",
+        meaning: "the sources `capture start` records from (empty: discover IIO sensors and gpsd)")
+
+    public static let modality = ConfigKey(
+        "capture.modality", environment: "CAPTURE_CAPTURE_MODALITY", option: "--modality", type: .modality,
+        default: .unset(documented: "a trace's start mark, else `UNKNOWN`"),
+        expected: "a modality, one of \(Modality.spellings)", meaning: "the initial modality of a measurement")
+
+    public static let flushInterval = ConfigKey(
+        "capture.flush_interval", environment: "CAPTURE_CAPTURE_FLUSH_INTERVAL", option: "--flush-interval",
+        type: .duration(in: 0.05...3600), default: "1s", expected: "a duration from 50ms to 1h, such as 500ms, 1s or 30s",
+        meaning: "time between commits; a crash loses at most this much")
+
+    // What never leaves the device.
+
+    public static let privacyZones = ConfigKey(
+        "privacy.zones", environment: "CAPTURE_PRIVACY_ZONES", type: .zones, default: .empty,
+        expected: "a list of {latitude, longitude, radius} with latitude −90…90, longitude −180…180 and radius in metres "
+            + "above 0, at most 100000 (in the environment: LAT,LON,RADIUS separated by semicolons)",
+        meaning: "places whose fixes never leave the device")
+}

@@ -1,0 +1,48 @@
+public import CaptureUpload
+
+extension DeviceConfiguration {
+    /// `auth.*` as OAuth settings, if `auth.issuer` is set.
+    ///
+    /// - Throws: ``DeviceConfigurationError`` when `auth.issuer` is set without `auth.client_id`.
+    public func oauth() throws(DeviceConfigurationError) -> OAuthSettings? {
+        guard let issuer = typed(.authIssuer, \.text) else { return nil }
+        guard let client = typed(.authClientID, \.text) else {
+            throw DeviceConfigurationError(
+                place: issuer.origin.place, line: nil, key: ConfigKey.authClientID.name,
+                expected: ConfigKey.authClientID.expected, kind: .badValue(found: "nothing (auth.issuer is set)"))
+        }
+        return OAuthSettings(
+            issuer: issuer.value, clientID: client.value, clientSecretFile: typed(.authClientSecretFile, \.text)?.value,
+            dataDirectory: dataDirectory.value)
+    }
+
+    /// What an upload needs, as one value for ``UploadRun``: the collector's URL, the trusted
+    /// origins and the credentials: a `--token-file` given on the command line, else OAuth 2.0
+    /// when `auth.issuer` is set anywhere, else the token file, which is read here.
+    ///
+    /// - Throws: ``DeviceConfigurationError`` for `auth.issuer` without `auth.client_id`;
+    ///   ``CollectorSettingsError`` for a malformed `upload.json` or no URL or token file
+    ///   (naming every place looked in); the token file's ``TokenFileError``.
+    public func uploadSettings() throws -> UploadSettings {
+        let oauth = flags[.tokenFile] == nil ? try oauth() : nil
+        _ = try uploadJSON.get()
+        guard let url = collectorURL else { throw CollectorSettingsError.missing(.collectorURL, searched: searched(.collectorURL)) }
+        // Checked by the resolver; the URLOrigin each makes is the token's scope.
+        let trusted = trustedOrigins.value.compactMap(URLOrigin.init)
+        if let oauth { return UploadSettings(collectorURL: url.value, credentials: .oauth(oauth), trustedOrigins: trusted) }
+        guard let tokenFile else { throw CollectorSettingsError.missing(.tokenFile, searched: searched(.tokenFile)) }
+        return UploadSettings(
+            collectorURL: url.value, credentials: .tokenFile(path: tokenFile.value, try TokenFile.read(tokenFile.value)),
+            trustedOrigins: trusted)
+    }
+
+    /// Every place `key` is looked for, in order, for a message about a missing value.
+    private func searched(_ key: ConfigKey) -> [Origin] {
+        var places: [Origin] = []
+        if let option = flags[key]?.option ?? key.option { places.append(.option(option)) }
+        places.append(.environment(key.environmentVariable))
+        places.append(.file(path: file?.path ?? filePlace, key: key.name))
+        if let field = key.uploadJSONField { places.append(.file(path: UploadJSON.path(in: dataDirectory.value), key: field)) }
+        return places
+    }
+}
