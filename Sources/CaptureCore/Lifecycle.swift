@@ -22,7 +22,7 @@ public struct Lifecycle: Sendable, Equatable {
         case finished(tracks: Int)
 
         /// The state without its track.
-        public var phase: Phase {
+        public var phase: MeasurementState {
             switch self {
             case .idle: .idle
             case .capturing: .capturing
@@ -50,15 +50,6 @@ public struct Lifecycle: Sendable, Equatable {
             case .idle, .finished: false
             }
         }
-    }
-
-    /// A ``State`` without its track number; the raw values are the words used in the database
-    /// and in JSON output.
-    public enum Phase: String, Sendable, Equatable, Hashable, Codable, CaseIterable {
-        case idle
-        case capturing
-        case paused
-        case finished
     }
 
     public private(set) var state: State

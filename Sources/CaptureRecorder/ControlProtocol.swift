@@ -152,7 +152,7 @@ public struct RecorderStatus: Codable, Sendable, Equatable {
 
     public var pid: Int32
     public var measurement: Int64
-    public var state: Lifecycle.Phase
+    public var state: MeasurementState
     public var track: Int
     public var modality: Modality?
     public var flushIntervalMs: Int64

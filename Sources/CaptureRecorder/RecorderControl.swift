@@ -9,7 +9,7 @@ public struct LifecycleReport: Codable, Sendable, Equatable {
     /// The measurement id.
     public var measurement: Int64
     /// Where it stands now.
-    public var state: Lifecycle.Phase
+    public var state: MeasurementState
     /// The current (or last) track.
     public var track: Int
     /// The modality in force.
@@ -24,7 +24,7 @@ public struct LifecycleReport: Codable, Sendable, Equatable {
     public var givenUp: Int?
 
     public init(
-        measurement: Int64, state: Lifecycle.Phase, track: Int, modality: Modality?, pid: Int32? = nil,
+        measurement: Int64, state: MeasurementState, track: Int, modality: Modality?, pid: Int32? = nil,
         outcome: LifecycleOutcome? = nil
     ) {
         self.measurement = measurement
@@ -46,7 +46,7 @@ public struct LifecycleReport: Codable, Sendable, Equatable {
     public init(store: Store, id: Int64, pid: Int32? = nil) throws(StoreError) {
         let record = try store.measurement(id)
         self.init(
-            measurement: id, state: record.status.phase, track: record.trackCount,
+            measurement: id, state: record.status, track: record.trackCount,
             modality: try store.currentModality(of: id), pid: pid)
     }
 }
@@ -55,7 +55,7 @@ public struct LifecycleReport: Codable, Sendable, Equatable {
 /// line words the advice.
 public enum RecorderControlError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A new measurement cannot start: `measurement` is open, with its recorder running or not.
-    case measurementOpen(measurement: Int64, status: MeasurementStatus, recorderRunning: Bool)
+    case measurementOpen(measurement: Int64, status: MeasurementState, recorderRunning: Bool)
     /// The open measurement's recorder is not running (it was killed, or the machine lost power).
     case recorderGone(measurement: Int64)
     /// A recorder holds the directory but did not answer on its control socket.
@@ -224,7 +224,7 @@ public struct RecorderControl: Sendable {
         report.measurement = open.id
         report.track = open.trackCount
         report.modality = try store.currentModality(of: open.id)
-        report.state = StatusReport.State(open.status)
+        report.state = open.status
         // Read before the recorder is asked what it staged: a staged flush moved to the
         // database in between is then missed for this once rather than counted twice.
         let stored = try store.counts(of: open.id)
@@ -232,7 +232,7 @@ public struct RecorderControl: Sendable {
         if recorderIsRunning {
             report.recorder = try? RecorderClient.send(ControlRequest(command: .status), directory: directory).status
             if let live = report.recorder {
-                report.state = StatusReport.State(live.state)
+                report.state = live.state
                 report.track = live.track
                 report.modality = live.modality
                 if let staged = live.staged { report.committed = stored + staged }
@@ -246,40 +246,13 @@ public struct RecorderControl: Sendable {
 
 /// What `capture status` shows. Field names and values are the `--json` output's.
 public struct StatusReport: Codable, Sendable, Equatable {
-    /// Where the data directory stands.
-    public enum State: String, Codable, Sendable, Equatable, CaseIterable {
-        /// No measurement is open.
-        case idle
-        case capturing
-        case paused
-        case finished
-        /// A measurement is open but its recorder is gone: `resume` or `stop` takes it on.
-        case interrupted
-
-        init(_ status: MeasurementStatus) {
-            switch status {
-            case .capturing: self = .capturing
-            case .paused: self = .paused
-            case .finished: self = .finished
-            }
-        }
-
-        init(_ phase: Lifecycle.Phase) {
-            switch phase {
-            case .idle: self = .idle
-            case .capturing: self = .capturing
-            case .paused: self = .paused
-            case .finished: self = .finished
-            }
-        }
-    }
-
     /// The data directory (absolute).
     public var dataDirectory: String
     /// The store's device identity.
     public var device: String?
     /// Where the directory stands.
-    public var state: State
+    /// Where the data directory stands: `idle` when no measurement is open.
+    public var state: MeasurementState
     /// The open measurement.
     public var measurement: Int64?
     /// Its current (or last) track.
@@ -303,7 +276,7 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var exposed: [PrivacyCheck.Exposure] = []
 
     /// A report with nothing known yet but the directory and `state`.
-    public init(dataDirectory: String, state: State) {
+    public init(dataDirectory: String, state: MeasurementState) {
         self.dataDirectory = dataDirectory
         self.state = state
     }

@@ -1,52 +1,10 @@
 public import CaptureCore
 
-/// Where a stored measurement stands. The raw values are the words in the database's `status`
-/// column and in `--json` output.
-public enum MeasurementStatus: String, Sendable, Equatable, Hashable, Codable, CaseIterable {
-    /// Open, recording samples.
-    case capturing
-    /// Open, not recording until resumed.
-    case paused
-    /// Stopped for good.
-    case finished
-
-    /// The status a lifecycle state is stored as; `nil` for ``Lifecycle/State/idle``, which is
-    /// never stored.
-    public init?(_ state: Lifecycle.State) {
-        switch state {
-        case .idle: return nil
-        case .capturing: self = .capturing
-        case .paused: self = .paused
-        case .finished: self = .finished
-        }
-    }
-
-    /// Whether a measurement with this status is open (capturing or paused).
-    public var isOpen: Bool { self != .finished }
-
-    /// The lifecycle state of a measurement with this status and `tracks` tracks.
-    public func lifecycleState(tracks: Int) -> Lifecycle.State {
-        switch self {
-        case .capturing: .capturing(track: tracks)
-        case .paused: .paused(track: tracks)
-        case .finished: .finished(tracks: tracks)
-        }
-    }
-
-    /// The same word as a lifecycle phase.
-    public var phase: Lifecycle.Phase {
-        switch self {
-        case .capturing: .capturing
-        case .paused: .paused
-        case .finished: .finished
-        }
-    }
-}
-
 /// One measurement as stored.
 public struct MeasurementRecord: Sendable, Equatable, Codable {
     public var id: Int64
-    public var status: MeasurementStatus
+    /// One of ``MeasurementState/storedStates``.
+    public var status: MeasurementState
     /// The initial modality.
     public var modality: String
     /// Unix ms of LIFECYCLE_START.
@@ -58,7 +16,7 @@ public struct MeasurementRecord: Sendable, Equatable, Codable {
     public var sources: String
 
     /// The lifecycle state this record stands for.
-    public var lifecycleState: Lifecycle.State { status.lifecycleState(tracks: trackCount) }
+    public var lifecycleState: Lifecycle.State { status.lifecycleState(tracks: trackCount) ?? .finished(tracks: trackCount) }
 
     /// Whether the measurement is capturing or paused.
     public var isOpen: Bool { status.isOpen }

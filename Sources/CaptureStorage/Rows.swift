@@ -51,7 +51,7 @@ struct MeasurementRow: FetchableRecord {
     /// The row as a record; a status this version does not know means a damaged (or newer)
     /// database at `path`, not a finished measurement.
     func record(path: String) throws(StoreError) -> MeasurementRecord {
-        guard let known = MeasurementStatus(rawValue: status) else {
+        guard let known = MeasurementState(rawValue: status), MeasurementState.storedStates.contains(known) else {
             throw .corrupt(path: path, reason: "measurement \(id) has the unknown status '\(status)'")
         }
         return MeasurementRecord(

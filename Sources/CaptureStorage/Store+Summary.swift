@@ -107,7 +107,7 @@ public struct MeasurementSummary: Sendable, Codable {
 
     public var id: Int64
     /// `capturing`, `paused` or `finished`, as stored.
-    public var status: MeasurementStatus
+    public var status: MeasurementState
     /// The initial modality.
     public var modality: String
     /// Unix ms of the start and the end (`nil` while open), and the span between.
@@ -137,26 +137,9 @@ public struct MeasurementSummary: Sendable, Codable {
 
 /// One line of `capture list`; its JSON form is an element of `capture list --json`.
 public struct MeasurementListEntry: Sendable, Codable {
-    /// A stored status, or `interrupted`: the JSON words of `capture list`.
-    public enum Status: String, Sendable, Equatable, Codable, CaseIterable {
-        case capturing, paused, finished
-        /// Open, but no recorder holds it: `capture resume` or `capture stop` takes it on.
-        case interrupted
-
-        /// The status of a measurement stored as `status`; an open one is `interrupted` unless
-        /// `recorderRunning`.
-        public init(_ status: MeasurementStatus, recorderRunning: Bool) {
-            switch status {
-            case .finished: self = .finished
-            case _ where !recorderRunning: self = .interrupted
-            case .capturing: self = .capturing
-            case .paused: self = .paused
-            }
-        }
-    }
-
     public var id: Int64
-    public var status: Status
+    /// A stored state, or `interrupted` (open, no recorder holds it).
+    public var status: MeasurementState
     /// The initial modality.
     public var modality: String
     /// Unix ms of the start and the end (`nil` while open).
@@ -225,7 +208,7 @@ extension Store {
         let uploads = try uploads()
         return try measurements().map { record throws(StoreError) in
             MeasurementListEntry(
-                id: record.id, status: MeasurementListEntry.Status(record.status, recorderRunning: recorderRunning),
+                id: record.id, status: record.status.seen(recorderRunning: recorderRunning),
                 modality: record.modality, start: record.startTime, end: record.endTime, tracks: record.trackCount,
                 counts: try counts(of: record.id), upload: UploadSummary(uploads[record.id] ?? .pending(record.id)))
         }

@@ -168,7 +168,7 @@ struct TransferSnapshot {
                 arguments: [id])
         else { throw StoreError.measurementNotFound(id) }
         let status: String = row[MeasurementRow.Columns.status]
-        guard MeasurementStatus(rawValue: status) == .finished else { throw TransferError.notFinished(id) }
+        guard MeasurementState(rawValue: status) == .finished else { throw TransferError.notFinished(id) }
         var hasher = SHA256()
         func feed(_ text: String) { hasher.update(data: Data((text + "\n").utf8)) }
         feed(Self.writerVersion)

@@ -214,13 +214,17 @@ final class TemporaryDirectory {
     }
 
     @Test func measurementStatusMatchesTheLifecycle() {
-        #expect(MeasurementStatus(.capturing(track: 2)) == .capturing)
-        #expect(MeasurementStatus(.paused(track: 1)) == .paused)
-        #expect(MeasurementStatus(.finished(tracks: 3)) == .finished)
-        #expect(MeasurementStatus(.idle) == nil)
-        #expect(MeasurementStatus.allCases.map(\.rawValue) == ["capturing", "paused", "finished"])
-        #expect(MeasurementStatus.paused.lifecycleState(tracks: 4) == .paused(track: 4))
-        #expect(MeasurementStatus.allCases.filter(\.isOpen) == [.capturing, .paused])
+        #expect(Lifecycle.State.capturing(track: 2).phase == .capturing)
+        #expect(Lifecycle.State.paused(track: 1).phase == .paused)
+        #expect(Lifecycle.State.finished(tracks: 3).phase == .finished)
+        #expect(Lifecycle.State.idle.phase == .idle)
+        #expect(MeasurementState.storedStates.map(\.rawValue) == ["capturing", "paused", "finished"])
+        #expect(MeasurementState.paused.lifecycleState(tracks: 4) == .paused(track: 4))
+        #expect(MeasurementState.interrupted.lifecycleState(tracks: 4) == nil)
+        #expect(MeasurementState.storedStates.filter(\.isOpen) == [.capturing, .paused])
+        #expect(MeasurementState.capturing.seen(recorderRunning: false) == .interrupted)
+        #expect(MeasurementState.paused.seen(recorderRunning: true) == .paused)
+        #expect(MeasurementState.finished.seen(recorderRunning: false) == .finished)
     }
 
     @Test func beginRecordsStartAndModalityAndTrackOne() throws {
