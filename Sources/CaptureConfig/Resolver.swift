@@ -26,7 +26,8 @@ struct Resolver {
             let origin = DeviceConfiguration.Origin.option(flag.option)
             return key.type.isList
                 ? try check(key, at: flag.option) { () throws(ConfigValueType.BadValue) in
-                    Setting(try key.type.parse(items: items, isSource: isSource), from: origin)
+                    let trimmed = items.map { $0.trimmingCharacters(in: .whitespaces) }
+                    return Setting(try key.type.parse(items: trimmed, isSource: isSource), from: origin)
                 }
                 : try parse(key, items[0], origin: origin, place: flag.option, split: false)
         }

@@ -179,6 +179,10 @@ import Testing
         device = try self.device(["https://e.example", "https://f.example:8443"], environment: ["CAPTURE_TRUSTED_ORIGINS": "https://c.example"])
         #expect(try device.uploadSettings().trustedOrigins == [URLOrigin("https://e.example")!, URLOrigin("https://f.example:8443")!])
         #expect(device.trustedOrigins.origin == .option("--trust-origin"))
+        // Each option's value is one origin, without the spaces around it.
+        device = try self.device([" https://g.example "])
+        #expect(device.trustedOrigins.value == ["https://g.example"])
+        #expect(try device.uploadSettings().trustedOrigins == [URLOrigin("https://g.example")!])
     }
 
     @Test func aTrustedOriginThatIsNotAnHTTPURLIsRefused() throws {
