@@ -270,37 +270,77 @@ public struct Collector: Sendable {
         _ request: Request, sid: String, session: CollectorSessions.Session, range: ContentRange, length: Int64,
         fault: FaultPlan.Kind?
     ) async throws -> Response {
-        var released = false
-        defer { if !released { sessions.release(sid, received: storage.received(sid)) } }
+        // Three steps, only the middle one async: Swift 6.3.1's optimiser crashed (signal 11,
+        // splitting the coroutine) on this function written as one in release builds.
+        let answer: (response: Response, released: Bool)
+        do {
+            switch check(sid: sid, session: session, range: range, length: length, fault: fault) {
+            case .answer(let response, let released):
+                answer = (response, released)
+            case .receive(let to, let total, let line):
+                if fault == .serverError {
+                    for try await _ in request.body {}
+                    storage.log("\(line) 500 (fault)")
+                    answer = (Self.answer(.internalServerError, "injected fault"), false)
+                } else {
+                    let written = try await append(request.body, to: sid)
+                    answer = try received(
+                        sid: sid, session: session, written: written, length: length, to: to, total: total, line: line,
+                        fault: fault)
+                }
+            }
+        } catch {
+            sessions.release(sid, received: storage.received(sid))
+            throw error
+        }
+        if !answer.released { sessions.release(sid, received: storage.received(sid)) }
+        return answer.response
+    }
+
+    /// What a PUT's headers decide before its body is read.
+    private enum Check {
+        /// Answer this (and whether the session was released on the way), without the body.
+        case answer(Response, released: Bool)
+        /// Receive the body: it ends at byte `to` of `total`; `line` begins its log line.
+        case receive(to: Int64, total: Int64, line: String)
+    }
+
+    private func check(
+        sid: String, session: CollectorSessions.Session, range: ContentRange, length: Int64, fault: FaultPlan.Kind?
+    ) -> Check {
         guard case .bytes(let from, let to, let total) = range, to - from + 1 == length, total == session.total else {
-            return Self.answer(.unprocessableContent, "Content-Range does not match Content-Length or the announced length")
+            return .answer(
+                Self.answer(.unprocessableContent, "Content-Range does not match Content-Length or the announced length"),
+                released: false)
         }
         let line = "\(sid) \(from)-\(to)/\(total)"
         if session.completed {
             storage.log("\(line) 200")
-            return Response(status: .ok, headers: [.contentLength: "0"])
+            return .answer(Response(status: .ok, headers: [.contentLength: "0"]), released: false)
         }
         let received = storage.received(sid)
         if received == nil, from != 0 {
             storage.log("\(line) 404")
-            return Self.answer(.notFound, "no data for this session: send a new pre-request")
+            return .answer(Self.answer(.notFound, "no data for this session: send a new pre-request"), released: false)
         }
         if received != nil, from == 0 {
             sessions.destroy(sid)
-            released = true
             storage.log("\(line) 404")
-            return Self.answer(.notFound, "chunk file probably cleaned: send a new pre-request")
+            return .answer(Self.answer(.notFound, "chunk file probably cleaned: send a new pre-request"), released: true)
         }
         if let received, from != received {
             storage.log("\(line) 308 bytes=0-\(received - 1)")
-            return incomplete(received: received, omitRange: fault == .omitRange)
+            return .answer(incomplete(received: received, omitRange: fault == .omitRange), released: false)
         }
-        if fault == .serverError {
-            for try await _ in request.body {}
-            storage.log("\(line) 500 (fault)")
-            return Self.answer(.internalServerError, "injected fault")
-        }
-        let written = try await append(request.body, to: sid)
+        return .receive(to: to, total: total, line: line)
+    }
+
+    /// The answer once the body was received (`written` bytes of `length`), and whether the
+    /// session was released (completed or destroyed).
+    private func received(
+        sid: String, session: CollectorSessions.Session, written: Int64, length: Int64, to: Int64, total: Int64,
+        line: String, fault: FaultPlan.Kind?
+    ) throws -> (response: Response, released: Bool) {
         let size = storage.received(sid) ?? 0
         guard written == length else {
             storage.log("\(line) truncated after \(written)")
@@ -308,56 +348,53 @@ public struct Collector: Sendable {
         }
         guard size - 1 == to else {
             storage.log("\(line) 500 size \(size)")
-            return Self.answer(.internalServerError, "Content-Range does not match the stored size")
+            return (Self.answer(.internalServerError, "Content-Range does not match the stored size"), false)
         }
         if to != total - 1 {
             storage.log("\(line) 308")
-            return incomplete(received: size, omitRange: fault == .omitRange)
+            return (incomplete(received: size, omitRange: fault == .omitRange), false)
         }
         if configuration.validate, session.metadata.attachmentID == nil {
             do {
                 _ = try TransferFileDecoder.decode(storage.contents(of: sid))
             } catch {
                 sessions.destroy(sid)
-                released = true
                 storage.log("\(line) 422 invalid")
-                return Self.answer(.unprocessableContent, "not a valid Cyface v3 transfer file: \(error)")
+                return (Self.answer(.unprocessableContent, "not a valid Cyface v3 transfer file: \(error)"), true)
             }
         }
-        let stored = try sessions.complete(sid, metadata: session.metadata, size: size)
-        released = true
-        guard stored else {
+        guard try sessions.complete(sid, metadata: session.metadata, size: size) else {
             storage.log("\(line) 409")
-            return Response(status: .conflict)
+            return (Response(status: .conflict), true)
         }
         storage.log("\(line) 201" + (fault == .loseFinal ? " (response lost)" : ""))
         logger.debug("stored", metadata: ["sid": "\(sid)", "bytes": "\(size)"])
         var headers: HTTPFields = [.contentLength: "0"]
         if fault == .loseFinal { headers[FaultInjectionHandler.loseHeader] = "1" }
-        return Response(status: .created, headers: headers)
+        return (Response(status: .created, headers: headers), true)
     }
 
     /// Appends the body to the session's partial data as it arrives; returns the number of bytes
     /// written. What arrived before a broken connection (or a failed write) stays there, to be
     /// resumed.
     private func append(_ body: RequestBody, to sid: String) async throws -> Int64 {
+        let writer: any PartialDataWriter
+        do {
+            writer = try storage.appending(to: sid)
+        } catch {
+            throw HTTPError(.internalServerError, message: "cannot store the upload")
+        }
         var written: Int64 = 0
         do {
-            try await storage.append(to: sid) { write in
-                do {
-                    for try await buffer in body {
-                        try buffer.withUnsafeReadableBytes(write)
-                        written += Int64(buffer.readableBytes)
-                        if let throttle = configuration.throttle, throttle > 0 {
-                            try await Task.sleep(for: .microseconds(Int64(buffer.readableBytes) * 1_000_000 / throttle))
-                        }
-                    }
-                } catch {
-                    logger.debug("upload interrupted", metadata: ["bytes": "\(written)"])
+            for try await buffer in body {
+                try buffer.withUnsafeReadableBytes { try writer.write($0) }
+                written += Int64(buffer.readableBytes)
+                if let throttle = configuration.throttle, throttle > 0 {
+                    try await Task.sleep(for: .microseconds(Int64(buffer.readableBytes) * 1_000_000 / throttle))
                 }
             }
         } catch {
-            throw HTTPError(.internalServerError, message: "cannot store the upload")
+            logger.debug("upload interrupted", metadata: ["bytes": "\(written)"])
         }
         return written
     }

@@ -63,14 +63,26 @@ final class CollectorStorage: CollectorStorageDriver {
     }
 
     /// Appends to `partial/<sid>` through one descriptor for the whole request.
-    func append(to sid: String, _ body: (_ write: (UnsafeRawBufferPointer) throws -> Void) async throws -> Void) async throws {
+    func appending(to sid: String) throws -> any PartialDataWriter {
         let descriptor = open(partialPath(sid), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: partialPath(sid)]) }
-        defer { close(descriptor) }
-        try await body { bytes in
+        return FileWriter(descriptor: descriptor)
+    }
+
+    /// Appends to an open partial file; closes it when released.
+    private final class FileWriter: PartialDataWriter {
+        let descriptor: Int32
+
+        init(descriptor: Int32) {
+            self.descriptor = descriptor
+        }
+
+        deinit { close(descriptor) }
+
+        func write(_ bytes: UnsafeRawBufferPointer) throws {
             var done = 0
             while done < bytes.count {
-                let n = write(descriptor, bytes.baseAddress! + done, bytes.count - done)
+                let n = Glibc.write(descriptor, bytes.baseAddress! + done, bytes.count - done)
                 if n < 0, errno == EINTR { continue }
                 if n < 0 { throw CocoaError(.fileWriteUnknown) }
                 done += n

@@ -22,11 +22,11 @@ protocol CollectorStorageDriver: Sendable {
     /// arrived until now.
     func received(_ sid: String) -> Int64?
 
-    /// Appends to the partial data of session `sid`, creating it on the first byte. `body` gets
-    /// a function that appends one piece (throwing when it cannot); what was appended stays when
-    /// `body` throws, so that the upload can be resumed from there. Throws, before calling `body`,
-    /// when the partial data cannot be opened.
-    func append(to sid: String, _ body: (_ write: (UnsafeRawBufferPointer) throws -> Void) async throws -> Void) async throws
+    /// Opens the partial data of session `sid` for appending, creating it; throws when it
+    /// cannot be opened. What was written stays when the upload breaks off, so that it can be
+    /// resumed from there. (A writer rather than a closure taking the body: Swift 6.3.1's
+    /// optimiser crashed on an async closure through this existential in release builds.)
+    func appending(to sid: String) throws -> any PartialDataWriter
 
     /// The partial data of session `sid`, whole (to validate a complete upload before storing it).
     func contents(of sid: String) throws -> [UInt8]
@@ -53,4 +53,11 @@ extension CollectorMetadata {
     /// The ``storageKey`` of the measurement an attachment belongs to (of the measurement itself
     /// for a measurement).
     var parentKey: String { deviceID + "/" + String(measurementID) }
+}
+
+/// Appends the pieces of one upload's body to its session's partial data, in order; done when
+/// released.
+protocol PartialDataWriter: AnyObject {
+    /// Appends `bytes` whole, or throws.
+    func write(_ bytes: UnsafeRawBufferPointer) throws
 }

@@ -46,9 +46,21 @@ final class MemoryCollectorStorage: CollectorStorageDriver {
     }
 
     /// Each piece goes into the partial data as it comes, so that a status query meanwhile sees it.
-    func append(to sid: String, _ body: (_ write: (UnsafeRawBufferPointer) throws -> Void) async throws -> Void) async throws {
-        try await body { bytes in
-            state.withLock { $0.partial[sid, default: []].append(contentsOf: bytes) }
+    func appending(to sid: String) throws -> any PartialDataWriter {
+        MemoryWriter(storage: self, sid: sid)
+    }
+
+    private final class MemoryWriter: PartialDataWriter {
+        let storage: MemoryCollectorStorage
+        let sid: String
+
+        init(storage: MemoryCollectorStorage, sid: String) {
+            self.storage = storage
+            self.sid = sid
+        }
+
+        func write(_ bytes: UnsafeRawBufferPointer) throws {
+            storage.state.withLock { $0.partial[sid, default: []].append(contentsOf: bytes) }
         }
     }
 
