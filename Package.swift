@@ -1,4 +1,16 @@
 // swift-tools-version:6.1
+//
+// capture: record sensor rides into SQLite and upload them to a Cyface collector.
+//
+// Copyright 2026 capture developers
+// Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+// except in compliance with the License. You may obtain a copy of the License in LICENSE or at
+// http://www.apache.org/licenses/LICENSE-2.0. Unless required by applicable law or agreed to in
+// writing, software distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+// WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the License for the
+// specific language governing permissions and limitations under the License.
+// SPDX-License-Identifier: Apache-2.0
+
 import PackageDescription
 
 /// Strict settings for every target: Swift 6 language mode, complete concurrency checking.
