@@ -58,6 +58,8 @@ let package = Package(
         // keys a file holds (unknown keys are errors), lists of mappings (privacy.zones), lines.
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: ["YAML"]),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        // `capture metrics`: the Prometheus text format written by a library, not by hand.
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // Pure core: model, lifecycle, recording engine, trace format, units. No I/O of its own.
@@ -101,6 +103,20 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            swiftSettings: strict),
+        // `capture doctor`'s checks: the configuration, the data directory, the store, the
+        // sources, the collector. Above every stage library, since it asks each of them.
+        .target(
+            name: "CaptureDoctor",
+            dependencies: ["CaptureCore", "CaptureStorage", "CaptureSensors", "CaptureRecorder", "CaptureUpload", "CaptureConfig"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "CaptureDoctorTests",
+            dependencies: [
+                "CaptureCore", "CaptureStorage", "CaptureConfig", "CaptureUpload", "CaptureDoctor", "CaptureCollector",
+                "CaptureTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: strict),
         // A Cyface collector of our own (§2 of the protocol) on Hummingbird, with a fault plan for tests.
@@ -153,7 +169,7 @@ let package = Package(
             name: "capture",
             dependencies: [
                 "CaptureCore", "CaptureStorage", "CaptureSensors", "CaptureRecorder", "CaptureUpload", "CaptureExport",
-                "CaptureConfig",
+                "CaptureConfig", "CaptureDoctor",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
