@@ -23,13 +23,13 @@ public struct Doctor: Sendable {
     public var sysfsRoot: String
     /// How an error reads to the person (the front end's wording, with its advice).
     public var describe: @Sendable (any Error) -> String
-    /// How the remedy for refused credentials reads (the front end names its commands).
-    public var advise: @Sendable (CredentialsRemedy) -> String
+    /// How a remedy reads (the front end names its commands; ``DoctorRemedy/description`` by default).
+    public var advise: @Sendable (DoctorRemedy) -> String
 
     /// A doctor that watches each source for `seconds`.
     public init(
         seconds: Double = 3, sysfsRoot: String = "/", describe: @escaping @Sendable (any Error) -> String = { "\($0)" },
-        advise: @escaping @Sendable (CredentialsRemedy) -> String = { $0.description }
+        advise: @escaping @Sendable (DoctorRemedy) -> String = { $0.description }
     ) {
         self.seconds = seconds
         self.sysfsRoot = sysfsRoot
@@ -45,7 +45,7 @@ public struct Doctor: Sendable {
         let directory = device.dataDirectory.value
         checks += Self.directory(directory)
         let store = FileManager.default.fileExists(atPath: directory + "/capture.sqlite") ? try? Store(directory: directory) : nil
-        checks += Self.store(store, directory: directory)
+        checks += self.store(store, directory: directory)
         checks.append(Self.disk(directory, store: store, retention: device.retention))
         checks += sources(device)
         checks += await collector(device)
@@ -58,8 +58,8 @@ public struct Doctor: Sendable {
     }
 
     /// The configuration check of one that did not.
-    public static func configuration(failed error: any Error) -> DoctorCheck {
-        .fail("configuration", "\(error)", "fix the value it names (docs/configuration.md; `capture config` shows the result)")
+    public func configuration(failed error: any Error) -> DoctorCheck {
+        .fail("configuration", "\(error)", advise(.fixConfiguration))
     }
 
     // MARK: - Checks
@@ -87,10 +87,10 @@ public struct Doctor: Sendable {
         return [.pass("data directory", "\(directory), only its owner can read it")]
     }
 
-    static func store(_ store: Store?, directory: String) -> [DoctorCheck] {
+    func store(_ store: Store?, directory: String) -> [DoctorCheck] {
         guard let store else {
             if FileManager.default.fileExists(atPath: directory + "/capture.sqlite") {
-                return [.fail("store", "\(directory)/capture.sqlite cannot be opened", "see `capture status` for why; keep a copy before anything else")]
+                return [.fail("store", "\(directory)/capture.sqlite cannot be opened", advise(.inspectUnopenableStore))]
             }
             return [.pass("store", "none yet")]
         }
@@ -108,7 +108,7 @@ public struct Doctor: Sendable {
         if let report = try? RecorderControl(directory: directory).status() {
             if report.state == .interrupted, let id = report.measurement {
                 checks.append(
-                    .fail("recorder", "measurement \(id) is open but its recorder is gone", "`capture stop` finishes it (or `capture resume` continues it)"))
+                    .fail("recorder", "measurement \(id) is open but its recorder is gone", advise(.finishInterrupted)))
             } else if let id = report.measurement {
                 checks.append(.pass("recorder", "measurement \(id) is \(report.state.rawValue), recorder pid \(report.recorder.map { String($0.pid) } ?? "?")"))
             } else {
@@ -124,12 +124,12 @@ public struct Doctor: Sendable {
                 checks.append(
                     .warn(
                         "upload sessions", "measurement(s) \(stale.map(String.init).joined(separator: ", ")) left mid-upload over an hour ago",
-                        "`capture upload --resume` continues them where the collector stands"))
+                        advise(.resumeUploads)))
             } else if !failed.isEmpty {
                 checks.append(
                     .warn(
                         "upload sessions", "measurement(s) \(failed.map(String.init).joined(separator: ", ")) failed to upload",
-                        "`capture show ID` says why; `capture upload` tries again"))
+                        advise(.retryFailedUploads)))
             } else {
                 checks.append(.pass("upload sessions", "none left behind"))
             }
@@ -175,7 +175,7 @@ public struct Doctor: Sendable {
                 return [
                     .fail(
                         "sources", "none configured (capture.sources) and none found",
-                        "connect a sensor, or set capture.sources (`capture sensors` lists what is found)")
+                        advise(.connectSensor))
                 ]
             }
         }
@@ -187,12 +187,12 @@ public struct Doctor: Sendable {
             do {
                 source = try SourceRegistry.standard.makeSource(spec, options: options)
             } catch {
-                checks.append(.fail(name, "\(error)", "check the spec and the device (`capture sensors`)"))
+                checks.append(.fail(name, "\(error)", advise(.checkSourceSpec)))
                 continue
             }
             let watched = SourceWatch.watch(source, seconds: seconds)
             clock = watched.clock.fixes > clock.fixes ? watched.clock : clock
-            checks.append(Self.verdict(name, source: source, watched, seconds: seconds))
+            checks.append(verdict(name, source: source, watched))
         }
         // GNSS: a fix, and the host clock against it (a live receiver's fixes only).
         if let median = clock.median {
@@ -207,15 +207,15 @@ public struct Doctor: Sendable {
         return checks
     }
 
-    static func verdict(_ name: String, source: any SampleSource, _ watched: SourceWatch.Result, seconds: Double) -> DoctorCheck {
+    func verdict(_ name: String, source: any SampleSource, _ watched: SourceWatch.Result) -> DoctorCheck {
         if let error = watched.error {
-            return .fail(name, "opened, then failed: \(error)", "check the device and its permissions (`capture sensors`)")
+            return .fail(name, "opened, then failed: \(error)", advise(.checkDevicePermissions))
         }
         guard seconds > 0 else { return .pass(name, "opens") }
         let counts = watched.summary(seconds: watched.seconds)
         if watched.total == 0 {
             return .fail(
-                name, "delivered nothing in \(String(format: "%.1f", watched.seconds)) s", "is the device delivering? (`capture sensors`, `gpsmon` for a receiver)")
+                name, "delivered nothing in \(String(format: "%.1f", watched.seconds)) s", advise(.checkDeviceDelivers))
         }
         if let iio = source as? IIOSource, let rate = iio.chosenRate {
             // Every motion sensor at its rate, within 10 %.
@@ -223,7 +223,7 @@ public struct Doctor: Sendable {
             if !slow.isEmpty {
                 return .warn(
                     name, "\(counts), fewer than the \(IIOSource.format(rate)) Hz it was set to",
-                    "the device may not keep that rate: pick one of its available rates (`capture sensors`)")
+                    advise(.pickAvailableRate))
             }
             return .pass(name, "\(counts), set to \(IIOSource.format(rate)) Hz")
         }
@@ -254,13 +254,13 @@ public struct Doctor: Sendable {
         do {
             token = try await authenticator.bearerToken()
         } catch {
-            return [.pass("collector", "\(url) answers"), .fail("token", "no token: \(error)", advise(authenticator.remedy))]
+            return [.pass("collector", "\(url) answers"), .fail("token", "no token: \(error)", advise(.credentials(authenticator.remedy)))]
         }
         switch await Delivery.tokenProbe(url, token: token) {
         case .accepted:
             return [.pass("collector", "\(url) answers"), .pass("token", "accepted (\(authenticator.origin))")]
         case .refused:
-            return [.pass("collector", "\(url) answers"), .fail("token", "refused by the collector (401)", advise(authenticator.remedy))]
+            return [.pass("collector", "\(url) answers"), .fail("token", "refused by the collector (401)", advise(.credentials(authenticator.remedy)))]
         case .unreachable(let why):
             return [.fail("collector", "\(url) stopped answering: \(why)", "check the network")]
         }

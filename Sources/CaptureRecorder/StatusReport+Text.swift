@@ -3,8 +3,9 @@ import CaptureStorage
 import Foundation
 
 extension StatusReport {
-    /// The human-readable form of `capture status`.
-    public var text: String {
+    /// The human-readable form of `capture status`; `interrupted` says what to do about an
+    /// interrupted measurement (the front end names its commands).
+    public func text(interrupted: String) -> String {
         var uploadLine = ""
         if let uploads = uploads, !uploads.isEmpty {
             uploadLine = "\n  uploads    " + UploadRecord.Status.allCases.compactMap { status in
@@ -32,7 +33,7 @@ extension StatusReport {
             "measurement \(id): \(state.rawValue), track \(track ?? 0), \((modality ?? .unknown).rawValue)"
         ]
         if state == .interrupted {
-            lines.append("  the recorder is not running: `capture resume` continues on a new track, `capture stop` finishes")
+            lines.append("  the recorder is not running: " + interrupted)
         }
         if let counts = committed { lines.append("  committed  " + counts.text) }
         if let recorder = recorder {

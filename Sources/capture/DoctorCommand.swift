@@ -40,6 +40,8 @@ struct Doctor: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let doctor = CaptureDoctor.Doctor(
+            seconds: seconds, sysfsRoot: sysfsRoot, describe: { CLIError.from($0).message }, advise: { $0.advice })
         // The configuration first: the other checks go on with the defaults if it is broken.
         let device: DeviceConfiguration
         let configuration: DoctorCheck
@@ -47,14 +49,31 @@ struct Doctor: AsyncParsableCommand {
             device = try data.device()
             configuration = CaptureDoctor.Doctor.configuration(device)
         } catch {
-            configuration = CaptureDoctor.Doctor.configuration(failed: error)
+            configuration = doctor.configuration(failed: error)
             guard let fallback = try? DeviceSettings.load(data.configFlags, file: "/dev/null") else { throw ExitCode(1) }
             device = fallback
         }
-        let doctor = CaptureDoctor.Doctor(
-            seconds: seconds, sysfsRoot: sysfsRoot, describe: { CLIError.from($0).message }, advise: { $0.advice })
         let report = await doctor.run(device, configuration: configuration)
         if output.json { try printJSON(report) } else { print(report.text) }
         if report.failed > 0 { throw ExitCode(1) }
+    }
+}
+
+extension DoctorRemedy {
+    /// What to do, with the command that does it.
+    var advice: String {
+        switch self {
+        case .fixConfiguration: "fix the value it names (docs/configuration.md; `capture config` shows the result)"
+        case .inspectUnopenableStore: "see `capture status` for why; keep a copy before anything else"
+        case .finishInterrupted: "`capture stop` finishes it (or `capture resume` continues it)"
+        case .resumeUploads: "`capture upload --resume` continues them where the collector stands"
+        case .retryFailedUploads: "`capture show ID` says why; `capture upload` tries again"
+        case .connectSensor: "connect a sensor, or set capture.sources (`capture sensors` lists what is found)"
+        case .checkSourceSpec: "check the spec and the device (`capture sensors`)"
+        case .checkDevicePermissions: "check the device and its permissions (`capture sensors`)"
+        case .checkDeviceDelivers: "is the device delivering? (`capture sensors`, `gpsmon` for a receiver)"
+        case .pickAvailableRate: "the device may not keep that rate: pick one of its available rates (`capture sensors`)"
+        case .credentials(let remedy): remedy.advice
+        }
     }
 }

@@ -27,7 +27,7 @@ struct Status: ParsableCommand {
         if output.json {
             try printJSON(report)
         } else {
-            print(report.text)
+            print(report.text(interrupted: "`capture resume` continues on a new track, `capture stop` finishes"))
         }
     }
 

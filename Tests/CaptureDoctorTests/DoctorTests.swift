@@ -134,8 +134,18 @@ func withCollector(_ body: @Sendable (String) async throws -> Void) async throws
 
     @Test func aBrokenConfigurationIsTheFirstCheck() {
         struct Broken: Error, CustomStringConvertible { var description: String { "config.yaml: unknown key colector" } }
-        let check = Doctor.configuration(failed: Broken())
+        let check = Doctor().configuration(failed: Broken())
         #expect(check.status == .fail && check.detail == "config.yaml: unknown key colector")
         #expect(check.advice?.contains("docs/configuration.md") == true)
+        #expect(Doctor(advise: { "worded: \($0)" }).configuration(failed: Broken()).advice == "worded: fix the value it names (docs/configuration.md)")
+    }
+
+    @Test func theDoctorsOwnWordingNamesNoCommand() {
+        let remedies: [DoctorRemedy] = [
+            .fixConfiguration, .inspectUnopenableStore, .finishInterrupted, .resumeUploads, .retryFailedUploads, .connectSensor,
+            .checkSourceSpec, .checkDevicePermissions, .checkDeviceDelivers, .pickAvailableRate, .credentials(.logIn),
+            .credentials(.renewToken(file: "/t")),
+        ]
+        for remedy in remedies { #expect(!remedy.description.contains("capture "), "\(remedy)") }
     }
 }
