@@ -1,4 +1,16 @@
 // swift-tools-version:6.1
+//
+// capture: record sensor rides into SQLite and upload them to a Cyface collector.
+//
+// Copyright 2026 capture developers
+// Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+// except in compliance with the License. You may obtain a copy of the License in LICENSE or at
+// http://www.apache.org/licenses/LICENSE-2.0. Unless required by applicable law or agreed to in
+// writing, software distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+// WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the License for the
+// specific language governing permissions and limitations under the License.
+// SPDX-License-Identifier: Apache-2.0
+
 import PackageDescription
 
 /// Strict settings for every target: Swift 6 language mode, complete concurrency checking.
@@ -46,6 +58,8 @@ let package = Package(
         // keys a file holds (unknown keys are errors), lists of mappings (privacy.zones), lines.
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: ["YAML"]),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        // `capture metrics`: the Prometheus text format written by a library, not by hand.
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // Pure core: model, lifecycle, recording engine, trace format, units. No I/O of its own.
@@ -93,6 +107,20 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            swiftSettings: strict),
+        // `capture doctor`'s checks: the configuration, the data directory, the store, the
+        // sources, the collector. Above every stage library, since it asks each of them.
+        .target(
+            name: "CaptureDoctor",
+            dependencies: ["CaptureCore", "CaptureStorage", "CaptureSensors", "CaptureRecorder", "CaptureUpload", "CaptureConfig"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "CaptureDoctorTests",
+            dependencies: [
+                "CaptureCore", "CaptureStorage", "CaptureConfig", "CaptureUpload", "CaptureDoctor", "CaptureCollector",
+                "CaptureTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: strict),
         // A Cyface collector of our own (§2 of the protocol) on Hummingbird, with a fault plan for tests.
@@ -146,7 +174,7 @@ let package = Package(
             name: "capture",
             dependencies: [
                 "CaptureCore", "CaptureStorage", "CaptureSensors", "CaptureRecorder", "CaptureUpload", "CaptureExport",
-                "CaptureConfig",
+                "CaptureConfig", "CaptureDoctor",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -51,6 +51,9 @@ public enum Delivery {
         return now + Int64(wait)
     }
 
+    /// The wall clock in Unix milliseconds, as the delivery state stores times.
+    public static func nowMs() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+
     /// Whether the collector answers HTTP at all (any status), within `timeout` seconds: a GET
     /// of its base URL, without the token. `nil` when it answers, else why not.
     public static func probe(_ url: String, timeout: Int64 = 5) async -> String? {
@@ -151,10 +154,10 @@ public struct UploaderLock: ~Copyable {
 
     /// Runs `body` holding the lock of `directory`; `nil` (and `body` not run) if another
     /// process holds it.
-    public static func whileHeld<T>(directory: String, _ body: () throws -> T) rethrows -> T? {
+    public static func whileHeld<T>(directory: String, _ body: () async throws -> T) async rethrows -> T? {
         guard let lock = UploaderLock(directory: directory) else { return nil }
         do {
-            let value = try body()
+            let value = try await body()
             _ = consume lock
             return value
         } catch {

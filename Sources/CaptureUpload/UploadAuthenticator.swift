@@ -27,8 +27,8 @@ public protocol UploadAuthenticator: Sendable {
     func bearerToken() async throws -> BearerToken
     /// Where the credentials come from, for messages: a file path or an issuer, never a secret.
     var origin: String { get }
-    /// What to do when the collector refuses the credentials, for messages.
-    var advice: String { get }
+    /// What helps when the collector refuses the credentials; the front end words it.
+    var remedy: CredentialsRemedy { get }
     /// Whether a refused token can be replaced by a new one (an OAuth session) or not (a fixed token).
     var renewable: Bool { get }
     /// The collector answered 401 to the last token: forget it, so that the next
@@ -37,9 +37,26 @@ public protocol UploadAuthenticator: Sendable {
 }
 
 extension UploadAuthenticator {
-    public var advice: String { "renew the token in \(origin) and run again" }
+    public var remedy: CredentialsRemedy { .renewToken(file: origin) }
     public var renewable: Bool { false }
     public func tokenRejected() async {}
+}
+
+/// What helps when the credentials are refused. A library names the remedy; the front end says
+/// how to apply it (`capture` names its commands: `ErrorMapping+Upload.swift`).
+public enum CredentialsRemedy: Sendable, Equatable, CustomStringConvertible {
+    /// Put a valid token into the token file at this path, then try again.
+    case renewToken(file: String)
+    /// Log in to the issuer again, then resume the upload.
+    case logIn
+
+    /// What to do, without naming a command: `renew the token in /etc/capture/token`.
+    public var description: String {
+        switch self {
+        case .renewToken(let file): "renew the token in \(file)"
+        case .logIn: "log in to the issuer again"
+        }
+    }
 }
 
 /// A fixed token, read once (from a token file; see ``TokenFile``).

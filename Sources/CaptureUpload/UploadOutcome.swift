@@ -67,14 +67,14 @@ public struct UploadReport: Sendable, Equatable {
     public var results: [UploadResult]
     /// Where the credentials came from (``UploadAuthenticator/origin``), for messages.
     public var credentialsOrigin: String
-    /// What to do when they are refused (``UploadAuthenticator/advice``).
-    public var credentialsAdvice: String
+    /// What helps when they are refused (``UploadAuthenticator/remedy``).
+    public var credentialsRemedy: CredentialsRemedy
 
     /// Creates a report.
-    public init(results: [UploadResult], credentialsOrigin: String, credentialsAdvice: String? = nil) {
+    public init(results: [UploadResult], credentialsOrigin: String, credentialsRemedy: CredentialsRemedy? = nil) {
         self.results = results
         self.credentialsOrigin = credentialsOrigin
-        self.credentialsAdvice = credentialsAdvice ?? "renew the token in \(credentialsOrigin) and run again"
+        self.credentialsRemedy = credentialsRemedy ?? .renewToken(file: credentialsOrigin)
     }
 
     /// Whether the collector rejected the token, which stopped the run.
@@ -86,10 +86,10 @@ public struct UploadReport: Sendable, Equatable {
     /// Throws unless the run did its job: every measurement chosen is uploaded, skipped or not
     /// yet finished.
     ///
-    /// - Throws: ``UploadRunFailure/tokenRejected(origin:advice:)`` first, else
+    /// - Throws: ``UploadRunFailure/tokenRejected(origin:remedy:)`` first, else
     ///   ``UploadRunFailure/incomplete(missed:of:)``.
     public func check() throws(UploadRunFailure) {
-        if tokenRejected { throw .tokenRejected(origin: credentialsOrigin, advice: credentialsAdvice) }
+        if tokenRejected { throw .tokenRejected(origin: credentialsOrigin, remedy: credentialsRemedy) }
         let measurements = results.filter { $0.attachment == nil }
         let missedMeasurements = measurements.filter(\.outcome.isMissed).count
         if missedMeasurements > 0 { throw .incomplete(missed: missedMeasurements, of: measurements.count) }
@@ -102,8 +102,8 @@ public struct UploadReport: Sendable, Equatable {
 /// Why an upload run did not do its job (see ``UploadReport/check()``).
 public enum UploadRunFailure: Error, Sendable, Equatable, CustomStringConvertible {
     /// The collector answered 401 to the token from `origin` (or the issuer refused to renew
-    /// it); the run stopped there. `advice` says what to do.
-    case tokenRejected(origin: String, advice: String)
+    /// it); the run stopped there. `remedy` says what helps.
+    case tokenRejected(origin: String, remedy: CredentialsRemedy)
     /// `missed` of the `of` measurements tried failed or do not exist; the others were uploaded.
     case incomplete(missed: Int, of: Int)
     /// Every measurement is there, but `missed` of the `of` attachments tried failed.

@@ -170,7 +170,7 @@ public struct UploadRun: Sendable {
         }
         try? await uploader.shutdown()
         return UploadReport(
-            results: results, credentialsOrigin: authenticator.origin, credentialsAdvice: authenticator.advice)
+            results: results, credentialsOrigin: authenticator.origin, credentialsRemedy: authenticator.remedy)
     }
 
     /// One measurement, from its record to its recorded outcome.

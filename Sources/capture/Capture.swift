@@ -3,7 +3,7 @@ import Logging
 import Foundation
 
 @main
-struct Capture: ParsableCommand {
+struct Capture: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "capture",
         abstract: "Record geo-located motion data and keep it safe in a local store.",
@@ -28,8 +28,9 @@ struct Capture: ParsableCommand {
         ])
 
     /// ArgumentParser's `main`, except that a usage error is one line on stderr like every other
-    /// error (`capture: …; see `capture start --help``), not the error plus the whole usage.
-    static func main() {
+    /// error (`capture: …; see `capture start --help``), not the error plus the whole usage, and
+    /// that what a command throws is mapped here, once, to its line and exit code (``CLIError``).
+    static func main() async {
         LoggingSystem.bootstrap { _ in CLILogHandler() }
         let names = Set(configuration.subcommands.map { $0._commandName })
         let arguments = CommandLineRepair.hoistingGlobalOptions(Array(CommandLine.arguments.dropFirst()), subcommands: names)
@@ -55,10 +56,19 @@ struct Capture: ParsableCommand {
             Foundation.exit(status.rawValue)
         }
         do {
-            var command = command
-            try command.run()
-        } catch {
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                var command = command
+                try command.run()
+            }
+        } catch where String(reflecting: type(of: error)).hasPrefix("ArgumentParser.") {
+            // ExitCode, and help asked for (`capture help status`): ArgumentParser's own way.
             exit(withError: error)
+        } catch {
+            let failure = CLIError.from(error)
+            FileHandle.standardError.write(Data("capture: \(failure.message)\n".utf8))
+            Foundation.exit(failure.status.rawValue)
         }
     }
 }

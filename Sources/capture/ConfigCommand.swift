@@ -29,23 +29,21 @@ struct ConfigCommand: ParsableCommand {
     var check: String?
 
     func run() throws {
-        try execute {
-            let device = try DeviceSettings.load(data.configFlags, file: check)
-            let rows = ConfigKey.allCases.map { key in Row(key: key, setting: device.entries[key]!) }
-            if output.json {
-                try printJSON(Report(file: device.file?.path, settings: rows))
-                return
-            }
-            print(
-                "configuration file: "
-                    + (device.file?.path ?? "none ($CAPTURE_CONFIG is unset; neither \(device.filePlace) nor \(ConfigFile.systemPath) exists)"))
-            let width = ConfigKey.allCases.map(\.name.count).max()! + 2
-            let valueWidth = min(44, rows.map(\.text.count).max()! + 2)
-            for row in rows {
-                let name = row.key.name.padding(toLength: width, withPad: " ", startingAt: 0)
-                let value = row.text.count < valueWidth ? row.text.padding(toLength: valueWidth, withPad: " ", startingAt: 0) : row.text + "  "
-                print(name + value + row.origin)
-            }
+        let device = try DeviceSettings.load(data.configFlags, file: check)
+        let rows = ConfigKey.allCases.map { key in Row(key: key, setting: device.entries[key]!) }
+        if output.json {
+            try printJSON(Report(file: device.file?.path, settings: rows))
+            return
+        }
+        print(
+            "configuration file: "
+                + (device.file?.path ?? "none ($CAPTURE_CONFIG is unset; neither \(device.filePlace) nor \(ConfigFile.systemPath) exists)"))
+        let width = ConfigKey.allCases.map(\.name.count).max()! + 2
+        let valueWidth = min(44, rows.map(\.text.count).max()! + 2)
+        for row in rows {
+            let name = row.key.name.padding(toLength: width, withPad: " ", startingAt: 0)
+            let value = row.text.count < valueWidth ? row.text.padding(toLength: valueWidth, withPad: " ", startingAt: 0) : row.text + "  "
+            print(name + value + row.origin)
         }
     }
 

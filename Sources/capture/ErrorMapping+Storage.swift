@@ -72,3 +72,14 @@ extension ImportFileError {
     /// What to do about a ride that is already stored.
     static let againHint = "`capture import --again` stores it once more on purpose"
 }
+
+extension AttachmentError: CLIReportable {
+    var exitStatus: ExitStatus {
+        switch self {
+        case .unsupportedExtension: .usage
+        case .unreadable: .notFound
+        case .invalidContent, .duplicateName: .dataError
+        }
+    }
+    var cliMessage: String { description }
+}

@@ -28,8 +28,8 @@ extension UploadRunFailure: CLIReportable {
 
     var cliMessage: String {
         switch self {
-        case .tokenRejected(let origin, let advice):
-            "the credentials from \(origin) were refused: \(advice)"
+        case .tokenRejected(let origin, let remedy):
+            "the credentials from \(origin) were refused: \(remedy.advice)"
         case .incomplete(let missed, let total):
             "\(missed) of \(total) measurement(s) not uploaded (the reason is printed with each); "
                 + "fix the cause and run `capture upload` again"

@@ -32,16 +32,3 @@ struct CLIError: CLIReportable {
         return CLIError(.failure, "\(error)")
     }
 }
-
-/// Runs a command body: prints any error as one line on stderr and exits with its code.
-func execute(_ body: () throws -> Void) throws {
-    do {
-        try body()
-    } catch let error as ExitCode {
-        throw error
-    } catch {
-        let failure = CLIError.from(error)
-        FileHandle.standardError.write(Data("capture: \(failure.message)\n".utf8))
-        throw ExitCode(failure.status.rawValue)
-    }
-}

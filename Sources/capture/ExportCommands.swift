@@ -92,14 +92,12 @@ struct Export: ParsableCommand {
     }
 
     func run() throws {
-        try execute {
-            let zones = try data.device().privacyZones.value
-            guard let store = try data.existingStore() else { throw StoreError.measurementNotFound(id) }
-            try format.exporter.export(
-                id, from: store,
-                options: ExportOptions(dataDirectory: data.path, clean: clean, table: table?.table, privacyZones: zones),
-                to: destination)
-        }
+        let zones = try data.device().privacyZones.value
+        guard let store = try data.existingStore() else { throw StoreError.measurementNotFound(id) }
+        try format.exporter.export(
+            id, from: store,
+            options: ExportOptions(dataDirectory: data.path, clean: clean, table: table?.table, privacyZones: zones),
+            to: destination)
     }
 }
 
@@ -135,13 +133,11 @@ struct Plot: ParsableCommand {
     @Flag(help: "Keep only clean fixes (1 < speed < 100 m/s, accuracy < 20 m).") var clean = false
 
     func run() throws {
-        try execute {
-            let zones = try data.device().privacyZones.value
-            guard let store = try data.existingStore() else { throw StoreError.measurementNotFound(id) }
-            try PlotExporter().export(
-                id, from: store, options: ExportOptions(dataDirectory: data.path, clean: clean, privacyZones: zones),
-                to: ExportDestination(path: output))
-        }
+        let zones = try data.device().privacyZones.value
+        guard let store = try data.existingStore() else { throw StoreError.measurementNotFound(id) }
+        try PlotExporter().export(
+            id, from: store, options: ExportOptions(dataDirectory: data.path, clean: clean, privacyZones: zones),
+            to: ExportDestination(path: output))
     }
 }
 
@@ -176,13 +172,11 @@ struct Import: ParsableCommand {
     var again = false
 
     func run() throws {
-        try execute {
-            let summary = try data.openStore().importTransferFile(at: file, duplicates: again ? .importAgain : .refuse)
-            if output.json {
-                try printJSON(summary)
-            } else {
-                print(summary.measurement)
-            }
+        let summary = try data.openStore().importTransferFile(at: file, duplicates: again ? .importAgain : .refuse)
+        if output.json {
+            try printJSON(summary)
+        } else {
+            print(summary.measurement)
         }
     }
 }

@@ -102,51 +102,49 @@ struct Start: ParsableCommand {
         """
 
     func run() throws {
-        try execute {
-            // The configuration first: a bad file starts nothing (exit 78).
-            let device = try data.device()
-            let options = SourceOptions(sysfsRoot: sysfsRoot, rate: rate?.hertz, loop: loop)
-            let flushMilliseconds = flushInterval?.milliseconds ?? Int64((device.flushInterval.value.seconds * 1000).rounded())
-            let modality = modality ?? device.modality.value
-            let control = RecorderControl(directory: data.path)
-            if continueInterrupted, let interrupted = try control.interruptedMeasurement() {
-                guard foreground else {
-                    try printLifecycleStart(control.resume(maximumSize: limit.maximumSize))
-                    return
-                }
-                Log.info("continuing the interrupted measurement \(interrupted.id)")
-                var configuration = RecorderConfiguration(
-                    directory: data.path, sources: interrupted.sources, sourceOptions: options,
-                    flushInterval: flushMilliseconds, maximumSize: limit.maximumSize, gnssTime: gnssTime)
-                configuration.retention = device.retention
-                try RecorderProcess.run(configuration, recover: true) { id in
-                    let pid = ProcessInfo.processInfo.processIdentifier
-                    let stored = (try? data.existingStore()).flatMap { try? LifecycleReport(store: $0, id: id, pid: pid) }
-                    try? printLifecycleStart(
-                        stored ?? LifecycleReport(measurement: id, state: .capturing, track: 1, modality: nil, pid: pid))
-                    Log.info("capturing measurement \(id); Ctrl-C stops it")
-                }
-                return
-            }
-            let selection = try SourceRegistry.standard.select(sources.isEmpty ? device.sources.value : sources, options: options)
-            for source in selection.announcements {
-                Log.info("using \(source.spec): \(source.summary)")
-            }
-            var configuration = RecorderConfiguration(
-                directory: data.path, modality: modality, sources: selection.specs, sourceOptions: options,
-                recordTrace: recordTrace.map(SourcePath.absolute), flushInterval: flushMilliseconds,
-                maximumSize: limit.maximumSize, gnssTime: gnssTime)
-            configuration.retention = device.retention
+        // The configuration first: a bad file starts nothing (exit 78).
+        let device = try data.device()
+        let options = SourceOptions(sysfsRoot: sysfsRoot, rate: rate?.hertz, loop: loop)
+        let flushMilliseconds = flushInterval?.milliseconds ?? Int64((device.flushInterval.value.seconds * 1000).rounded())
+        let modality = modality ?? device.modality.value
+        let control = RecorderControl(directory: data.path)
+        if continueInterrupted, let interrupted = try control.interruptedMeasurement() {
             guard foreground else {
-                try printLifecycleStart(control.start(configuration))
+                try printLifecycleStart(control.resume(maximumSize: limit.maximumSize))
                 return
             }
-            try control.refuseIfOpen()
-            try RecorderProcess.run(configuration) { id in
+            Log.info("continuing the interrupted measurement \(interrupted.id)")
+            var configuration = RecorderConfiguration(
+                directory: data.path, sources: interrupted.sources, sourceOptions: options,
+                flushInterval: flushMilliseconds, maximumSize: limit.maximumSize, gnssTime: gnssTime)
+            configuration.retention = device.retention
+            try RecorderProcess.run(configuration, recover: true) { id in
+                let pid = ProcessInfo.processInfo.processIdentifier
+                let stored = (try? data.existingStore()).flatMap { try? LifecycleReport(store: $0, id: id, pid: pid) }
                 try? printLifecycleStart(
-                    LifecycleReport(measurement: id, state: .capturing, track: 1, modality: modality, pid: ProcessInfo.processInfo.processIdentifier))
+                    stored ?? LifecycleReport(measurement: id, state: .capturing, track: 1, modality: nil, pid: pid))
                 Log.info("capturing measurement \(id); Ctrl-C stops it")
             }
+            return
+        }
+        let selection = try SourceRegistry.standard.select(sources.isEmpty ? device.sources.value : sources, options: options)
+        for source in selection.announcements {
+            Log.info("using \(source.spec): \(source.summary)")
+        }
+        var configuration = RecorderConfiguration(
+            directory: data.path, modality: modality, sources: selection.specs, sourceOptions: options,
+            recordTrace: recordTrace.map(SourcePath.absolute), flushInterval: flushMilliseconds,
+            maximumSize: limit.maximumSize, gnssTime: gnssTime)
+        configuration.retention = device.retention
+        guard foreground else {
+            try printLifecycleStart(control.start(configuration))
+            return
+        }
+        try control.refuseIfOpen()
+        try RecorderProcess.run(configuration) { id in
+            try? printLifecycleStart(
+                LifecycleReport(measurement: id, state: .capturing, track: 1, modality: modality, pid: ProcessInfo.processInfo.processIdentifier))
+            Log.info("capturing measurement \(id); Ctrl-C stops it")
         }
     }
 
@@ -164,9 +162,7 @@ struct Pause: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        try execute {
-            try printLifecycle(RecorderControl(directory: data.controlPath).pause(), json: output.json, verb: "paused")
-        }
+        try printLifecycle(RecorderControl(directory: data.controlPath).pause(), json: output.json, verb: "paused")
     }
 }
 
@@ -184,11 +180,9 @@ struct ModalityCommand: ParsableCommand {
     @Argument(help: "The new modality.") var modality: Modality
 
     func run() throws {
-        try execute {
-            let report = try RecorderControl(directory: data.controlPath).changeModality(to: modality)
-            let verb = report.outcome == .unchanged ? "is already" : "is now"
-            try printLifecycle(report, json: output.json, verb: "\(verb) \(modality.rawValue)")
-        }
+        let report = try RecorderControl(directory: data.controlPath).changeModality(to: modality)
+        let verb = report.outcome == .unchanged ? "is already" : "is now"
+        try printLifecycle(report, json: output.json, verb: "\(verb) \(modality.rawValue)")
     }
 }
 
@@ -207,10 +201,8 @@ struct Resume: ParsableCommand {
     @OptionGroup var limit: StoreLimitOptions
 
     func run() throws {
-        try execute {
-            let report = try RecorderControl(directory: data.controlPath).resume(maximumSize: limit.maximumSize)
-            try printLifecycle(report, json: output.json, verb: "resumed")
-        }
+        let report = try RecorderControl(directory: data.controlPath).resume(maximumSize: limit.maximumSize)
+        try printLifecycle(report, json: output.json, verb: "resumed")
     }
 }
 
@@ -227,16 +219,14 @@ struct Stop: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        try execute {
-            let directory = data.controlPath
-            let report = try RecorderControl(directory: directory).stop()
-            try printLifecycle(report, json: output.json, verb: "stopped")
-            // A running recorder starts the automatic delivery as it exits; an interrupted
-            // measurement (no recorder) is delivered from here. A configuration broken since the
-            // start is only warned about (controlPath): no automatic delivery then.
-            if report.pid == nil, let device = try? data.device() {
-                AutomaticDelivery.startIfConfigured(directory: directory, device: device)
-            }
+        let directory = data.controlPath
+        let report = try RecorderControl(directory: directory).stop()
+        try printLifecycle(report, json: output.json, verb: "stopped")
+        // A running recorder starts the automatic delivery as it exits; an interrupted
+        // measurement (no recorder) is delivered from here. A configuration broken since the
+        // start is only warned about (controlPath): no automatic delivery then.
+        if report.pid == nil, let device = try? data.device() {
+            AutomaticDelivery.startIfConfigured(directory: directory, device: device)
         }
     }
 }
@@ -261,17 +251,15 @@ struct Record: ParsableCommand {
     @OptionGroup var limit: StoreLimitOptions
 
     func run() throws {
-        try execute {
-            var configuration = RecorderConfiguration(
-                directory: data.path, modality: modality, sources: sources,
-                sourceOptions: SourceOptions(sysfsRoot: sysfsRoot, rate: rate?.hertz, loop: loop), recordTrace: recordTrace,
-                flushInterval: flushInterval.milliseconds, maximumSize: limit.maximumSize, gnssTime: gnssTime)
-            configuration.retention = try? data.device().retention
-            try RecorderProcess.run(
-                configuration, recover: recover, readiness: readyFd.map(ReadinessPipe.init(descriptor:)))
-            // The measurement ended (by `capture stop` or a trace's stop mark).
-            if let device = try? data.device() { AutomaticDelivery.startIfConfigured(directory: data.path, device: device) }
-        }
+        var configuration = RecorderConfiguration(
+            directory: data.path, modality: modality, sources: sources,
+            sourceOptions: SourceOptions(sysfsRoot: sysfsRoot, rate: rate?.hertz, loop: loop), recordTrace: recordTrace,
+            flushInterval: flushInterval.milliseconds, maximumSize: limit.maximumSize, gnssTime: gnssTime)
+        configuration.retention = try? data.device().retention
+        try RecorderProcess.run(
+            configuration, recover: recover, readiness: readyFd.map(ReadinessPipe.init(descriptor:)))
+        // The measurement ended (by `capture stop` or a trace's stop mark).
+        if let device = try? data.device() { AutomaticDelivery.startIfConfigured(directory: data.path, device: device) }
     }
 }
 

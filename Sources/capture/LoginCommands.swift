@@ -1,10 +1,9 @@
 import ArgumentParser
 import CaptureConfig
-import CaptureStorage
 import CaptureUpload
 import Foundation
 
-struct Login: ParsableCommand {
+struct Login: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "login",
         abstract: "Log in to the collector's OAuth 2.0 issuer (for a Keycloak-guarded collector).",
@@ -36,47 +35,25 @@ struct Login: ParsableCommand {
     @OptionGroup var data: DataDirectoryOptions
     @OptionGroup var output: OutputOptions
 
-    func run() throws {
-        try execute {
-            let device = try data.device()
-            guard let settings = try device.oauth() else {
-                throw CLIError(
-                    .configuration, "no issuer configured: set auth.issuer and auth.client_id (`capture config --help`)")
-            }
-            let client = try settings.client()
-            let endpoints = try blocking { try await client.discover(issuer: settings.issuer) }
-            if let secretFile = settings.clientSecretFile {
-                let grant = try blocking { try await client.clientCredentials(endpoints) }
-                if output.json {
-                    try printJSONLine(["logged_in": true, "issuer": settings.issuer, "grant": "client_credentials"])
-                } else {
-                    print(
-                        "the issuer \(settings.issuer) accepts the client secret in \(secretFile): access tokens "
-                            + "(valid \(grant.expiresIn.map { "\($0) s" } ?? "without a stated expiry")) come from the "
-                            + "client-credentials grant; nothing is kept")
-                }
-                return
-            }
-            let authorization = try blocking { try await client.authorizeDevice(endpoints) }
+    func run() async throws {
+        let device = try data.device()
+        guard let settings = try device.oauth() else {
+            throw CLIError(
+                .configuration, "no issuer configured: set auth.issuer and auth.client_id (`capture config --help`)")
+        }
+        var polling = DeviceLogin()
+        polling.slowedDown = { Log.info("capture: the issuer asks to poll less often: every \($0) s") }
+        switch try await OAuthLogin.logIn(settings, polling: polling, codeReady: show) {
+        case .clientCredentials(let grant):
             if output.json {
-                var first: [String: Any] = [
-                    "verification_uri": authorization.verificationURI, "user_code": authorization.userCode,
-                    "expires_in": authorization.expiresIn,
-                ]
-                first["verification_uri_complete"] = authorization.verificationURIComplete
-                try printJSONLine(first)
+                try printJSONLine(["logged_in": true, "issuer": settings.issuer, "grant": "client_credentials"])
             } else {
-                print("To log in, open \(authorization.verificationURI) and enter the code \(authorization.userCode)")
-                if let complete = authorization.verificationURIComplete { print("(or open \(complete))") }
-                print("Waiting for the approval; the code expires in \(Self.minutes(authorization.expiresIn))…")
+                print(
+                    "the issuer \(settings.issuer) accepts the client secret in \(settings.clientSecretFile ?? "?"): access tokens "
+                        + "(valid \(grant.expiresIn.map { "\($0) s" } ?? "without a stated expiry")) come from the "
+                        + "client-credentials grant; nothing is kept")
             }
-            fflush(nil)
-            let grant = try Self.poll(client, endpoints, authorization)
-            guard let refresh = grant.refreshToken else {
-                throw CLIError(.tokenRejected, "the issuer gave no refresh token, so nothing could be kept: enable refresh tokens for the client \(settings.clientID)")
-            }
-            try PrivateFiles.createDirectory(data.path)
-            try StoredLogin(issuer: settings.issuer, clientID: settings.clientID, refreshToken: refresh).write(to: settings.loginPath)
+        case .loggedIn:
             if output.json {
                 try printJSONLine(["logged_in": true, "issuer": settings.issuer, "login_file": settings.loginPath])
             } else {
@@ -85,36 +62,21 @@ struct Login: ParsableCommand {
         }
     }
 
-    /// Polls the token endpoint as RFC 8628 says until the person decides or the code expires.
-    private static func poll(
-        _ client: OAuthClient, _ endpoints: IssuerEndpoints, _ authorization: DeviceAuthorization
-    ) throws -> TokenGrant {
-        var polling = DevicePolling(interval: authorization.interval, expiresIn: authorization.expiresIn)
-        let start = ContinuousClock.now
-        var step = DevicePolling.Step.wait(seconds: polling.interval)
-        while true {
-            switch step {
-            case .done(let grant):
-                return grant
-            case .failed(let failure):
-                if case .unreachable = failure { throw CLIError(.unavailable, failure.description) }
-                throw CLIError(.tokenRejected, failure.description)
-            case .wait(let seconds):
-                Thread.sleep(forTimeInterval: TimeInterval(seconds))
-                let answer: Result<TokenGrant, OAuthError> = try blocking {
-                    do {
-                        return .success(try await client.pollDevice(endpoints, deviceCode: authorization.deviceCode))
-                    } catch let error as OAuthError {
-                        return .failure(error)
-                    } catch {
-                        return .failure(.unreachable("\(error)"))
-                    }
-                }
-                let before = polling.slowDowns
-                step = polling.answered(answer, elapsed: (ContinuousClock.now - start).components.seconds)
-                if polling.slowDowns > before { Log.info("capture: the issuer asks to poll less often: every \(polling.interval) s") }
-            }
+    /// The code and where to enter it, as soon as the issuer gave them.
+    private func show(_ authorization: DeviceAuthorization) throws {
+        if output.json {
+            var first: [String: Any] = [
+                "verification_uri": authorization.verificationURI, "user_code": authorization.userCode,
+                "expires_in": authorization.expiresIn,
+            ]
+            first["verification_uri_complete"] = authorization.verificationURIComplete
+            try printJSONLine(first)
+        } else {
+            print("To log in, open \(authorization.verificationURI) and enter the code \(authorization.userCode)")
+            if let complete = authorization.verificationURIComplete { print("(or open \(complete))") }
+            print("Waiting for the approval; the code expires in \(Self.minutes(authorization.expiresIn))…")
         }
+        fflush(nil)
     }
 
     private static func minutes(_ seconds: Int64) -> String {
@@ -122,7 +84,7 @@ struct Login: ParsableCommand {
     }
 }
 
-struct Logout: ParsableCommand {
+struct Logout: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "logout",
         abstract: "Revoke the refresh token at the issuer and forget it.",
@@ -140,47 +102,21 @@ struct Logout: ParsableCommand {
     @OptionGroup var data: DataDirectoryOptions
     @OptionGroup var output: OutputOptions
 
-    func run() throws {
-        try execute {
-            let device = try data.device()
-            let path = data.path + "/" + StoredLogin.fileName
-            let login: StoredLogin?
-            do {
-                login = try StoredLogin.read(path)
-            } catch {
-                try? FileManager.default.removeItem(atPath: path)
-                throw error
-            }
-            guard let login else {
-                if output.json { try printJSONLine(["logged_out": false, "reason": "not logged in"]) } else { print("not logged in (no \(path))") }
-                return
-            }
-            var revoked = "no"
-            do {
-                // The client secret, if the configuration names the same client with one.
-                let settings = try device.oauth()
-                let secret = settings?.clientID == login.clientID ? try settings?.client().clientSecret : nil
-                let client = OAuthClient(clientID: login.clientID, clientSecret: secret)
-                let token = BearerToken(login.refreshToken)
-                let offered = try blocking {
-                    let endpoints = try await client.discover(issuer: login.issuer)
-                    return try await client.revoke(endpoints, refreshToken: token)
-                }
-                revoked = offered ? "yes" : "not offered by the issuer"
-            } catch {
-                Log.warning("capture: warning: could not revoke the refresh token (\(CLIError.from(error).message)); it may stay valid at the issuer until it expires")
-                revoked = "failed"
-            }
-            do {
-                try FileManager.default.removeItem(atPath: path)
-            } catch {
-                throw CLIError(.ioError, "cannot delete \(path): \(error.localizedDescription)")
-            }
-            if output.json {
-                try printJSONLine(["logged_out": true, "issuer": login.issuer, "revoked": revoked])
-            } else {
-                print("logged out of \(login.issuer): refresh token revoked: \(revoked); \(path) deleted")
-            }
+    func run() async throws {
+        let device = try data.device()
+        let path = data.path + "/" + StoredLogin.fileName
+        let logout = try await OAuthLogin.logOut(path) { try device.oauth() }
+        guard let login = logout.login else {
+            if output.json { try printJSONLine(["logged_out": false, "reason": "not logged in"]) } else { print("not logged in (no \(path))") }
+            return
+        }
+        if let error = logout.revocationError {
+            Log.warning("capture: warning: could not revoke the refresh token (\(CLIError.from(error).message)); it may stay valid at the issuer until it expires")
+        }
+        if output.json {
+            try printJSONLine(["logged_out": true, "issuer": login.issuer, "revoked": logout.revoked])
+        } else {
+            print("logged out of \(login.issuer): refresh token revoked: \(logout.revoked); \(path) deleted")
         }
     }
 }

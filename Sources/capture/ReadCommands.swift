@@ -11,32 +11,30 @@ struct List: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        try execute {
-            let entries =
-                try data.existingStore()?.listEntries(recorderRunning: RecorderLock.isHeld(directory: data.path)) ?? []
-            if output.json {
-                try printJSON(entries)
-                return
-            }
-            guard !entries.isEmpty else {
-                print("no measurements yet; `capture start` or `capture replay` makes one")
-                return
-            }
-            print("ID      STATUS       MODALITY    START                 DURATION  TRACKS  FIXES   SAMPLES   UPLOAD")
-            for entry in entries {
-                let duration = entry.end.map { Format.duration($0 - entry.start) } ?? "-"
-                let samples = entry.counts.accelerometer + entry.counts.gyroscope + entry.counts.magnetometer
-                print(
-                    String(entry.id).padding(toLength: 8, withPad: " ", startingAt: 0)
-                        + entry.status.rawValue.padding(toLength: 13, withPad: " ", startingAt: 0)
-                        + entry.modality.padding(toLength: 12, withPad: " ", startingAt: 0)
-                        + Format.time(entry.start).padding(toLength: 22, withPad: " ", startingAt: 0)
-                        + duration.padding(toLength: 10, withPad: " ", startingAt: 0)
-                        + String(entry.tracks).padding(toLength: 8, withPad: " ", startingAt: 0)
-                        + String(entry.counts.locations).padding(toLength: 8, withPad: " ", startingAt: 0)
-                        + String(samples).padding(toLength: 10, withPad: " ", startingAt: 0)
-                        + entry.upload.text)
-            }
+        let entries =
+            try data.existingStore()?.listEntries(recorderRunning: RecorderLock.isHeld(directory: data.path)) ?? []
+        if output.json {
+            try printJSON(entries)
+            return
+        }
+        guard !entries.isEmpty else {
+            print("no measurements yet; `capture start` or `capture replay` makes one")
+            return
+        }
+        print("ID      STATUS       MODALITY    START                 DURATION  TRACKS  FIXES   SAMPLES   UPLOAD")
+        for entry in entries {
+            let duration = entry.end.map { TextFormat.duration($0 - entry.start) } ?? "-"
+            let samples = entry.counts.accelerometer + entry.counts.gyroscope + entry.counts.magnetometer
+            print(
+                String(entry.id).padding(toLength: 8, withPad: " ", startingAt: 0)
+                    + entry.status.rawValue.padding(toLength: 13, withPad: " ", startingAt: 0)
+                    + entry.modality.padding(toLength: 12, withPad: " ", startingAt: 0)
+                    + TextFormat.time(entry.start).padding(toLength: 22, withPad: " ", startingAt: 0)
+                    + duration.padding(toLength: 10, withPad: " ", startingAt: 0)
+                    + String(entry.tracks).padding(toLength: 8, withPad: " ", startingAt: 0)
+                    + String(entry.counts.locations).padding(toLength: 8, withPad: " ", startingAt: 0)
+                    + String(samples).padding(toLength: 10, withPad: " ", startingAt: 0)
+                    + entry.upload.text)
         }
     }
 }
@@ -56,11 +54,9 @@ struct Show: ParsableCommand {
     }
 
     func run() throws {
-        try execute {
-            guard let store = try data.existingStore() else { throw StoreError.measurementNotFound(id) }
-            let summary = try store.summary(of: id, qnh: qnh)
-            if output.json { try printJSON(summary) } else { print(summary.text) }
-        }
+        guard let store = try data.existingStore() else { throw StoreError.measurementNotFound(id) }
+        let summary = try store.summary(of: id, qnh: qnh)
+        if output.json { try printJSON(summary) } else { print(summary.text) }
     }
 }
 
@@ -74,24 +70,22 @@ struct Delete: ParsableCommand {
     @Flag(help: "Do not ask.") var yes = false
 
     func run() throws {
-        try execute {
-            guard let store = try data.existingStore() else { throw StoreError.measurementNotFound(id) }
-            let record = try store.measurement(id)
-            if record.isOpen, RecorderLock.isHeld(directory: data.path) {
-                throw CLIError(.alreadyOpen, "measurement \(id) is being captured; `capture stop` it first")
-            }
-            if !yes {
-                let counts = try store.counts(of: id)
-                FileHandle.standardError.write(
-                    Data("delete measurement \(id) (\(record.modality), \(Format.time(record.startTime)), \(counts.locations) fixes)? [y/N] ".utf8))
-                let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased()
-                guard answer == "y" || answer == "yes" else {
-                    throw CLIError(.usage, "not deleted (answer y to delete, or pass --yes)")
-                }
-            }
-            try store.deleteMeasurement(id, directory: data.path)
-            print("deleted measurement \(id)")
+        guard let store = try data.existingStore() else { throw StoreError.measurementNotFound(id) }
+        let record = try store.measurement(id)
+        if record.isOpen, RecorderLock.isHeld(directory: data.path) {
+            throw CLIError(.alreadyOpen, "measurement \(id) is being captured; `capture stop` it first")
         }
+        if !yes {
+            let counts = try store.counts(of: id)
+            FileHandle.standardError.write(
+                Data("delete measurement \(id) (\(record.modality), \(TextFormat.time(record.startTime)), \(counts.locations) fixes)? [y/N] ".utf8))
+            let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased()
+            guard answer == "y" || answer == "yes" else {
+                throw CLIError(.usage, "not deleted (answer y to delete, or pass --yes)")
+            }
+        }
+        try store.deleteMeasurement(id, directory: data.path)
+        print("deleted measurement \(id)")
     }
 }
 
@@ -132,21 +126,19 @@ struct Replay: ParsableCommand {
     }
 
     func run() throws {
-        try execute {
-            let store = try data.openStore(durability: .relaxed)
-            let began = Date()
-            let id = try CaptureRecorder.Replay(
-                path: trace, modality: modality, flushInterval: flushInterval.milliseconds, speed: speed
-            ).run(into: store)
-            let seconds = Date().timeIntervalSince(began)
-            if output.json {
-                let samples = try store.counts(of: id).total
-                try printJSON(Summary(measurement: id, samples: samples, seconds: seconds, samplesPerSecond: Double(samples) / seconds))
-            } else {
-                print(id)
-            }
-            // A finished measurement: with upload.auto it is delivered in the background too.
-            AutomaticDelivery.startIfConfigured(directory: data.path, device: try data.device())
+        let store = try data.openStore(durability: .relaxed)
+        let began = Date()
+        let id = try CaptureRecorder.Replay(
+            path: trace, modality: modality, flushInterval: flushInterval.milliseconds, speed: speed
+        ).run(into: store)
+        let seconds = Date().timeIntervalSince(began)
+        if output.json {
+            let samples = try store.counts(of: id).total
+            try printJSON(Summary(measurement: id, samples: samples, seconds: seconds, samplesPerSecond: Double(samples) / seconds))
+        } else {
+            print(id)
         }
+        // A finished measurement: with upload.auto it is delivered in the background too.
+        AutomaticDelivery.startIfConfigured(directory: data.path, device: try data.device())
     }
 }

@@ -31,37 +31,13 @@ struct Sensors: ParsableCommand {
     var listen: Double = 2
 
     func run() throws {
-        try execute {
-            guard let gpsdSource = GPSDSource(address: gpsd) else {
-                throw CLIError(.usage, "bad --gpsd address '\(gpsd)'; use HOST:PORT")
-            }
-            guard listen >= 0, listen <= 600 else {
-                throw CLIError(.usage, "bad --listen '\(listen)'; use 0 to 600 seconds")
-            }
-            let survey = SensorSurvey(sysfsRoot: sysfsRoot, gpsd: gpsdSource, listen: Int64(listen * 1000))
-            if output.json {
-                try printJSON(survey)
-                return
-            }
-            if survey.iio.isEmpty { print("no IIO devices under \(survey.devicesDirectory)") }
-            for device in survey.iio {
-                print("\(device.id)  \(device.name)\(device.label.map { " (\($0))" } ?? "")  \(device.path)")
-                print("  sensors: \(device.sensors.isEmpty ? "none this tool records" : device.sensors.joined(separator: ", "))")
-                print("  channels: \(device.channels.joined(separator: " "))")
-                print("  rates: \(device.availableRates ?? "-")\(device.currentRate.map { " (now \($0) Hz)" } ?? "")")
-                print("  buffer: \(device.buffer ? "yes, \(device.node)" : "no (polled)"); trigger: \(device.trigger)")
-                if let clock = device.timestampClock { print("  timestamp clock: \(clock)") }
-                if let source = device.source { print("  source: \(source)") }
-            }
-            for entry in survey.gnss {
-                print("\(entry.source)  \(entry.state.rawValue)")
-                guard let watched = entry.watched else { continue }
-                let seconds = listen.formatted(.number.precision(.fractionLength(0...1)))
-                print("  receivers: \(watched.receivers.isEmpty ? "none named" : watched.receivers.joined(separator: ", "))")
-                let reports = watched.reports.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
-                print("  reports in \(seconds) s: \(reports.isEmpty ? "none" : reports.joined(separator: ", "))\(watched.fix ? " (fix)" : "")")
-                print("  IMU: " + (watched.motion.isEmpty ? "none reported" : "yes, recorded as \(watched.motion.joined(separator: ", "))"))
-            }
+        guard let gpsdSource = GPSDSource(address: gpsd) else {
+            throw CLIError(.usage, "bad --gpsd address '\(gpsd)'; use HOST:PORT")
         }
+        guard listen >= 0, listen <= 600 else {
+            throw CLIError(.usage, "bad --listen '\(listen)'; use 0 to 600 seconds")
+        }
+        let survey = SensorSurvey(sysfsRoot: sysfsRoot, gpsd: gpsdSource, listen: Int64(listen * 1000))
+        if output.json { try printJSON(survey) } else { print(survey.text(listened: listen), terminator: "") }
     }
 }

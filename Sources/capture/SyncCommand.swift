@@ -1,12 +1,12 @@
 import ArgumentParser
 import CaptureConfig
+import CaptureCore
 import CaptureRecorder
 import CaptureStorage
 import CaptureUpload
 import Foundation
-import Glibc
 
-struct Sync: ParsableCommand {
+struct Sync: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
         abstract: "Deliver finished measurements as the upload policy says (what the timer runs).",
@@ -47,154 +47,81 @@ struct Sync: ParsableCommand {
         var metered: String?
     }
 
-    func run() throws {
-        try execute {
-            let device = try data.device()
-            let directory = data.path
-            guard let store = try data.existingStore() else {
-                try say(Report(decision: "nothing-waiting", waiting: 0), "sync: nothing waits (no measurements yet)")
-                return
-            }
-            let held: Void? = try UploaderLock.whileHeld(directory: directory) {
-                // Whatever the pass decided (nothing waits, backing off, the collector down),
-                // retention applies: what it allows goes now, so that an age limit or the store
-                // budget does not wait for the next delivery.
-                do {
-                    try pass(store: store, device: device, directory: directory)
-                } catch {
-                    try? prune(store, device: device, directory: directory)
-                    throw error
-                }
-                try prune(store, device: device, directory: directory)
-            }
-            if held == nil {
-                try say(
-                    Report(decision: "busy", reason: "another upload is running", waiting: try store.deliveryTotals().waiting),
-                    "sync: another upload is running in \(directory); nothing to do")
-            }
-        }
-    }
-
-    /// One pass, holding the uploader lock.
-    private func pass(store: Store, device: DeviceConfiguration, directory: String) throws {
-        let policy = device.delivery
-        let totals = try store.deliveryTotals()
-        var state = try store.deliveryState()
-        let clock = Self.nowMs()
-        switch Delivery.decide(totals: totals, state: state, policy: policy, now: clock, force: now) {
-        case .nothingWaiting:
-            try say(Report(decision: "nothing-waiting", waiting: 0), "sync: nothing waits")
+    func run() async throws {
+        let device = try data.device()
+        let directory = data.path
+        guard let store = try data.existingStore() else {
+            try say(Report(decision: "nothing-waiting", waiting: 0), "sync: nothing waits (no measurements yet)")
             return
-        case .notYet(let reason):
-            try say(Report(decision: "not-yet", reason: reason, waiting: totals.waiting), "sync: not yet: \(reason)")
-            return
-        case .backingOff(let until):
-            try say(
-                Report(decision: "backing-off", reason: state.lastError, waiting: totals.waiting, nextAttemptAt: until),
-                "sync: \(totals.waiting) waiting; \(state.failures) pass(es) failed (\(state.lastError ?? "?")); "
-                    + "next attempt at \(Format.time(until)); --now tries anyway")
-            return
-        case .deliver(let reason):
-            Log.info("sync: delivering: \(reason)")
-        }
-        var metered: Metering?
-        if policy.unmeteredOnly {
-            let found = Metering.current()
-            metered = found
-            if found == .metered {
-                try say(
-                    Report(decision: "metered", reason: "the connection is metered", waiting: totals.waiting, metered: found.rawValue),
-                    "sync: \(totals.waiting) waiting; not sent: NetworkManager says the connection is metered (upload.unmetered_only)")
-                return
-            }
-            if found == .unknown {
-                Log.warning("capture: warning: whether the connection is metered is unknown (no NetworkManager); sending")
-            }
-        }
-        let settings = try device.uploadSettings()
-        state.lastAttemptAt = clock
-        if let problem = blockingProbe(settings.collectorURL) {
-            state.failures += 1
-            state.lastError = "the collector did not answer: \(problem)"
-            state.nextAttemptAt = Delivery.nextAttempt(afterFailures: state.failures, now: clock)
-            try store.recordDeliveryPass(state)
-            try say(
-                Report(
-                    decision: "unreachable", reason: state.lastError, waiting: totals.waiting,
-                    nextAttemptAt: state.nextAttemptAt, metered: metered?.rawValue),
-                "sync: \(totals.waiting) waiting; \(state.lastError!); next attempt at \(Format.time(state.nextAttemptAt!))")
-            throw ExitCode(ExitStatus.uploadIncomplete.rawValue)
         }
         let options = UploadRun.Options(
             appVersion: BuildInfo.version,
             retryPolicy: .init(initialDelay: 250, maximumDelay: 30_000, budget: Int64(device.retryBudget.value.seconds * 1000)),
             privacyZones: device.privacyZones.value, payloadLimit: device.payloadLimit?.bytes)
-        let upload = UploadRun(store: store, dataDirectory: directory, settings: settings, options: options)
-        let report = try blocking { try await upload.run(.waiting(includingSkipped: false)) }
-        if report.missed.isEmpty && !report.tokenRejected {
-            state = DeliveryState(failures: 0, lastAttemptAt: clock)
-        } else {
-            state.failures += 1
-            state.lastError = report.tokenRejected ? "the token was rejected" : "\(report.missed.count) measurement(s) failed"
-            state.nextAttemptAt = Delivery.nextAttempt(afterFailures: state.failures, now: clock)
-        }
-        try store.recordDeliveryPass(state)
-        if output.json {
-            try printJSON(
+        let pass = DeliveryPass(
+            store: store, dataDirectory: directory, policy: device.delivery, retention: device.retention, options: options,
+            settings: { try device.uploadSettings() })
+        switch try await pass.run(force: now, note: Self.log) {
+        case .busy(let waiting):
+            try say(
+                Report(decision: "busy", reason: "another upload is running", waiting: waiting),
+                "sync: another upload is running in \(directory); nothing to do")
+        case .nothingWaiting:
+            try say(Report(decision: "nothing-waiting", waiting: 0), "sync: nothing waits")
+        case .notYet(let reason, let waiting):
+            try say(Report(decision: "not-yet", reason: reason, waiting: waiting), "sync: not yet: \(reason)")
+        case .backingOff(let until, let state, let waiting):
+            try say(
+                Report(decision: "backing-off", reason: state.lastError, waiting: waiting, nextAttemptAt: until),
+                "sync: \(waiting) waiting; \(state.failures) pass(es) failed (\(state.lastError ?? "?")); "
+                    + "next attempt at \(TextFormat.time(until)); --now tries anyway")
+        case .metered(let waiting):
+            try say(
+                Report(decision: "metered", reason: "the connection is metered", waiting: waiting, metered: Metering.metered.rawValue),
+                "sync: \(waiting) waiting; not sent: NetworkManager says the connection is metered (upload.unmetered_only)")
+        case .unreachable(let state, let waiting, let metering):
+            try say(
                 Report(
-                    decision: "delivered", waiting: try store.deliveryTotals().waiting, results: report.results,
-                    nextAttemptAt: state.nextAttemptAt, metered: metered?.rawValue))
-        } else {
-            report.results.forEach { print(Upload.line($0)) }
-            if let next = state.nextAttemptAt { print("sync: next attempt at \(Format.time(next))") }
+                    decision: "unreachable", reason: state.lastError, waiting: waiting, nextAttemptAt: state.nextAttemptAt,
+                    metered: metering?.rawValue),
+                "sync: \(waiting) waiting; \(state.lastError ?? "?"); next attempt at \(state.nextAttemptAt.map(TextFormat.time) ?? "?")")
+            throw ExitCode(ExitStatus.uploadIncomplete.rawValue)
+        case .delivered(let report, let state, let waiting, let metering):
+            if output.json {
+                try printJSON(
+                    Report(
+                        decision: "delivered", waiting: waiting, results: report.results, nextAttemptAt: state.nextAttemptAt,
+                        metered: metering?.rawValue))
+            } else {
+                report.results.forEach { print(Upload.line($0)) }
+                if let next = state.nextAttemptAt { print("sync: next attempt at \(TextFormat.time(next))") }
+            }
+            try report.check()
         }
-        try report.check()
     }
 
-    /// Removes what the retention policy allows (after every pass).
-    private func prune(_ store: Store, device: DeviceConfiguration, directory: String) throws {
-        let pruned = try store.prune(device.retention, now: Self.nowMs(), directory: directory)
-        if !pruned.removed.isEmpty {
-            Log.info("sync: pruned \(pruned.removed.count) measurement(s) as retention.* allows")
-        }
-    }
-
-    /// `nil` when the collector answers, else why not.
-    private func blockingProbe(_ url: String) -> String? {
-        do {
-            return try blocking { await Delivery.probe(url) }
-        } catch {
-            return "\(error)"
+    /// What the pass notes, at info level (-v) but for an unknown metering, a warning.
+    @Sendable static func log(_ note: DeliveryPass.Note) {
+        switch note {
+        case .delivering(let reason): Log.info("sync: delivering: \(reason)")
+        case .meteringUnknown: Log.warning("capture: warning: whether the connection is metered is unknown (no NetworkManager); sending")
+        case .pruned(let count): Log.info("sync: pruned \(count) measurement(s) as retention.* allows")
         }
     }
 
     private func say(_ report: Report, _ line: String) throws {
         if output.json { try printJSON(report) } else { print(line) }
     }
-
-    static func nowMs() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
 }
 
-/// With upload.auto: a `capture sync` of its own, started in the background when a measurement
-/// has finished, so that the ride is delivered without anyone typing a command. It runs in its
-/// own session (closing the shell does not end it), reads nothing, and writes its lines to
-/// <data dir>/sync.log; nothing of the caller's stays open in it.
+/// With upload.auto, `capture sync` in the background once a measurement has finished
+/// (``CaptureRecorder/AutomaticDelivery``).
 enum AutomaticDelivery {
     static func startIfConfigured(directory: String, device: DeviceConfiguration) {
         guard device.delivery.automatic else { return }
-        let log = directory + "/sync.log"
-        let logFD = PrivateFiles.open(log, O_WRONLY | O_APPEND)
-        guard logFD >= 0 else {
-            Log.warning("capture: warning: cannot start the automatic delivery: cannot open \(log)")
-            return
-        }
-        defer { close(logFD) }
-        let spawned = DetachedProcess.spawn(
-            DetachedProcess.currentExecutable, ["capture", "sync", "--data-dir", directory], log: logFD)
-        switch spawned {
-        case .success(let pid): Log.info("delivering in the background (pid \(pid)); see \(log)")
-        case .failure(let error):
-            Log.warning("capture: warning: cannot start the automatic delivery: \(String(cString: strerror(error.code.rawValue)))")
+        switch CaptureRecorder.AutomaticDelivery.start(directory: directory) {
+        case .started(let pid, let log): Log.info("delivering in the background (pid \(pid)); see \(log)")
+        case .failed(let why): Log.warning("capture: warning: cannot start the automatic delivery: \(why)")
         }
     }
 }
@@ -214,43 +141,7 @@ struct Metrics: ParsableCommand {
     @OptionGroup var data: DataDirectoryOptions
 
     func run() throws {
-        try execute {
-            let store = try data.existingStore()
-            let totals = try store?.deliveryTotals() ?? DeliveryTotals()
-            let state = try store?.deliveryState() ?? DeliveryState()
-            let open = try store?.measurements().filter(\.isOpen).count ?? 0
-            let size = try store?.databaseSize() ?? 0
-            let now = Sync.nowMs()
-            var text = ""
-            func metric(_ name: String, _ type: String, _ help: String, _ samples: [(labels: String, value: String)]) {
-                text += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
-                for sample in samples { text += name + sample.labels + " " + sample.value + "\n" }
-            }
-            metric(
-                "capture_measurements", "gauge", "Measurements in the store by delivery state.",
-                [
-                    ("delivered", totals.delivered), ("waiting", totals.waiting), ("failed", totals.failed),
-                    ("skipped", totals.skipped), ("discarded", totals.discarded), ("open", open),
-                ].map { ("{state=\"\($0.0)\"}", String($0.1)) })
-            metric(
-                "capture_upload_attempts_total", "counter", "Upload runs that tried a measurement, over all measurements.",
-                [("", String(totals.attempts))])
-            metric(
-                "capture_upload_retries_total", "counter", "Requests retried within uploads, over all measurements.",
-                [("", String(totals.retries))])
-            metric(
-                "capture_sync_consecutive_failures", "gauge", "Sync passes in a row that could not deliver.",
-                [("", String(state.failures))])
-            metric(
-                "capture_sync_next_attempt_timestamp_seconds", "gauge",
-                "When the next sync pass may try (Unix seconds; 0: any time).",
-                [("", String(format: "%.3f", Double(state.nextAttemptAt ?? 0) / 1000))])
-            metric(
-                "capture_oldest_waiting_age_seconds", "gauge", "How long the oldest waiting measurement has waited (0: none).",
-                [("", String(format: "%.3f", Double(totals.oldestWaitingSince.map { max(0, now - $0) } ?? 0) / 1000))])
-            metric("capture_store_bytes", "gauge", "Size of the database file.", [("", String(size))])
-            print(text, terminator: "")
-        }
+        print(try DeliveryMetrics.text(of: try data.existingStore(), now: Delivery.nowMs()), terminator: "")
     }
 }
 
@@ -277,25 +168,23 @@ struct Prune: ParsableCommand {
     @Flag(help: "Say what would be removed; change nothing.") var dryRun = false
 
     func run() throws {
-        try execute {
-            let device = try data.device()
-            guard let store = try data.existingStore() else {
-                if output.json { try printJSON(PruneReport(dryRun: dryRun)) } else { print("prune: nothing stored") }
-                return
-            }
-            let report = try store.prune(device.retention, now: Sync.nowMs(), directory: data.path, dryRun: dryRun)
-            if output.json {
-                try printJSON(report)
-                return
-            }
-            let verb = dryRun ? "would remove" : "removed"
-            for removed in report.removed {
-                print("measurement \(removed.measurement): \(verb) (\(removed.reason))")
-            }
-            print(
-                "prune: \(report.removed.count) \(verb); database \(Progress.bytes(report.bytesBefore)) → "
-                    + "\(Progress.bytes(report.bytesAfter))"
-                    + (report.overBudget ? "; still over retention.max_store_size: nothing more may go" : ""))
+        let device = try data.device()
+        guard let store = try data.existingStore() else {
+            if output.json { try printJSON(PruneReport(dryRun: dryRun)) } else { print("prune: nothing stored") }
+            return
         }
+        let report = try store.prune(device.retention, now: Delivery.nowMs(), directory: data.path, dryRun: dryRun)
+        if output.json {
+            try printJSON(report)
+            return
+        }
+        let verb = dryRun ? "would remove" : "removed"
+        for removed in report.removed {
+            print("measurement \(removed.measurement): \(verb) (\(removed.reason))")
+        }
+        print(
+            "prune: \(report.removed.count) \(verb); database \(ByteCount.text(report.bytesBefore)) → "
+                + "\(ByteCount.text(report.bytesAfter))"
+                + (report.overBudget ? "; still over retention.max_store_size: nothing more may go" : ""))
     }
 }

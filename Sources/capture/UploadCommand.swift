@@ -1,10 +1,11 @@
 import ArgumentParser
 import CaptureConfig
+import CaptureCore
 import CaptureUpload
 import Foundation
 import Synchronization
 
-struct Upload: ParsableCommand {
+struct Upload: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "upload",
         abstract: "Upload finished measurements to a Cyface collector, resumably.",
@@ -89,49 +90,47 @@ struct Upload: ParsableCommand {
         if !ids.isEmpty, all { throw ValidationError("IDs exclude --all") }
     }
 
-    func run() throws {
+    func run() async throws {
         // Buffers of 128 KiB and more come from mmap and go back to the system when freed:
         // glibc's adaptive threshold would otherwise keep them in per-thread arenas, and the
         // peak RSS of a large upload would grow with the number of threads that touched them.
         _ = glibcMallopt(-3 /* M_MMAP_THRESHOLD, <malloc.h> */, 128 * 1024)
-        try execute {
-            var flags: [ConfigKey: DeviceConfiguration.Flag] = [:]
-            if let url { flags[.collectorURL] = .init(url, option: "--url") }
-            if let tokenFile { flags[.tokenFile] = .init(tokenFile, option: "--token-file") }
-            if let retryBudget { flags[.retryBudget] = .init(String(retryBudget), option: "--retry-budget") }
-            if let payloadLimit { flags[.payloadLimit] = .init(payloadLimit, option: "--payload-limit") }
-            if !trustOrigin.isEmpty { flags[.trustedOrigins] = .init(trustOrigin, option: "--trust-origin") }
-            let device = try data.device(flags)
-            let settings = try device.uploadSettings()
-            let budget = device.retryBudget.value.seconds
-            guard let store = try data.existingStore() else {
-                if output.json { try printJSON([UploadResult]()) } else { print("nothing to upload: no measurements yet") }
-                return
-            }
-            let options = UploadRun.Options(
-                appVersion: BuildInfo.version, chunkSize: chunkSize,
-                retryPolicy: .init(initialDelay: 250, maximumDelay: 30_000, budget: Int64(budget * 1000)),
-                transferFileOverride: transferFile, privacyZones: device.privacyZones.value,
-                payloadLimit: device.payloadLimit?.bytes)
-            let run = UploadRun(store: store, dataDirectory: data.path, settings: settings, options: options)
-            let printer = ResultPrinter(
-                progress: Progress(enabled: !output.json && isatty(2) == 1), printsLines: !output.json)
-            let selection = selection
-            // One uploader per data directory (`capture sync` takes the same lock).
-            let held = try UploaderLock.whileHeld(directory: data.path) {
-                try blocking { try await run.run(selection, observer: printer) }
-            }
-            guard let report = held else {
-                if output.json { try printJSON([UploadResult]()) } else { print("another upload is running in \(data.path); nothing sent") }
-                return
-            }
-            if output.json {
-                try printJSON(report.results.map(Self.presented))
-            } else if report.results.isEmpty {
-                print("nothing to upload")
-            }
-            try report.check()
+        var flags: [ConfigKey: DeviceConfiguration.Flag] = [:]
+        if let url { flags[.collectorURL] = .init(url, option: "--url") }
+        if let tokenFile { flags[.tokenFile] = .init(tokenFile, option: "--token-file") }
+        if let retryBudget { flags[.retryBudget] = .init(String(retryBudget), option: "--retry-budget") }
+        if let payloadLimit { flags[.payloadLimit] = .init(payloadLimit, option: "--payload-limit") }
+        if !trustOrigin.isEmpty { flags[.trustedOrigins] = .init(trustOrigin, option: "--trust-origin") }
+        let device = try data.device(flags)
+        let settings = try device.uploadSettings()
+        let budget = device.retryBudget.value.seconds
+        guard let store = try data.existingStore() else {
+            if output.json { try printJSON([UploadResult]()) } else { print("nothing to upload: no measurements yet") }
+            return
         }
+        let options = UploadRun.Options(
+            appVersion: BuildInfo.version, chunkSize: chunkSize,
+            retryPolicy: .init(initialDelay: 250, maximumDelay: 30_000, budget: Int64(budget * 1000)),
+            transferFileOverride: transferFile, privacyZones: device.privacyZones.value,
+            payloadLimit: device.payloadLimit?.bytes)
+        let run = UploadRun(store: store, dataDirectory: data.path, settings: settings, options: options)
+        let printer = ResultPrinter(
+            progress: Progress(enabled: !output.json && isatty(2) == 1), printsLines: !output.json)
+        let selection = selection
+        // One uploader per data directory (`capture sync` takes the same lock).
+        let held = try await UploaderLock.whileHeld(directory: data.path) {
+            try await run.run(selection, observer: printer)
+        }
+        guard let report = held else {
+            if output.json { try printJSON([UploadResult]()) } else { print("another upload is running in \(data.path); nothing sent") }
+            return
+        }
+        if output.json {
+            try printJSON(report.results.map(Self.presented))
+        } else if report.results.isEmpty {
+            print("nothing to upload")
+        }
+        try report.check()
     }
 
     /// The measurements to try, as the arguments choose them.
@@ -154,7 +153,7 @@ struct Upload: ParsableCommand {
         if let attachment = result.attachment { text += " attachment \(attachment) (\(result.name ?? "?"))" }
         text += ": \(result.outcome.rawValue)"
         if let bytes = result.bytes, let seconds = result.seconds, result.outcome == .uploaded, result.reason == nil {
-            text += ", \(Progress.bytes(bytes)) in \(String(format: "%.1f", seconds)) s"
+            text += ", \(ByteCount.text(bytes)) in \(String(format: "%.1f", seconds)) s"
         }
         if let reason = result.reason { text += " (\(reason))" }
         return text
@@ -242,38 +241,11 @@ final class Progress: Sendable {
         let rate = Double(state.sent) / elapsed
         let eta = rate > 0 ? Double(state.total - state.sent) / rate : 0
         let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-        var line = "measurement \(state.id) [\(bar)] \(bytes(state.sent))/\(bytes(state.total)) "
-            + "\(bytes(Int64(rate)))/s ETA \(Format.duration(Int64(eta * 1000)))"
+        var line = "measurement \(state.id) [\(bar)] \(ByteCount.text(state.sent))/\(ByteCount.text(state.total)) "
+            + "\(ByteCount.text(Int64(rate)))/s ETA \(TextFormat.duration(Int64(eta * 1000)))"
         if !state.note.isEmpty { line += " – \(state.note)" }
         FileHandle.standardError.write(Data("\r\u{1B}[K\(line.prefix(160))".utf8))
     }
-
-    static func bytes(_ count: Int64) -> String {
-        let value = Double(count)
-        if value >= 1e9 { return String(format: "%.2f GB", value / 1e9) }
-        if value >= 1e6 { return String(format: "%.1f MB", value / 1e6) }
-        if value >= 1e3 { return String(format: "%.1f kB", value / 1e3) }
-        return "\(count) B"
-    }
-}
-
-/// Runs async work from a synchronous command and waits for it: the command line runs on the
-/// main thread, the work on the cooperative pool. What the work throws is thrown here.
-func blocking<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
-    let result = Mutex<Result<T, any Error>?>(nil)
-    let done = DispatchSemaphore(value: 0)
-    Task {
-        let value: Result<T, any Error>
-        do {
-            value = .success(try await work())
-        } catch {
-            value = .failure(error)
-        }
-        result.withLock { $0 = value }
-        done.signal()
-    }
-    done.wait()
-    return try result.withLock { $0! }.get()
 }
 
 /// glibc's `mallopt(3)`; `<malloc.h>` is not part of the Glibc module.

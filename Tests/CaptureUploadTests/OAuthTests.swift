@@ -120,7 +120,11 @@ import Testing
         #expect(stat(dir + "/login.json", &info) == 0 && info.st_mode & 0o777 == 0o600)
         #expect(try StoredLogin.read(dir + "/login.json") == login)
         chmod(dir + "/login.json", 0o644)
-        #expect(throws: OAuthError.self) { try StoredLogin.read(dir + "/login.json") }
+        #expect(throws: OAuthError.loginExposed(path: dir + "/login.json", mode: "644")) { try StoredLogin.read(dir + "/login.json") }
         #expect(try StoredLogin.read(dir + "/absent.json") == nil)
+        // Not a login record: named as such, without advice (the command line adds it).
+        FileManager.default.createFile(atPath: dir + "/other.json", contents: Data("{}".utf8), attributes: [.posixPermissions: 0o600])
+        #expect(throws: OAuthError.notALogin(dir + "/other.json")) { try StoredLogin.read(dir + "/other.json") }
+        #expect(OAuthError.notALogin(dir + "/other.json").description == "\(dir)/other.json is not a login record")
     }
 }

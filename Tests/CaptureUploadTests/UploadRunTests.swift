@@ -169,7 +169,7 @@ func uploadRun(
             #expect(report.results.first?.outcome == .unauthorized)
             #expect(report.tokenRejected)
             #expect(throws: UploadRunFailure.tokenRejected(
-                origin: "/test/token", advice: "renew the token in /test/token and run again")) { try report.check() }
+                origin: "/test/token", remedy: .renewToken(file: "/test/token"))) { try report.check() }
             let kept = try device.store.upload(of: first)
             #expect(kept.status == .uploading)
             #expect(kept.acknowledged == 10_000)

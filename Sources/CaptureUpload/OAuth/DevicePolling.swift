@@ -35,7 +35,7 @@ public struct DevicePolling: Sendable {
         public var description: String {
             switch self {
             case .denied: "the login was declined at the issuer (access_denied)"
-            case .expired: "the code expired before anyone approved it (expired_token): run `capture login` again"
+            case .expired: "the code expired before anyone approved it (expired_token)"
             case .refused(let error): "\(error)"
             case .unreachable(let why): "the issuer stayed unreachable: \(why)"
             }

@@ -92,8 +92,20 @@ public enum OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The configuration or the issuer's documents do not fit together (wrong issuer in the
     /// discovery document, no device endpoint).
     case misconfigured(String)
-    /// There are no stored credentials: nobody has run `capture login` for this data directory.
+    /// There are no stored credentials: nobody has logged in for this data directory (no file
+    /// at this path).
     case notLoggedIn(String)
+    /// The login file at `path` is readable by group or others (`mode`, octal), so it is not used.
+    case loginExposed(path: String, mode: String)
+    /// The file at this path is not a login record.
+    case notALogin(String)
+    /// The login file holds a login to another issuer or client than the configuration names.
+    case loginMismatch(path: String, issuer: String, client: String, configuredIssuer: String, configuredClient: String)
+    /// The person approved, but the issuer gave no refresh token to keep (the client is not
+    /// allowed refresh tokens).
+    case noRefreshToken(clientID: String)
+    /// The login file at this path cannot be deleted, for this reason.
+    case cannotDelete(String, reason: String)
 
     /// One line.
     public var description: String {
@@ -101,7 +113,14 @@ public enum OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unreachable(let why): "the issuer is unreachable: \(why)"
         case .refused(let code, let text): "the issuer refused: \(code)" + (text.map { " (\($0))" } ?? "")
         case .misconfigured(let why): why
-        case .notLoggedIn(let path): "not logged in (no \(path)): run `capture login`"
+        case .notLoggedIn(let path): "not logged in (no \(path))"
+        case .loginExposed(let path, let mode): "\(path) is readable by group or others (mode \(mode))"
+        case .notALogin(let path): "\(path) is not a login record"
+        case .loginMismatch(let path, let issuer, let client, let configuredIssuer, let configuredClient):
+            "\(path) holds a login to \(issuer) as \(client), but the configuration names \(configuredIssuer) as \(configuredClient)"
+        case .noRefreshToken(let client):
+            "the issuer gave no refresh token, so nothing could be kept: enable refresh tokens for the client \(client)"
+        case .cannotDelete(let path, let reason): "cannot delete \(path): \(reason)"
         }
     }
 

@@ -39,7 +39,7 @@ public struct OAuthSettings: Sendable, Equatable {
 /// rotated refresh token is saved at once. Nothing it holds is ever logged.
 public actor OAuthSession: UploadAuthenticator {
     public nonisolated let origin: String
-    public nonisolated var advice: String { "run `capture login` and then `capture upload --resume`" }
+    public nonisolated var remedy: CredentialsRemedy { .logIn }
     private let settings: OAuthSettings
     private let logger: Logger
     private var endpoints: IssuerEndpoints?
@@ -89,9 +89,9 @@ public actor OAuthSession: UploadAuthenticator {
         } else {
             guard let login = try StoredLogin.read(settings.loginPath) else { throw .notLoggedIn(settings.loginPath) }
             guard login.issuer == settings.issuer, login.clientID == settings.clientID else {
-                throw .misconfigured(
-                    "\(settings.loginPath) holds a login to \(login.issuer) as \(login.clientID), but the configuration "
-                        + "names \(settings.issuer) as \(settings.clientID): run `capture login`")
+                throw .loginMismatch(
+                    path: settings.loginPath, issuer: login.issuer, client: login.clientID, configuredIssuer: settings.issuer,
+                    configuredClient: settings.clientID)
             }
             grant = try await client.refresh(endpoints, refreshToken: BearerToken(login.refreshToken))
             if let rotated = grant.refreshToken, rotated.secret != login.refreshToken {

@@ -37,18 +37,17 @@ public struct StoredLogin: Sendable, Equatable, Codable, CustomStringConvertible
 
     /// Reads the login at `path`; nil if there is none.
     ///
-    /// - Throws: ``OAuthError/misconfigured(_:)`` if the file is readable by others (it is then
-    ///   not used) or not a login record.
+    /// - Throws: ``OAuthError/loginExposed(path:mode:)`` if the file is readable by others (it is
+    ///   then not used), ``OAuthError/notALogin(_:)`` if it is not a login record.
     public static func read(_ path: String) throws(OAuthError) -> StoredLogin? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         guard info.st_mode & 0o077 == 0 else {
-            throw .misconfigured("\(path) is readable by group or others (mode \(String(info.st_mode & 0o777, radix: 8))): "
-                + "run `capture logout` and `capture login` again")
+            throw .loginExposed(path: path, mode: String(info.st_mode & 0o777, radix: 8))
         }
         guard let bytes = FileManager.default.contents(atPath: path),
             let login = try? JSONDecoder().decode(StoredLogin.self, from: bytes), !login.refreshToken.isEmpty
-        else { throw .misconfigured("\(path) is not a login record: run `capture logout` and `capture login` again") }
+        else { throw .notALogin(path) }
         return login
     }
 

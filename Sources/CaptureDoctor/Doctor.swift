@@ -1,0 +1,268 @@
+public import CaptureConfig
+import CaptureCore
+import CaptureRecorder
+import CaptureSensors
+import CaptureStorage
+public import CaptureUpload
+import Foundation
+import Glibc
+
+/// `capture doctor`: is this device ready to record and deliver, and if not, what to do. The
+/// checks run in order (the configuration, the data directory, the store, a measurement left
+/// open, upload sessions left behind, free disk against the store budget, each source, the GNSS
+/// clock, the collector and its token); each gives a ``DoctorCheck``. Nothing is uploaded and
+/// nothing in the data directory is changed.
+///
+/// ```swift
+/// let report = await Doctor(seconds: 3).run(device, configuration: Doctor.configuration(device))
+/// ```
+public struct Doctor: Sendable {
+    /// How long each source is watched (0: only open it).
+    public var seconds: Double
+    /// Where `sys/bus/iio/devices` and `dev` are looked up.
+    public var sysfsRoot: String
+    /// How an error reads to the person (the front end's wording, with its advice).
+    public var describe: @Sendable (any Error) -> String
+    /// How a remedy reads (the front end names its commands; ``DoctorRemedy/description`` by default).
+    public var advise: @Sendable (DoctorRemedy) -> String
+
+    /// A doctor that watches each source for `seconds`.
+    public init(
+        seconds: Double = 3, sysfsRoot: String = "/", describe: @escaping @Sendable (any Error) -> String = { "\($0)" },
+        advise: @escaping @Sendable (DoctorRemedy) -> String = { $0.description }
+    ) {
+        self.seconds = seconds
+        self.sysfsRoot = sysfsRoot
+        self.describe = describe
+        self.advise = advise
+    }
+
+    /// Every check on `device`, after `configuration` (the outcome of loading it:
+    /// ``configuration(_:)`` or ``configuration(failed:)``; the other checks then go on with
+    /// the defaults).
+    public func run(_ device: DeviceConfiguration, configuration: DoctorCheck) async -> DoctorReport {
+        var checks = [configuration]
+        let directory = device.dataDirectory.value
+        checks += Self.directory(directory)
+        let store = FileManager.default.fileExists(atPath: directory + "/capture.sqlite") ? try? Store(directory: directory) : nil
+        checks += self.store(store, directory: directory)
+        checks.append(Self.disk(directory, store: store, retention: device.retention))
+        checks += sources(device)
+        checks += await collector(device)
+        return DoctorReport(checks: checks)
+    }
+
+    /// The configuration check of a configuration that loaded.
+    public static func configuration(_ device: DeviceConfiguration) -> DoctorCheck {
+        .pass("configuration", device.file.map { "\($0.path) read" } ?? "no configuration file (looked for \(device.filePlace)); defaults")
+    }
+
+    /// The configuration check of one that did not.
+    public func configuration(failed error: any Error) -> DoctorCheck {
+        .fail("configuration", "\(error)", advise(.fixConfiguration))
+    }
+
+    // MARK: - Checks
+
+    static func directory(_ directory: String) -> [DoctorCheck] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else {
+            return [.pass("data directory", "\(directory) does not exist yet (the first capture start or replay creates it, mode 700)")]
+        }
+        guard isDirectory.boolValue else {
+            return [.fail("data directory", "\(directory) is not a directory", "move it away, or set data_dir elsewhere")]
+        }
+        guard access(directory, W_OK | X_OK) == 0 else {
+            return [.fail("data directory", "\(directory) is not writable by this user", "run capture as its owner, or chown it")]
+        }
+        let exposed = PrivacyCheck(dataDirectory: directory).exposures
+        guard exposed.isEmpty else {
+            return [
+                .fail(
+                    "data directory",
+                    "others can read " + exposed.map { "\($0.path) (mode \($0.mode))" }.joined(separator: ", "),
+                    "run: " + exposed.map(\.chmod).joined(separator: "; "))
+            ]
+        }
+        return [.pass("data directory", "\(directory), only its owner can read it")]
+    }
+
+    func store(_ store: Store?, directory: String) -> [DoctorCheck] {
+        guard let store else {
+            if FileManager.default.fileExists(atPath: directory + "/capture.sqlite") {
+                return [.fail("store", "\(directory)/capture.sqlite cannot be opened", advise(.inspectUnopenableStore))]
+            }
+            return [.pass("store", "none yet")]
+        }
+        var checks: [DoctorCheck] = []
+        do {
+            let verdict = try store.quickCheck()
+            checks.append(
+                verdict == "ok"
+                    ? .pass("store", "quick_check ok, \(ByteCount.text(try store.databaseSize()))")
+                    : .fail("store", "quick_check: \(verdict.prefix(200))", "copy capture.sqlite away, then `sqlite3 capture.sqlite .recover` into a new store"))
+        } catch {
+            checks.append(.fail("store", "\(error)", "copy capture.sqlite away before anything else"))
+        }
+        // A measurement left open by a recorder that is gone.
+        if let report = try? RecorderControl(directory: directory).status() {
+            if report.state == .interrupted, let id = report.measurement {
+                checks.append(
+                    .fail("recorder", "measurement \(id) is open but its recorder is gone", advise(.finishInterrupted)))
+            } else if let id = report.measurement {
+                checks.append(.pass("recorder", "measurement \(id) is \(report.state.rawValue), recorder pid \(report.recorder.map { String($0.pid) } ?? "?")"))
+            } else {
+                checks.append(.pass("recorder", "no measurement open"))
+            }
+        }
+        // Upload sessions nobody has touched for an hour.
+        if let uploads = try? store.uploads() {
+            let hourAgo = WallClock.now() - 3_600_000
+            let stale = uploads.values.filter { $0.status == .uploading && $0.updatedAt < hourAgo }.map(\.measurement).sorted()
+            let failed = uploads.values.filter { $0.status == .failed }.map(\.measurement).sorted()
+            if !stale.isEmpty {
+                checks.append(
+                    .warn(
+                        "upload sessions", "measurement(s) \(stale.map(String.init).joined(separator: ", ")) left mid-upload over an hour ago",
+                        advise(.resumeUploads)))
+            } else if !failed.isEmpty {
+                checks.append(
+                    .warn(
+                        "upload sessions", "measurement(s) \(failed.map(String.init).joined(separator: ", ")) failed to upload",
+                        advise(.retryFailedUploads)))
+            } else {
+                checks.append(.pass("upload sessions", "none left behind"))
+            }
+        }
+        return checks
+    }
+
+    static func disk(_ directory: String, store: Store?, retention: RetentionPolicy) -> DoctorCheck {
+        // The file system the store is (or will be) on: the nearest existing ancestor.
+        var path = directory
+        while !path.isEmpty, path != "/", !FileManager.default.fileExists(atPath: path) {
+            path = (path as NSString).deletingLastPathComponent
+        }
+        if path.isEmpty { path = "/" }
+        var stats = statvfs()
+        guard statvfs(path, &stats) == 0 else {
+            return .warn("disk", "cannot read the free space of \(path): \(String(cString: strerror(errno)))", "check the mount")
+        }
+        let free = Int64(stats.f_bavail) * Int64(stats.f_frsize)
+        let size = (try? store?.databaseSize()) ?? 0
+        guard let budget = retention.maxStoreSize?.bytes else {
+            let detail = "\(ByteCount.text(free)) free, no store budget"
+            return free < 1 << 30
+                ? .warn("disk", detail, "set retention.max_store_size, so capture prunes and stops cleanly before the disk fills")
+                : .pass("disk", detail + " (retention.max_store_size unset)")
+        }
+        let room = budget - size
+        guard room <= free else {
+            return .fail(
+                "disk",
+                "the store may grow by \(ByteCount.text(room)) to its budget of \(ByteCount.text(budget)), but only \(ByteCount.text(free)) are free",
+                "lower retention.max_store_size or free space")
+        }
+        return .pass("disk", "\(ByteCount.text(free)) free; the store holds \(ByteCount.text(size)) of its \(ByteCount.text(budget)) budget")
+    }
+
+    func sources(_ device: DeviceConfiguration) -> [DoctorCheck] {
+        let options = SourceOptions(sysfsRoot: sysfsRoot)
+        var specs = device.sources.value
+        if specs.isEmpty {
+            specs = SourceRegistry.standard.discover(options: options).map(\.spec)
+            guard !specs.isEmpty else {
+                return [
+                    .fail(
+                        "sources", "none configured (capture.sources) and none found",
+                        advise(.connectSensor))
+                ]
+            }
+        }
+        var checks: [DoctorCheck] = []
+        var clock = GNSSClock()
+        for spec in specs {
+            let name = "source \(spec)"
+            let source: any SampleSource
+            do {
+                source = try SourceRegistry.standard.makeSource(spec, options: options)
+            } catch {
+                checks.append(.fail(name, "\(error)", advise(.checkSourceSpec)))
+                continue
+            }
+            let watched = SourceWatch.watch(source, seconds: seconds)
+            clock = watched.clock.fixes > clock.fixes ? watched.clock : clock
+            checks.append(verdict(name, source: source, watched))
+        }
+        // GNSS: a fix, and the host clock against it (a live receiver's fixes only).
+        if let median = clock.median {
+            let offset = Double(median) / 1000
+            let detail =
+                "fixes from the receiver; the host clock is \(String(format: "%+.3f", -offset)) s off GNSS time (spread \(clock.spread.map { String($0) } ?? "?") ms)"
+            checks.append(
+                abs(median) > GNSSClock.threshold
+                    ? .warn("gnss clock", detail, "let NTP (or chrony with the receiver's PPS) set the host clock; meanwhile capture stores such rides on GNSS time")
+                    : .pass("gnss clock", detail))
+        }
+        return checks
+    }
+
+    func verdict(_ name: String, source: any SampleSource, _ watched: SourceWatch.Result) -> DoctorCheck {
+        if let error = watched.error {
+            return .fail(name, "opened, then failed: \(error)", advise(.checkDevicePermissions))
+        }
+        guard seconds > 0 else { return .pass(name, "opens") }
+        let counts = watched.summary(seconds: watched.seconds)
+        if watched.total == 0 {
+            return .fail(
+                name, "delivered nothing in \(String(format: "%.1f", watched.seconds)) s", advise(.checkDeviceDelivers))
+        }
+        if let iio = source as? IIOSource, let rate = iio.chosenRate {
+            // Every motion sensor at its rate, within 10 %.
+            let slow = watched.motion.filter { Double($0.value) / watched.seconds < rate * 0.9 }
+            if !slow.isEmpty {
+                return .warn(
+                    name, "\(counts), fewer than the \(IIOSource.format(rate)) Hz it was set to",
+                    advise(.pickAvailableRate))
+            }
+            return .pass(name, "\(counts), set to \(IIOSource.format(rate)) Hz")
+        }
+        if source.clock == .gnss, watched.fixes == 0 {
+            return .warn(name, "\(counts), but no fix", "the receiver sees too few satellites: give it a view of the sky")
+        }
+        return .pass(name, counts)
+    }
+
+    func collector(_ device: DeviceConfiguration) async -> [DoctorCheck] {
+        guard let url = device.collectorURL?.value else {
+            return [.pass("collector", "none configured (collector.url): nothing is delivered")]
+        }
+        if let problem = await Delivery.probe(url) {
+            return [.fail("collector", "\(url) does not answer: \(problem)", "check the URL and the network; capture keeps every ride until it answers")]
+        }
+        let settings: UploadSettings
+        do {
+            settings = try device.uploadSettings()
+        } catch {
+            return [
+                .pass("collector", "\(url) answers"),
+                .fail("token", describe(error), "set collector.token_file to a file of mode 600 holding the token, or auth.issuer"),
+            ]
+        }
+        let authenticator = settings.authenticator
+        let token: BearerToken
+        do {
+            token = try await authenticator.bearerToken()
+        } catch {
+            return [.pass("collector", "\(url) answers"), .fail("token", "no token: \(error)", advise(.credentials(authenticator.remedy)))]
+        }
+        switch await Delivery.tokenProbe(url, token: token) {
+        case .accepted:
+            return [.pass("collector", "\(url) answers"), .pass("token", "accepted (\(authenticator.origin))")]
+        case .refused:
+            return [.pass("collector", "\(url) answers"), .fail("token", "refused by the collector (401)", advise(.credentials(authenticator.remedy)))]
+        case .unreachable(let why):
+            return [.fail("collector", "\(url) stopped answering: \(why)", "check the network")]
+        }
+    }
+}

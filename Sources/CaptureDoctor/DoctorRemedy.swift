@@ -1,0 +1,46 @@
+public import CaptureUpload
+
+/// What helps with a problem a check found. The doctor names the remedy; the front end words it
+/// with its own commands (`capture doctor`: `DoctorCommand.swift`). ``description`` is a wording
+/// that names no command.
+public enum DoctorRemedy: Sendable, Equatable, CustomStringConvertible {
+    /// The configuration is broken: fix the value the error names.
+    case fixConfiguration
+    /// The store cannot be opened: find out why, and keep a copy first.
+    case inspectUnopenableStore
+    /// A measurement is open but its recorder is gone: finish it, or continue it.
+    case finishInterrupted
+    /// Uploads were left mid-way: resume them.
+    case resumeUploads
+    /// Uploads failed: see why, and upload again.
+    case retryFailedUploads
+    /// No source is configured and none was found.
+    case connectSensor
+    /// A source spec could not be made into a source.
+    case checkSourceSpec
+    /// A source opened, then failed.
+    case checkDevicePermissions
+    /// A source delivered nothing.
+    case checkDeviceDelivers
+    /// A device delivers fewer samples than the rate it was set to.
+    case pickAvailableRate
+    /// The collector refused the credentials, or there are none.
+    case credentials(CredentialsRemedy)
+
+    /// What to do, without naming a command.
+    public var description: String {
+        switch self {
+        case .fixConfiguration: "fix the value it names (docs/configuration.md)"
+        case .inspectUnopenableStore: "find out why it cannot be opened; keep a copy before anything else"
+        case .finishInterrupted: "stop the measurement, or resume it"
+        case .resumeUploads: "resume them: they continue where the collector stands"
+        case .retryFailedUploads: "see why each failed, then upload again"
+        case .connectSensor: "connect a sensor, or set capture.sources"
+        case .checkSourceSpec: "check the spec and the device"
+        case .checkDevicePermissions: "check the device and its permissions"
+        case .checkDeviceDelivers: "is the device delivering? (`gpsmon` for a receiver)"
+        case .pickAvailableRate: "the device may not keep that rate: pick one of its available rates"
+        case .credentials(let remedy): remedy.description
+        }
+    }
+}

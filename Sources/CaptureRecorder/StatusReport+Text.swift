@@ -1,0 +1,67 @@
+import CaptureCore
+import CaptureStorage
+import Foundation
+
+extension StatusReport {
+    /// The human-readable form of `capture status`; `interrupted` says what to do about an
+    /// interrupted measurement (the front end names its commands).
+    public func text(interrupted: String) -> String {
+        var uploadLine = ""
+        if let uploads = uploads, !uploads.isEmpty {
+            uploadLine = "\n  uploads    " + UploadRecord.Status.allCases.compactMap { status in
+                uploads[status.rawValue].map { "\($0) \(status.rawValue)" }
+            }.joined(separator: ", ")
+        }
+        var deliveryLines = ""
+        if let delivery = delivery {
+            deliveryLines += "\n  delivery   \(delivery.delivered) delivered, \(delivery.waiting) waiting"
+                + (delivery.failed > 0 ? " (\(delivery.failed) failed)" : "")
+                + ", \(delivery.skipped) skipped, \(delivery.discarded) discarded; \(delivery.retries) retries"
+        }
+        if let sync = sync {
+            if let next = sync.nextAttemptAt {
+                deliveryLines += "\n  sync       \(sync.failures) pass(es) failed (\(sync.lastError ?? "?")); next attempt at \(TextFormat.time(next))"
+            } else if let last = sync.lastAttemptAt {
+                deliveryLines += "\n  sync       last delivered at \(TextFormat.time(last))"
+            }
+        }
+        uploadLine += deliveryLines
+        guard let id = measurement else {
+            return "idle: no measurement is open (data in \(dataDirectory))" + uploadLine
+        }
+        var lines = [
+            "measurement \(id): \(state.rawValue), track \(track ?? 0), \((modality ?? .unknown).rawValue)"
+        ]
+        if state == .interrupted {
+            lines.append("  the recorder is not running: " + interrupted)
+        }
+        if let counts = committed { lines.append("  committed  " + counts.text) }
+        if let recorder = recorder {
+            lines.append("  recorder   pid \(recorder.pid), since \(TextFormat.time(recorder.startedAt)), flush every \(Double(recorder.flushIntervalMs) / 1000) s")
+            let rates = recorder.sensors.map { "\($0.sensor) \(String(format: "%.1f", $0.rate)) Hz" }
+            lines.append("  rates      " + rates.joined(separator: ", "))
+            if let fix = recorder.lastFix {
+                lines.append(
+                    "  last fix   \(fix.latitude), \(fix.longitude)"
+                        + (fix.horizontalAccuracy.map { String(format: " ±%.1f m", $0) } ?? "") + " at \(TextFormat.time(fix.timestamp))")
+            }
+            for source in recorder.sources {
+                var line = "  source     \(source.name): \(source.state.rawValue), \(source.samples) samples"
+                if let lost = source.lost, lost > 0 { line += ", \(lost) lost" }
+                if let skipped = source.skipped, skipped > 0 { line += ", \(skipped) unused skipped" }
+                if let gnss = source.gnss { line += ", fix \(gnss.rawValue)" }
+                lines.append(line + (source.error.map { " (\($0))" } ?? "") + (source.note.map { "; \($0)" } ?? ""))
+            }
+            if let failed = recorder.failedSources, failed > 0 {
+                lines.append("  sources failed: \(failed) of \(recorder.sources.count) (the others go on)")
+            }
+            if let clock = recorder.clock { lines.append("  clock      " + TextFormat.clock(clock)) }
+            if let trace = recorder.recordingTrace { lines.append("  trace      \(trace)") }
+            if recorder.droppedWhilePaused > 0 { lines.append("  dropped while paused: \(recorder.droppedWhilePaused)") }
+            if recorder.rejectedUnstorable > 0 {
+                lines.append("  rejected (NaN or out of range): \(recorder.rejectedUnstorable)")
+            }
+        }
+        return lines.joined(separator: "\n") + uploadLine
+    }
+}

@@ -1,0 +1,53 @@
+import CaptureCore
+import Foundation
+
+extension MeasurementSummary {
+    /// The human-readable form of `capture show`.
+    public var text: String {
+        var lines: [String] = []
+        let span = durationMs.map { " (\(TextFormat.duration($0)))" } ?? ""
+        lines.append("measurement \(id): \(status.rawValue), \(modality), \(tracks.count) track(s)")
+        lines.append("  time      \(TextFormat.time(start)) → \(end.map(TextFormat.time) ?? "open")\(span)")
+        lines.append("  distance  \(TextFormat.distance(distanceMeters)) over clean fixes")
+        if let correction = clockCorrectionMs {
+            lines.append(
+                "  clock     host clock was \(TextFormat.span(abs(correction))) \(correction >= 0 ? "behind" : "ahead of") GNSS time; "
+                    + "events, motion and pressure moved onto GNSS time")
+        }
+        if let box = boundingBox {
+            lines.append(
+                "  area      lat \(box.minLatitude)…\(box.maxLatitude), lon \(box.minLongitude)…\(box.maxLongitude)")
+        }
+        lines.append("  samples   " + counts.text)
+        if let baro = barometricAltitude {
+            let what = baro.kind == .relative ? "from first sample, p0 \(baro.seaLevelPressure) hPa" : "QNH \(baro.seaLevelPressure) hPa"
+            lines.append(
+                "  altitude  barometric (\(what)): \(baro.start) → \(baro.end) m, range \(baro.min)…\(baro.max) m, climb \(baro.climb) m")
+        }
+        lines.append("  upload    " + upload.text)
+        for attachment in attachments ?? [] {
+            var state = UploadRecord.pending(id)
+            (state.status, state.reason, state.acknowledged, state.totalLength) =
+                (attachment.status, attachment.reason, attachment.acknowledged, attachment.totalLength)
+            lines.append("  attached  \(attachment.name) (\(attachment.format.rawValue), id \(attachment.id)): \(state.summary)")
+        }
+        for track in tracks {
+            lines.append(
+                "  track \(track.number)   \(TextFormat.time(track.start)) → \(track.end.map(TextFormat.time) ?? "open"), "
+                    + "\(track.modality), \(TextFormat.distance(track.distanceMeters)), \(track.counts.locations) fixes")
+        }
+        lines.append("  events")
+        for event in events {
+            lines.append("    \(TextFormat.time(event.timestamp))  \(event.type)\(event.value.map { " \($0)" } ?? "")")
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension SampleCounts {
+    /// `acc 1000, gyr 1000, mag 0, prs 10, fixes 10`.
+    public var text: String {
+        "acc \(accelerometer), gyr \(gyroscope), mag \(magnetometer), "
+            + "prs \(pressure), fixes \(locations)"
+    }
+}

@@ -1,0 +1,57 @@
+public import CaptureStorage
+import Prometheus
+
+/// The delivery and store figures of a data directory in the Prometheus text format (version
+/// 0.0.4), for node_exporter's textfile collector (`capture metrics`). swift-prometheus checks
+/// the names and writes the text; the figures are read from the store once per call.
+public enum DeliveryMetrics {
+    /// The figures of `store` at `now` (Unix ms); without a store every figure is 0.
+    ///
+    /// The families come in a fixed order (one registry each: a registry writes its families
+    /// in no particular order); the samples of `capture_measurements` in any order.
+    public static func text(of store: Store?, now: Int64) throws -> String {
+        let totals = try store?.deliveryTotals() ?? DeliveryTotals()
+        let state = try store?.deliveryState() ?? DeliveryState()
+        let open = try store?.measurements().filter(\.isOpen).count ?? 0
+        let size = try store?.databaseSize() ?? 0
+
+        var families: [PrometheusCollectorRegistry] = []
+        func family(_ build: (PrometheusCollectorRegistry) -> Void) {
+            let registry = PrometheusCollectorRegistry()
+            build(registry)
+            families.append(registry)
+        }
+        func gauge(_ name: String, _ help: String, _ value: Double) {
+            family { $0.makeGauge(name: name, help: help).set(value) }
+        }
+        family { registry in
+            let byState = [
+                ("delivered", totals.delivered), ("waiting", totals.waiting), ("failed", totals.failed),
+                ("skipped", totals.skipped), ("discarded", totals.discarded), ("open", open),
+            ]
+            for (name, count) in byState {
+                registry.makeGauge(
+                    name: "capture_measurements", labels: [("state", name)], help: "Measurements in the store by delivery state."
+                ).set(Int64(count))
+            }
+        }
+        family {
+            $0.makeCounter(
+                name: "capture_upload_attempts_total", help: "Upload runs that tried a measurement, over all measurements."
+            ).increment(by: Int64(totals.attempts))
+        }
+        family {
+            $0.makeCounter(name: "capture_upload_retries_total", help: "Requests retried within uploads, over all measurements.")
+                .increment(by: Int64(totals.retries))
+        }
+        gauge("capture_sync_consecutive_failures", "Sync passes in a row that could not deliver.", Double(state.failures))
+        gauge(
+            "capture_sync_next_attempt_timestamp_seconds", "When the next sync pass may try (Unix seconds; 0: any time).",
+            Double(state.nextAttemptAt ?? 0) / 1000)
+        gauge(
+            "capture_oldest_waiting_age_seconds", "How long the oldest waiting measurement has waited (0: none).",
+            Double(totals.oldestWaitingSince.map { max(0, now - $0) } ?? 0) / 1000)
+        gauge("capture_store_bytes", "Size of the database file.", Double(size))
+        return families.map { $0.emitToString() }.joined()
+    }
+}

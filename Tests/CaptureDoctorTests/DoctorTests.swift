@@ -1,0 +1,151 @@
+import CaptureCollector
+import CaptureConfig
+import CaptureDoctor
+import CaptureStorage
+import CaptureTestSupport
+import Foundation
+import Glibc
+import HummingbirdTesting
+import Logging
+import Testing
+
+/// `capture doctor`'s checks in-process: a configuration file and a data directory in a
+/// temporary directory, the collector in-process on a loopback port.
+final class DoctorDevice: Sendable {
+    static let token = "doctor-token"
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("doctor-\(UUID().uuidString)").path
+    var data: String { root + "/data" }
+    var config: String { root + "/config.yaml" }
+    var tokenFile: String { root + "/token" }
+
+    init(token: String = DoctorDevice.token) throws {
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        chmod(data, 0o700)
+        try (token + "\n").write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        chmod(tokenFile, 0o600)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: root) }
+
+    /// The configuration of `yaml` (after `data_dir`), loaded as the command line loads it.
+    func device(_ yaml: String) throws -> DeviceConfiguration {
+        try ("data_dir: \(data)\n" + yaml + "\n").write(toFile: config, atomically: true, encoding: .utf8)
+        return try DeviceConfiguration.load(environment: ["CAPTURE_CONFIG": config, "HOME": root])
+    }
+
+    /// The checks by name, in order.
+    static func checks(_ report: DoctorReport) -> [String: DoctorCheck] {
+        Dictionary(report.checks.map { ($0.check, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+}
+
+/// Runs `body` with the base URL of an in-process collector that takes ``DoctorDevice/token``.
+func withCollector(_ body: @Sendable (String) async throws -> Void) async throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("doctor-collector-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let collector = try await Collector(.init(dataDirectory: directory, token: DoctorDevice.token), logger: Logger(label: "doctor-tests"))
+    try await collector.application(host: "127.0.0.1", port: 0) { _ in }.test(.live) { client in
+        try await body("http://127.0.0.1:\(try #require(client.port))/")
+    }
+}
+
+@Suite struct DoctorTests {
+    @Test func aHealthyDevicePassesEveryCheckInOrder() async throws {
+        let setup = try DoctorDevice()
+        _ = try Store(directory: setup.data)
+        let trace = "trace:" + Repository.fixture("bicycle.trace")
+        try await withCollector { url in
+            let device = try setup.device(
+                """
+                collector: { url: "\(url)", token_file: \(setup.tokenFile) }
+                capture: { sources: ["\(trace)"] }
+                retention: { max_store_size: 64M }
+                """)
+            let report = await Doctor(seconds: 0.5).run(device, configuration: Doctor.configuration(device))
+            #expect(
+                report.checks.map(\.check) == [
+                    "configuration", "data directory", "store", "recorder", "upload sessions", "disk", "source \(trace)", "collector", "token",
+                ])
+            for check in report.checks { #expect(check.status == .pass, "\(check)") }
+            #expect(report.passed == 9 && report.warnings == 0 && report.failed == 0)
+            let lines = report.text.split(separator: "\n")
+            #expect(lines.count == 10 && lines.last == "doctor: 9 passed, 0 warning(s), 0 failed")
+            // Names padded to the longest (at most 16 letters) and two spaces: 18 here.
+            #expect(lines.first == "pass  configuration     \(setup.config) read")
+            let checks = DoctorDevice.checks(report)
+            #expect(checks["configuration"]?.detail == "\(setup.config) read")
+            #expect(checks["store"]?.detail.hasPrefix("quick_check ok") == true)
+            #expect(checks["token"]?.detail == "accepted (\(setup.tokenFile))")
+            let source = try #require(checks["source \(trace)"]?.detail)
+            #expect(source.contains("acc ") && source.contains("fix "), "\(source)")
+        }
+    }
+
+    @Test func eachProblemIsNamedWithWhatToDo() async throws {
+        let setup = try DoctorDevice(token: "not-the-token")
+        chmod(setup.data, 0o755)
+        try await withCollector { url in
+            let device = try setup.device(
+                """
+                collector: { url: "\(url)", token_file: \(setup.tokenFile) }
+                capture: { sources: ["trace:/nonexistent.trace"] }
+                retention: { max_store_size: 4000000G }
+                """)
+            let report = await Doctor(seconds: 0).run(device, configuration: Doctor.configuration(device))
+            let checks = DoctorDevice.checks(report)
+            #expect(Set(report.checks.filter { $0.status == .fail }.map(\.check)) == ["data directory", "disk", "source trace:/nonexistent.trace", "token"])
+            #expect(checks["data directory"]?.advice == "run: chmod 700 \(setup.data)")
+            #expect(checks["disk"]?.advice == "lower retention.max_store_size or free space")
+            #expect(checks["token"]?.detail == "refused by the collector (401)")
+            // The remedy without a command; `capture doctor` words it with one (`advise`).
+            #expect(checks["token"]?.advice == "renew the token in \(setup.tokenFile)")
+            #expect(checks["store"] == .pass("store", "none yet"))
+            #expect(report.failed == 4)
+            // Text: FAIL, the check, what was found, an arrow and what to do.
+            #expect(report.text.contains("FAIL  token             refused by the collector (401) → renew the token in \(setup.tokenFile)"))
+        }
+    }
+
+    @Test func aCollectorThatDoesNotAnswerIsNamedAndItsTokenNotAsked() async throws {
+        let setup = try DoctorDevice()
+        let port = try Loopback.freePort()
+        let device = try setup.device("collector: { url: \"http://127.0.0.1:\(port)/\" }\ncapture: { sources: [\"trace:\(Repository.fixture("car.trace"))\"] }")
+        let report = await Doctor(seconds: 0).run(device, configuration: Doctor.configuration(device))
+        let checks = DoctorDevice.checks(report)
+        #expect(checks["collector"]?.status == .fail)
+        #expect(checks["collector"]?.detail.contains("does not answer") == true)
+        #expect(checks["token"] == nil)
+    }
+
+    @Test func noCollectorConfiguredPassesAndAMissingTokenIsWordedByTheFrontEnd() async throws {
+        let setup = try DoctorDevice()
+        let none = try setup.device("capture: { sources: [\"trace:\(Repository.fixture("car.trace"))\"] }")
+        let report = await Doctor(seconds: 0).run(none, configuration: Doctor.configuration(none))
+        #expect(DoctorDevice.checks(report)["collector"] == .pass("collector", "none configured (collector.url): nothing is delivered"))
+
+        try await withCollector { url in
+            let device = try setup.device("collector: { url: \"\(url)\" }\ncapture: { sources: [\"trace:\(Repository.fixture("car.trace"))\"] }")
+            let doctor = Doctor(seconds: 0, describe: { _ in "worded by the front end" })
+            let checks = DoctorDevice.checks(await doctor.run(device, configuration: Doctor.configuration(device)))
+            #expect(checks["collector"]?.status == .pass)
+            #expect(checks["token"]?.detail == "worded by the front end")
+        }
+    }
+
+    @Test func aBrokenConfigurationIsTheFirstCheck() {
+        struct Broken: Error, CustomStringConvertible { var description: String { "config.yaml: unknown key colector" } }
+        let check = Doctor().configuration(failed: Broken())
+        #expect(check.status == .fail && check.detail == "config.yaml: unknown key colector")
+        #expect(check.advice?.contains("docs/configuration.md") == true)
+        #expect(Doctor(advise: { "worded: \($0)" }).configuration(failed: Broken()).advice == "worded: fix the value it names (docs/configuration.md)")
+    }
+
+    @Test func theDoctorsOwnWordingNamesNoCommand() {
+        let remedies: [DoctorRemedy] = [
+            .fixConfiguration, .inspectUnopenableStore, .finishInterrupted, .resumeUploads, .retryFailedUploads, .connectSensor,
+            .checkSourceSpec, .checkDevicePermissions, .checkDeviceDelivers, .pickAvailableRate, .credentials(.logIn),
+            .credentials(.renewToken(file: "/t")),
+        ]
+        for remedy in remedies { #expect(!remedy.description.contains("capture "), "\(remedy)") }
+    }
+}

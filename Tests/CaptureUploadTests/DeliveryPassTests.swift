@@ -1,0 +1,161 @@
+import CaptureCore
+import CaptureStorage
+import CaptureUpload
+import Foundation
+import Synchronization
+import Testing
+
+/// The sync pass (`capture sync`) in-process: decisions, the metered hold, the unreachable
+/// collector and its backoff, a delivery to an in-process collector, the uploader lock.
+@Suite struct DeliveryPassTests {
+    static let clock: Int64 = 1_800_000_000_000
+
+    /// A pass over `device` with settings for `url`, a fixed clock and no NetworkManager.
+    func pass(_ device: Device, url: String = "http://127.0.0.1:9/", policy: DeliveryPolicy = .standard) -> DeliveryPass {
+        var pass = DeliveryPass(
+            store: device.store, dataDirectory: device.directory, policy: policy, retention: RetentionPolicy(keepUploadedDays: nil),
+            options: .init(appVersion: "0.1.0", retryPolicy: fast),
+            settings: {
+                UploadSettings(collectorURL: url, credentials: .tokenFile(path: "/test/token", BearerToken(LiveCollector.token)))
+            })
+        pass.clock = { Self.clock }
+        pass.metering = { .unknown }
+        return pass
+    }
+
+    @Test func nothingWaitingAsksForNoCollector() async throws {
+        let device = try Device()
+        var pass = pass(device)
+        struct NoCollector: Error {}
+        pass.settings = { throw NoCollector() }
+        guard case .nothingWaiting = try await pass.run(force: true) else { Issue.record("not nothingWaiting"); return }
+    }
+
+    @Test func fewerThanMinWaitingIsNotYetUnlessForced() async throws {
+        let device = try Device()
+        _ = try device.ride(fixes: 3)
+        var pass = pass(device, policy: DeliveryPolicy(minWaiting: 2))
+        // Ten seconds after the ride: younger than max_age (6 h).
+        pass.clock = { 1_700_000_013_000 }
+        pass.probe = { _ in "refused" }
+        guard case .notYet(_, let waiting) = try await pass.run(force: false) else { Issue.record("not notYet"); return }
+        #expect(waiting == 1)
+        // --now: past the policy, to the (unreachable) collector.
+        guard case .unreachable = try await pass.run(force: true) else { Issue.record("not unreachable"); return }
+    }
+
+    @Test func anUnreachableCollectorIsRememberedAndBackedOffFrom() async throws {
+        let device = try Device()
+        _ = try device.ride(fixes: 3)
+        var pass = pass(device)
+        let notes = Mutex<[DeliveryPass.Note]>([])
+        pass.probe = { _ in "connection refused" }
+        guard case .unreachable(let state, let waiting, let metering) = try await pass.run(force: false, note: { note in notes.withLock { $0.append(note) } })
+        else { Issue.record("not unreachable"); return }
+        #expect(waiting == 1 && metering == nil)
+        #expect(state.failures == 1 && state.lastError == "the collector did not answer: connection refused")
+        #expect(state.lastAttemptAt == Self.clock)
+        // One minute ±20 % after the first failure.
+        let next = try #require(state.nextAttemptAt)
+        #expect((Self.clock + 48_000...Self.clock + 72_000).contains(next))
+        #expect(try device.store.deliveryState() == state)
+        #expect(notes.withLock { $0 } == [.delivering(reason: "1 waiting, at least 1")])
+
+        guard case .backingOff(let until, let stored, _) = try await pass.run(force: false) else { Issue.record("not backingOff"); return }
+        #expect(until == next && stored.failures == 1)
+    }
+
+    @Test func aMeteredConnectionHoldsTheRidesBackAndAnUnknownOneIsNoted() async throws {
+        let device = try Device()
+        _ = try device.ride(fixes: 3)
+        var pass = pass(device, policy: DeliveryPolicy(unmeteredOnly: true))
+        pass.metering = { .metered }
+        pass.probe = { _ in Issue.record("a metered pass must not reach the collector"); return nil }
+        guard case .metered(let waiting) = try await pass.run(force: true) else { Issue.record("not metered"); return }
+        #expect(waiting == 1)
+        #expect(try device.store.deliveryState() == DeliveryState())
+
+        pass.metering = { .unknown }
+        pass.probe = { _ in "down" }
+        let notes = Mutex<[DeliveryPass.Note]>([])
+        guard case .unreachable(_, _, let metering) = try await pass.run(force: true, note: { note in notes.withLock { $0.append(note) } })
+        else { Issue.record("not unreachable"); return }
+        #expect(metering == .unknown)
+        #expect(notes.withLock { $0 } == [.delivering(reason: "--now"), .meteringUnknown])
+    }
+
+    @Test func aDeliveryUploadsWhatWaitsAndClearsTheBackoff() async throws {
+        let device = try Device()
+        let ride = try device.ride(fixes: 5)
+        try device.store.recordDeliveryPass(DeliveryState(failures: 3, nextAttemptAt: Self.clock + 1, lastError: "down"))
+        let collector = LiveCollector()
+        try await collector.serve { url async throws in
+            guard case .delivered(let report, let state, let waiting, _) = try await pass(device, url: url).run(force: true)
+            else { Issue.record("not delivered"); return }
+            #expect(report.results.map(\.measurement) == [ride] && report.results.map(\.outcome) == [.uploaded])
+            #expect(state == DeliveryState(failures: 0, lastAttemptAt: Self.clock))
+            #expect(waiting == 0)
+            try report.check()
+            #expect(try collector.stored().count == 1)
+        }
+        #expect(try device.store.deliveryState() == DeliveryState(failures: 0, lastAttemptAt: Self.clock))
+    }
+
+    @Test func anotherUploaderHoldingTheLockMakesThePassBusy() async throws {
+        let device = try Device()
+        _ = try device.ride(fixes: 3)
+        let pass = pass(device)
+        let outcome = try await UploaderLock.whileHeld(directory: device.directory) { try await pass.run(force: true) }
+        guard case .busy(let waiting) = outcome else { Issue.record("not busy: \(String(describing: outcome))"); return }
+        #expect(waiting == 1)
+    }
+}
+
+@Suite struct DeliveryMetricsTests {
+    /// `name{labels}` → value, from the text format's sample lines; HELP and TYPE by name.
+    static func parse(_ text: String) -> (samples: [String: Double], help: [String: String], types: [String: String]) {
+        var samples: [String: Double] = [:], help: [String: String] = [:], types: [String: String] = [:]
+        for line in text.split(separator: "\n") {
+            let words = line.split(separator: " ", maxSplits: 3).map(String.init)
+            if words.first == "#", words.count == 4 {
+                if words[1] == "HELP" { help[words[2]] = words[3] } else if words[1] == "TYPE" { types[words[2]] = words[3] }
+            } else if words.count == 2 {
+                samples[words[0]] = Double(words[1])
+            }
+        }
+        return (samples, help, types)
+    }
+
+    @Test func withoutAStoreEveryFigureIsZero() throws {
+        let parsed = Self.parse(try DeliveryMetrics.text(of: nil, now: 0))
+        #expect(parsed.samples.count == 12)
+        #expect(parsed.samples.values.allSatisfy { $0 == 0 })
+        #expect(parsed.types["capture_measurements"] == "gauge" && parsed.types["capture_upload_attempts_total"] == "counter")
+        #expect(parsed.help["capture_store_bytes"] == "Size of the database file.")
+        #expect(parsed.help["capture_measurements"] == "Measurements in the store by delivery state.")
+    }
+
+    @Test func theFiguresAreTheStoresInAFixedFamilyOrder() throws {
+        let device = try Device()
+        _ = try device.ride(fixes: 3)
+        _ = try device.ride(fixes: 3, base: 1_700_000_100_000, finished: false)
+        try device.store.recordDeliveryPass(DeliveryState(failures: 2, nextAttemptAt: 1_800_000_060_500, lastError: "down"))
+        let text = try DeliveryMetrics.text(of: device.store, now: 1_800_000_000_000)
+        let parsed = Self.parse(text)
+        #expect(parsed.samples["capture_measurements{state=\"waiting\"}"] == 1)
+        #expect(parsed.samples["capture_measurements{state=\"open\"}"] == 1)
+        #expect(parsed.samples["capture_measurements{state=\"delivered\"}"] == 0)
+        #expect(parsed.samples["capture_sync_consecutive_failures"] == 2)
+        #expect(parsed.samples["capture_sync_next_attempt_timestamp_seconds"] == 1_800_000_060.5)
+        #expect(parsed.samples["capture_store_bytes"] == Double(try device.store.databaseSize()))
+        // The ride stopped at 1_700_000_003_000 has waited since then.
+        #expect(parsed.samples["capture_oldest_waiting_age_seconds"] == Double(1_800_000_000_000 - 1_700_000_003_000) / 1000)
+        let order = text.split(separator: "\n").filter { $0.hasPrefix("# TYPE") }.map { String($0.split(separator: " ")[2]) }
+        #expect(
+            order == [
+                "capture_measurements", "capture_upload_attempts_total", "capture_upload_retries_total",
+                "capture_sync_consecutive_failures", "capture_sync_next_attempt_timestamp_seconds",
+                "capture_oldest_waiting_age_seconds", "capture_store_bytes",
+            ])
+    }
+}
