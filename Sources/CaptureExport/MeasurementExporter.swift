@@ -3,8 +3,8 @@ public import CaptureStorage
 
 /// One export format of a stored measurement: GPX, GeoJSON, CSV, the Cyface transfer file.
 ///
-/// A new format is one new file with a type conforming to this protocol plus one line in
-/// ``ExporterRegistry/standard``. An exporter reads what it needs from the store and writes it
+/// A new format is one new file with a type conforming to this protocol (``DocumentExporter``
+/// for a format of one document) plus one line in ``ExporterRegistry/standard``. An exporter reads what it needs from the store and writes it
 /// through an ``OutputSink``, so a file appears whole (atomically) or not at all.
 ///
 /// ```swift
