@@ -95,6 +95,12 @@ public final class FaultPlan: Sendable {
         case other(Kind)
     }
 
+    /// The counted kinds other than ``Kind/drop``, in the order they hit, each with its count.
+    private static let counted: [(Kind, WritableKeyPath<Configuration, Int> & Sendable)] = [
+        (.serverError, \.serverErrors), (.expire, \.expire), (.omitRange, \.omitRange),
+        (.loseFinal, \.loseFinal), (.unavailable, \.unavailable),
+    ]
+
     private struct State {
         var configuration: Configuration
         var random: SplitMix64
@@ -121,26 +127,9 @@ public final class FaultPlan: Sendable {
                 let after = state.configuration.dropAfterBytes.removeFirst()
                 return .drop(after: min(max(0, after), request.contentLength - 1))
             }
-            for kind in [Kind.serverError, .expire, .omitRange, .loseFinal, .unavailable] where eligible.contains(kind) {
-                switch kind {
-                case .serverError where state.configuration.serverErrors > 0:
-                    state.configuration.serverErrors -= 1
-                    return .other(kind)
-                case .expire where state.configuration.expire > 0:
-                    state.configuration.expire -= 1
-                    return .other(kind)
-                case .omitRange where state.configuration.omitRange > 0:
-                    state.configuration.omitRange -= 1
-                    return .other(kind)
-                case .loseFinal where state.configuration.loseFinal > 0:
-                    state.configuration.loseFinal -= 1
-                    return .other(kind)
-                case .unavailable where state.configuration.unavailable > 0:
-                    state.configuration.unavailable -= 1
-                    return .other(kind)
-                default:
-                    continue
-                }
+            for (kind, count) in Self.counted where eligible.contains(kind) && state.configuration[keyPath: count] > 0 {
+                state.configuration[keyPath: count] -= 1
+                return .other(kind)
             }
             guard state.configuration.rate > 0, state.random.unit() < state.configuration.rate else { return nil }
             // 503s come only when counted, so the random plan's mix stays what the campaigns expect.

@@ -34,7 +34,6 @@ public enum CSVTable: String, Sendable, CaseIterable {
 /// before anything is created.
 public struct CSVExporter: MeasurementExporter {
     public let name = "csv"
-    public let filtersFixes = true
 
     /// The CSV exporter.
     public init() {}

@@ -7,34 +7,28 @@ public import CaptureStorage
 /// `<extensions>`, speed (m/s) and horizontal accuracy (m) in the `capture` namespace, and the
 /// modality on the first point after a change of it. The text is ``GPXWriter``'s
 /// (CaptureFormats/GPX, beside its reader).
-public struct GPXExporter: MeasurementExporter {
+public struct GPXExporter: DocumentExporter {
     public let name = "gpx"
-    public let filtersFixes = true
 
     /// The GPX exporter.
     public init() {}
 
-    public func export(
-        _ id: Int64, from store: Store, options: ExportOptions, to destination: ExportDestination
-    ) throws(ExportError) {
-        let record = try exporting { try store.measurement(id) }
-        try OutputSink.writing(to: destination) { sink in
-            try sink.write(GPXWriter.header(measurement: record.id, startTime: record.startTime, modality: record.modality))
-            // A change of modality is marked on the first point after it (capture's extension),
-            // so that replaying the file gives the same modality at every fix.
-            let events = try exporting { try store.events(of: record.id) }
-            let privacy = try options.privacy(of: record.id, in: store)
-            var modality = record.modality
-            for track in try store.tracks(of: record.id) {
-                try sink.write(GPXWriter.segmentStart)
-                for fix in options.kept(try store.fixes(of: record.id, track: track.number), privacy) {
-                    let current = Modality.spelling(at: fix.timestamp, events: events, initial: record.modality)
-                    try sink.write(GPXWriter.point(fix, modality: current == modality ? nil : current))
-                    modality = current
-                }
-                try sink.write(GPXWriter.segmentEnd)
+    public func write(_ record: MeasurementRecord, from store: Store, options: ExportOptions, to sink: OutputSink) throws {
+        try sink.write(GPXWriter.header(measurement: record.id, startTime: record.startTime, modality: record.modality))
+        // A change of modality is marked on the first point after it (capture's extension),
+        // so that replaying the file gives the same modality at every fix.
+        let events = try store.events(of: record.id)
+        let privacy = try options.privacy(of: record.id, in: store)
+        var modality = record.modality
+        for track in try store.tracks(of: record.id) {
+            try sink.write(GPXWriter.segmentStart)
+            for fix in options.kept(try store.fixes(of: record.id, track: track.number), privacy) {
+                let current = Modality.spelling(at: fix.timestamp, events: events, initial: record.modality)
+                try sink.write(GPXWriter.point(fix, modality: current == modality ? nil : current))
+                modality = current
             }
-            try sink.write(GPXWriter.footer)
+            try sink.write(GPXWriter.segmentEnd)
         }
+        try sink.write(GPXWriter.footer)
     }
 }

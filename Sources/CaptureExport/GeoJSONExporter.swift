@@ -10,33 +10,27 @@ public import CaptureStorage
 /// has them, `speed` (m/s), `accuracy` (m, horizontal), `satellites`, `hdop`, `vdop`, `pdop` and
 /// `fix` (`2d`/`3d`), `null` for a fix without the value. The text is ``GeoJSONWriter``'s
 /// (CaptureFormats/GeoJSON, beside its reader).
-public struct GeoJSONExporter: MeasurementExporter {
+public struct GeoJSONExporter: DocumentExporter {
     public let name = "geojson"
-    public let filtersFixes = true
 
     /// The GeoJSON exporter.
     public init() {}
 
-    public func export(
-        _ id: Int64, from store: Store, options: ExportOptions, to destination: ExportDestination
-    ) throws(ExportError) {
-        let record = try exporting { try store.measurement(id) }
-        try OutputSink.writing(to: destination) { sink in
-            let events = try store.events(of: record.id)
-            let privacy = try options.privacy(of: record.id, in: store)
-            try sink.write(GeoJSONWriter.header)
-            for (index, track) in try store.tracks(of: record.id).enumerated() {
-                // The distance covers every fix that leaves the device, clean or not.
-                let all = try store.fixes(of: record.id, track: track.number).filter { !privacy.hides($0) }
-                let fixes = options.kept(all, privacy)
-                try sink.write(
-                    GeoJSONWriter.feature(
-                        first: index == 0, track: track.number,
-                        modality: Modality.spelling(at: track.startTime, events: events, initial: record.modality),
-                        start: track.startTime, end: track.endTime, distance: Geodesy.trackDistance(all), fixes: fixes,
-                        modalities: fixes.map { Modality.spelling(at: $0.timestamp, events: events, initial: record.modality) }))
-            }
-            try sink.write(GeoJSONWriter.footer)
+    public func write(_ record: MeasurementRecord, from store: Store, options: ExportOptions, to sink: OutputSink) throws {
+        let events = try store.events(of: record.id)
+        let privacy = try options.privacy(of: record.id, in: store)
+        try sink.write(GeoJSONWriter.header)
+        for (index, track) in try store.tracks(of: record.id).enumerated() {
+            // The distance covers every fix that leaves the device, clean or not.
+            let all = try store.fixes(of: record.id, track: track.number).filter { !privacy.hides($0) }
+            let fixes = options.kept(all, privacy)
+            try sink.write(
+                GeoJSONWriter.feature(
+                    first: index == 0, track: track.number,
+                    modality: Modality.spelling(at: track.startTime, events: events, initial: record.modality),
+                    start: track.startTime, end: track.endTime, distance: Geodesy.trackDistance(all), fixes: fixes,
+                    modalities: fixes.map { Modality.spelling(at: $0.timestamp, events: events, initial: record.modality) }))
         }
+        try sink.write(GeoJSONWriter.footer)
     }
 }

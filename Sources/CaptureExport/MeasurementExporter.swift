@@ -3,8 +3,8 @@ public import CaptureStorage
 
 /// One export format of a stored measurement: GPX, GeoJSON, CSV, the Cyface transfer file.
 ///
-/// A new format is one new file with a type conforming to this protocol plus one line in
-/// ``ExporterRegistry/standard``. An exporter reads what it needs from the store and writes it
+/// A new format is one new file with a type conforming to this protocol (``DocumentExporter``
+/// for a format of one document) plus one line in ``ExporterRegistry/standard``. An exporter reads what it needs from the store and writes it
 /// through an ``OutputSink``, so a file appears whole (atomically) or not at all.
 ///
 /// ```swift
@@ -15,7 +15,8 @@ public protocol MeasurementExporter: Sendable {
     /// The format's name as `capture export --format` spells it (`gpx`).
     var name: String { get }
 
-    /// Whether ``ExportOptions/clean`` applies (the Cyface transfer file always carries every fix).
+    /// Whether ``ExportOptions/clean`` applies: by default `true`; a format that carries every
+    /// fix (the Cyface transfer file) says `false`.
     var filtersFixes: Bool { get }
 
     /// Writes measurement `id` of `store` to `destination`.
@@ -24,6 +25,28 @@ public protocol MeasurementExporter: Sendable {
     ///
     /// - Throws: ``ExportError``; a file destination is then left as it was.
     func export(_ id: Int64, from store: Store, options: ExportOptions, to destination: ExportDestination) throws(ExportError)
+}
+
+/// A format that writes one document per measurement (GPX, GeoJSON): its ``export(_:from:options:to:)``
+/// looks the measurement up before any output is opened, then has ``write(_:from:options:to:)``
+/// write the document into the destination's sink.
+public protocol DocumentExporter: MeasurementExporter {
+    /// Writes the document of `record` (anything thrown becomes an ``ExportError``).
+    func write(_ record: MeasurementRecord, from store: Store, options: ExportOptions, to sink: OutputSink) throws
+}
+
+extension MeasurementExporter {
+    /// `true`: ``ExportOptions/clean`` applies.
+    public var filtersFixes: Bool { true }
+}
+
+extension DocumentExporter {
+    public func export(
+        _ id: Int64, from store: Store, options: ExportOptions, to destination: ExportDestination
+    ) throws(ExportError) {
+        let record = try exporting { try store.measurement(id) }
+        try OutputSink.writing(to: destination) { try write(record, from: store, options: options, to: $0) }
+    }
 }
 
 /// How to export: the choices that are not the format itself.

@@ -14,7 +14,6 @@ import Foundation
 /// drawn point are left out of the picture. Privacy zones and `--clean` apply as in every export.
 public struct PlotExporter: MeasurementExporter {
     public let name = "svg"
-    public let filtersFixes = true
 
     /// The plot exporter.
     public init() {}

@@ -73,44 +73,27 @@ extension Store {
                 try insert.run()
             }
         }
-        if !flush.fixes.isEmpty {
-            var row = try lastRow(of: "location", measurement: id, in: db)
-            var insert = DirectStatement(try db.cachedStatement(sql: insertLocation))
-            for fix in flush.fixes {
-                row += 1
-                insert.bind(id)
-                insert.bind(row)
-                insert.bind(flush.track)
-                insert.bind(fix.timestamp)
-                insert.bind(fix.latitude)
-                insert.bind(fix.longitude)
-                insert.bind(fix.altitude)
-                insert.bind(fix.horizontalAccuracy)
-                insert.bind(fix.verticalAccuracy)
-                insert.bind(fix.speed)
-                insert.bind(fix.course)
-                insert.bind(fix.satellites.map(Double.init))
-                insert.bind(fix.hdop)
-                insert.bind(fix.vdop)
-                insert.bind(fix.pdop)
-                insert.bind(fix.mode.map { Double($0.rawValue) })
-                try insert.run()
-            }
+        try insertNumbered(flush.fixes, into: "location", sql: insertLocation, measurement: id, track: flush.track, in: db) { insert, fix in
+            insert.bind(fix.timestamp)
+            insert.bind(fix.latitude)
+            insert.bind(fix.longitude)
+            insert.bind(fix.altitude)
+            insert.bind(fix.horizontalAccuracy)
+            insert.bind(fix.verticalAccuracy)
+            insert.bind(fix.speed)
+            insert.bind(fix.course)
+            insert.bind(fix.satellites.map(Double.init))
+            insert.bind(fix.hdop)
+            insert.bind(fix.vdop)
+            insert.bind(fix.pdop)
+            insert.bind(fix.mode.map { Double($0.rawValue) })
         }
-        if !flush.pressures.isEmpty {
-            var row = try lastRow(of: "pressure", measurement: id, in: db)
-            var insert = DirectStatement(
-                try db.cachedStatement(
-                    sql: "INSERT INTO pressure (measurement_id, id, track, ts, hpa) VALUES (?, ?, ?, ?, ?)"))
-            for pressure in flush.pressures {
-                row += 1
-                insert.bind(id)
-                insert.bind(row)
-                insert.bind(flush.track)
-                insert.bind(pressure.timestamp)
-                insert.bind(pressure.hectopascals)
-                try insert.run()
-            }
+        try insertNumbered(
+            flush.pressures, into: "pressure", sql: "INSERT INTO pressure (measurement_id, id, track, ts, hpa) VALUES (?, ?, ?, ?, ?)",
+            measurement: id, track: flush.track, in: db
+        ) { insert, pressure in
+            insert.bind(pressure.timestamp)
+            insert.bind(pressure.hectopascals)
         }
         for event in flush.events {
             try db.execute(
@@ -156,6 +139,26 @@ extension Store {
             vertical_accuracy, speed, course, satellites, hdop, vdop, pdop, fix_mode)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
+
+    /// Inserts `rows` into `table` (`location` or `pressure`) with `sql`, numbering them on from
+    /// the measurement's last row: each row binds the measurement, its number and `track`, then
+    /// `bind` adds its own columns.
+    private static func insertNumbered<Row>(
+        _ rows: [Row], into table: String, sql: String, measurement id: Int64, track: Int, in db: Database,
+        bind: (inout DirectStatement, Row) -> Void
+    ) throws {
+        guard !rows.isEmpty else { return }
+        var number = try lastRow(of: table, measurement: id, in: db)
+        var insert = DirectStatement(try db.cachedStatement(sql: sql))
+        for row in rows {
+            number += 1
+            insert.bind(id)
+            insert.bind(number)
+            insert.bind(track)
+            bind(&insert, row)
+            try insert.run()
+        }
+    }
 
     /// The last row number of a measurement in `location` or `pressure` (numbered from 1 within
     /// the measurement), 0 if it has none.

@@ -242,8 +242,7 @@ public struct UploadStateMachine: Sendable {
         if response.status != 401 { renewedAfter401 = false }
         switch response.status {
         case 200, 201:
-            acknowledged = totalLength
-            return finish(.uploaded)
+            return uploaded()
         case 308:
             // The answer to a PUT carries the server's own offset; without a Range it is
             // ambiguous (a proxy may have eaten it), so ask rather than start over. A collector
@@ -269,8 +268,7 @@ public struct UploadStateMachine: Sendable {
         if response.status != 401 { renewedAfter401 = false }
         switch response.status {
         case 200, 201:
-            acknowledged = totalLength
-            return finish(.uploaded)
+            return uploaded()
         case 308:
             // No Range: nothing received yet, upload from 0.
             return resume(session: session, at: Self.nextByte(fromRange: response.range) ?? 0, elapsed: elapsed)
@@ -341,6 +339,12 @@ public struct UploadStateMachine: Sendable {
     }
 
     // MARK: - Transitions
+
+    /// The collector has the whole file (200 or 201 to a PUT or a status query).
+    private mutating func uploaded() -> Action {
+        acknowledged = totalLength
+        return finish(.uploaded)
+    }
 
     /// The reactions shared by every request (§2.7's table).
     private mutating func common(_ response: Response, elapsed: Int64, session: String?, what: String) -> Action {

@@ -13,19 +13,41 @@ import Testing
         events.compactMap { if case .gnss(.fix(let fix)) = $0 { fix } else { nil } }
     }
 
-    @Test func nmeaTakesSatellitesFromGGAAndDOPsAndModeFromGSA() throws {
+    /// The first fix an ``NMEAStream`` makes of `sentences` (given without their checksum), each
+    /// sent with `ending`.
+    private func firstFix(nmea sentences: [String], ending: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Fix {
         var stream = NMEAStream()
         var events: [GNSSEvent] = []
-        for body in [
-            "$GPGGA,120000.00,5103.0240,N,01344.2380,E,1,07,1.3,120.0,M,46.9,M,,",
-            "$GPRMC,120000.00,A,5103.0240,N,01344.2380,E,9.72,45.0,150624,,",
-            "$GPGSA,A,2,01,02,03,,,,,,,,,,2.4,1.3,2.0",
-            "$GLGSA,A,3,65,66,,,,,,,,,,,2.4,1.3,2.0",
-        ] {
-            events += stream.line(NMEAChecksum.seal(body) + "\r\n")
+        for body in sentences {
+            events += stream.line(NMEAChecksum.seal(body) + ending)
         }
         events += stream.finish()
-        let fix = try #require(fixes(events).first)
+        return try #require(fixes(events).first, sourceLocation: sourceLocation)
+    }
+
+    /// What a ``TraceParser`` makes of a trace of `line` (without its newline) after the magic line.
+    private func parse(_ line: String) throws(TraceError) -> [TraceRecord] {
+        var parser = TraceParser()
+        var records: [TraceRecord] = []
+        for (index, body) in [TraceFormat.magic, line].enumerated() {
+            let bytes = Array(body.utf8)
+            if let record = try bytes.withUnsafeBufferPointer({ buffer throws(TraceError) in
+                try parser.parse(line: buffer, number: index + 1)
+            }) {
+                records.append(record)
+            }
+        }
+        return records
+    }
+
+    @Test func nmeaTakesSatellitesFromGGAAndDOPsAndModeFromGSA() throws {
+        let fix = try firstFix(
+            nmea: [
+                "$GPGGA,120000.00,5103.0240,N,01344.2380,E,1,07,1.3,120.0,M,46.9,M,,",
+                "$GPRMC,120000.00,A,5103.0240,N,01344.2380,E,9.72,45.0,150624,,",
+                "$GPGSA,A,2,01,02,03,,,,,,,,,,2.4,1.3,2.0",
+                "$GLGSA,A,3,65,66,,,,,,,,,,,2.4,1.3,2.0",
+            ], ending: "\r\n")
         #expect(fix.satellites == 7)
         #expect(fix.hdop == 1.3)
         #expect(fix.vdop == 2.0)
@@ -34,24 +56,14 @@ import Testing
     }
 
     @Test func nmeaWithoutGSAHasNoModeAndCountsNothingItWasNotTold() throws {
-        var stream = NMEAStream()
-        var events = stream.line(NMEAChecksum.seal("$GPRMC,120000.00,A,5103.0240,N,01344.2380,E,9.72,45.0,150624,,") + "\n")
-        events += stream.finish()
-        let fix = try #require(fixes(events).first)
+        let fix = try firstFix(nmea: ["$GPRMC,120000.00,A,5103.0240,N,01344.2380,E,9.72,45.0,150624,,"], ending: "\n")
         #expect(!fix.hasQuality)
     }
 
     @Test func nmeaSatellitesFallBackToTheGSAList() throws {
-        var stream = NMEAStream()
-        var events: [GNSSEvent] = []
-        for body in [
-            "$GPRMC,120000.00,A,5103.0240,N,01344.2380,E,9.72,45.0,150624,,",
-            "$GPGSA,A,2,01,02,03,,,,,,,,,,2.4,1.3,2.0",
-        ] {
-            events += stream.line(NMEAChecksum.seal(body) + "\n")
-        }
-        events += stream.finish()
-        let fix = try #require(fixes(events).first)
+        let fix = try firstFix(
+            nmea: ["$GPRMC,120000.00,A,5103.0240,N,01344.2380,E,9.72,45.0,150624,,", "$GPGSA,A,2,01,02,03,,,,,,,,,,2.4,1.3,2.0"],
+            ending: "\n")
         #expect(fix.satellites == 3)
         #expect(fix.mode == .twoD)
     }
@@ -83,34 +95,13 @@ import Testing
         let plain = Fix(timestamp: 1_781_424_000_000, latitude: 52.5, longitude: 13.4)
         #expect(TraceWriter.line(.sample(.fix(plain))) == "fix 1781424000000 52.5 13.4 - - - - -\n")
         for (fix, text) in [(full, line), (plain, TraceWriter.line(.sample(.fix(plain))))] {
-            var parser = TraceParser()
-            var records: [TraceRecord] = []
-            for (index, body) in [TraceFormat.magic, String(text.dropLast())].enumerated() {
-                let bytes = Array(body.utf8)
-                if let record = try bytes.withUnsafeBufferPointer({ buffer throws(TraceError) in
-                    try parser.parse(line: buffer, number: index + 1)
-                }) {
-                    records.append(record)
-                }
-            }
-            #expect(records == [.sample(.fix(fix))])
+            #expect(try parse(String(text.dropLast())) == [.sample(.fix(fix))])
         }
     }
 
-    @Test func badQualityFieldsAreTraceErrors() {
-        for bad in ["fix 1 1 1 - - - - - 9.5 - - - -", "fix 1 1 1 - - - - - 9 - - - 4d", "fix 1 1 1 - - - - - 9 1 1 1 3d extra"] {
-            var parser = TraceParser()
-            var failed = false
-            for (index, body) in [TraceFormat.magic, bad].enumerated() {
-                let bytes = Array(body.utf8)
-                do {
-                    _ = try bytes.withUnsafeBufferPointer { buffer throws(TraceError) in try parser.parse(line: buffer, number: index + 1) }
-                } catch {
-                    failed = true
-                }
-            }
-            #expect(failed, "\(bad) was accepted")
-        }
+    @Test(arguments: ["fix 1 1 1 - - - - - 9.5 - - - -", "fix 1 1 1 - - - - - 9 - - - 4d", "fix 1 1 1 - - - - - 9 1 1 1 3d extra"])
+    func badQualityFieldsAreTraceErrors(_ bad: String) {
+        #expect(throws: TraceError.self, "\(bad) was accepted") { try parse(bad) }
     }
 }
 

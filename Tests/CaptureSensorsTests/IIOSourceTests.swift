@@ -26,6 +26,20 @@ struct IIOSourceTests {
         return (collector, failure.value)
     }
 
+    /// Runs a buffered `source` on device `id` of `root` while a writer feeds `chunks` into its
+    /// node once `<buffer>/enable` is 1, as the kernel would; expects the source to end without
+    /// an error and to have enabled the buffer.
+    func stream(
+        _ source: IIOSource, _ chunks: [[UInt8]], root: FakeSysfs, id: String, buffer: String = "buffer0",
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> Collector {
+        let writer = FIFOWriter(path: root.node(id), chunks: chunks, enableFile: root.deviceDirectory(id) + "/\(buffer)/enable")
+        let (collector, failure) = try capture(source)
+        #expect(failure == nil, "\(String(describing: failure))", sourceLocation: sourceLocation)
+        #expect(writer.finish() == "1", sourceLocation: sourceLocation)
+        return collector
+    }
+
     @Test("discovery: by channel files, several devices of one chip, _input over _raw, rates")
     func discovery() throws {
         let root = FakeSysfs()
@@ -69,19 +83,20 @@ struct IIOSourceTests {
     func bufferedLittleEndian() throws {
         let root = FakeSysfs()
         let id = "iio:device0"
-        root.write(id, [
-            "name": "fakeaccel", "in_accel_x_raw": "0", "in_accel_y_raw": "0", "in_accel_z_raw": "0",
-            "in_accel_scale": "0.5", "in_accel_x_scale": "2", "in_accel_offset": "1",
-            "current_timestamp_clock": "realtime",
-            "sampling_frequency_available": "50 100 200", "sampling_frequency": "50",
-            "buffer0/enable": "0", "buffer0/length": "0",
-            "buffer0/in_accel_x_en": "0", "buffer0/in_accel_x_index": "0", "buffer0/in_accel_x_type": "le:s16/16X2>>0",
-            "buffer0/in_accel_y_en": "0", "buffer0/in_accel_y_index": "1", "buffer0/in_accel_y_type": "le:s12/16>>4",
-            "buffer0/in_accel_z_en": "0", "buffer0/in_accel_z_index": "2", "buffer0/in_accel_z_type": "le:u8/8>>0",
-            "buffer0/in_temp_en": "1", "buffer0/in_temp_index": "3", "buffer0/in_temp_type": "le:s16/16>>0",
-            "buffer0/in_timestamp_en": "0", "buffer0/in_timestamp_index": "5", "buffer0/in_timestamp_type": "le:s64/64>>0",
-            "trigger/current_trigger": "",
-        ])
+        root.write(
+            id,
+            [
+                "name": "fakeaccel", "in_accel_x_raw": "0", "in_accel_y_raw": "0", "in_accel_z_raw": "0",
+                "in_accel_scale": "0.5", "in_accel_x_scale": "2", "in_accel_offset": "1",
+                "current_timestamp_clock": "realtime",
+                "sampling_frequency_available": "50 100 200", "sampling_frequency": "50",
+                "buffer0/enable": "0", "buffer0/length": "0", "trigger/current_trigger": "",
+            ],
+            FakeSysfs.scanElement("accel_x", index: 0, type: "le:s16/16X2>>0"),
+            FakeSysfs.scanElement("accel_y", index: 1, type: "le:s12/16>>4"),
+            FakeSysfs.scanElement("accel_z", index: 2, type: "le:u8/8>>0"),
+            FakeSysfs.scanElement("temp", index: 3, type: "le:s16/16>>0", enabled: true),
+            FakeSysfs.scanElement("timestamp", index: 5, type: "le:s64/64>>0"))
         root.write("trigger3", ["name": "fakeaccel-dev0"])
         root.makeNode(id)
         // x: s16 ×2 at 0 (first value used), y: s12>>4 at 4, z: u8 at 6, timestamp at 8; 16 bytes.
@@ -103,10 +118,7 @@ struct IIOSourceTests {
         #expect(device.canStream)
         let source = try IIOSource(device: device, rate: 190)
         #expect(source.buffered)
-        let writer = FIFOWriter(path: root.node(id), chunks: chunks, enableFile: root.deviceDirectory(id) + "/buffer0/enable")
-        let (collector, failure) = try capture(source)
-        #expect(failure == nil, "\(String(describing: failure))")
-        #expect(writer.finish() == "1")
+        let collector = try stream(source, chunks, root: root, id: id)
         #expect(root.read(id, "buffer0/enable") == "0")
         #expect(root.read(id, "buffer0/in_temp_en") == "0")
         #expect(root.read(id, "buffer0/in_timestamp_en") == "1")
@@ -128,18 +140,16 @@ struct IIOSourceTests {
     func bufferedLegacyBigEndian() throws {
         let root = FakeSysfs()
         let id = "iio:device4"
-        root.write(id, [
-            "name": "fakeimu", "in_anglvel_x_raw": "0", "in_anglvel_y_raw": "0", "in_anglvel_z_raw": "0",
-            "in_anglvel_scale": "0.001", "in_anglvel_mount_matrix": "0, 1, 0; 1, 0, 0; 0, 0, -1",
-            "in_pressure_raw": "0", "in_pressure_scale": "0.0001",
-            "buffer/enable": "0", "buffer/length": "0", "buffer/hwfifo_enabled": "1",
-            "scan_elements/in_anglvel_x_en": "1", "scan_elements/in_anglvel_x_index": "0",
-            "scan_elements/in_anglvel_y_en": "1", "scan_elements/in_anglvel_y_index": "1",
-            "scan_elements/in_anglvel_z_en": "1", "scan_elements/in_anglvel_z_index": "2",
-            "scan_elements/in_anglvel_type": "be:s16/16>>0",
-            "scan_elements/in_pressure_en": "0", "scan_elements/in_pressure_index": "7",
-            "scan_elements/in_pressure_type": "be:u32/32>>0",
-        ])
+        root.write(
+            id,
+            [
+                "name": "fakeimu", "in_anglvel_x_raw": "0", "in_anglvel_y_raw": "0", "in_anglvel_z_raw": "0",
+                "in_anglvel_scale": "0.001", "in_anglvel_mount_matrix": "0, 1, 0; 1, 0, 0; 0, 0, -1",
+                "in_pressure_raw": "0", "in_pressure_scale": "0.0001",
+                "buffer/enable": "0", "buffer/length": "0", "buffer/hwfifo_enabled": "1",
+            ],
+            FakeSysfs.axes("anglvel", type: "be:s16/16>>0", sharedType: true, enabled: true, in: "scan_elements"),
+            FakeSysfs.scanElement("pressure", index: 7, type: "be:u32/32>>0", in: "scan_elements"))
         root.makeNode(id)
         // gyro 3 × s16 at 0, 2, 4; pressure u32 aligned to 8; scan 12 bytes.
         var scans: [UInt8] = []
@@ -155,10 +165,7 @@ struct IIOSourceTests {
         let device = try #require(IIODiscovery.device(id: id, root: root.path))
         #expect(device.hasHardwareFIFO)
         let source = try IIOSource(device: device)
-        let writer = FIFOWriter(path: root.node(id), chunks: chunks, enableFile: root.deviceDirectory(id) + "/buffer/enable")
-        let (collector, failure) = try capture(source)
-        #expect(failure == nil, "\(String(describing: failure))")
-        #expect(writer.finish() == "1")
+        let collector = try stream(source, chunks, root: root, id: id, buffer: "buffer")
         #expect(root.read(id, "buffer/enable") == "0")
         #expect(root.read(id, "scan_elements/in_pressure_en") == "1")
         #expect(collector.motion.count == 6)
@@ -177,13 +184,14 @@ struct IIOSourceTests {
     func monotonicTimestamps() throws {
         let root = FakeSysfs()
         let id = "iio:device2"
-        root.write(id, [
-            "name": "fakebaro", "in_pressure_raw": "0", "in_pressure_scale": "0.001",
-            "current_timestamp_clock": "monotonic",
-            "buffer0/enable": "0",
-            "buffer0/in_pressure_en": "0", "buffer0/in_pressure_index": "0", "buffer0/in_pressure_type": "le:u24/32>>8",
-            "buffer0/in_timestamp_en": "0", "buffer0/in_timestamp_index": "1", "buffer0/in_timestamp_type": "le:s64/64>>0",
-        ])
+        root.write(
+            id,
+            [
+                "name": "fakebaro", "in_pressure_raw": "0", "in_pressure_scale": "0.001",
+                "current_timestamp_clock": "monotonic", "buffer0/enable": "0",
+            ],
+            FakeSysfs.scanElement("pressure", index: 0, type: "le:u24/32>>8"),
+            FakeSysfs.scanElement("timestamp", index: 1, type: "le:s64/64>>0"))
         root.makeNode(id)
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
@@ -199,11 +207,8 @@ struct IIOSourceTests {
         scans += [1, 2, 3]  // a partial scan, then the writer closes
         let device = try #require(IIODiscovery.device(id: id, root: root.path))
         let source = try IIOSource(device: device)
-        let writer = FIFOWriter(path: root.node(id), chunks: [scans], enableFile: root.deviceDirectory(id) + "/buffer0/enable")
         let wall = WallClock.now()
-        let (collector, failure) = try capture(source)
-        #expect(failure == nil)
-        #expect(writer.finish() == "1")
+        let collector = try stream(source, [scans], root: root, id: id)
         let pressures = collector.pressures
         #expect(pressures.count == 4)
         #expect(pressures.allSatisfy { abs($0.hectopascals - 1013.25) < 1e-9 })
@@ -218,13 +223,9 @@ struct IIOSourceTests {
     func needsATrigger() throws {
         let root = FakeSysfs()
         let id = "iio:device0"
-        root.write(id, [
-            "name": "fakeaccel", "in_accel_x_raw": "0", "in_accel_y_raw": "0", "in_accel_z_raw": "0",
-            "buffer0/in_accel_x_en": "0", "buffer0/in_accel_x_index": "0", "buffer0/in_accel_x_type": "le:s16/16>>0",
-            "buffer0/in_accel_y_en": "0", "buffer0/in_accel_y_index": "1", "buffer0/in_accel_y_type": "le:s16/16>>0",
-            "buffer0/in_accel_z_en": "0", "buffer0/in_accel_z_index": "2", "buffer0/in_accel_z_type": "le:s16/16>>0",
-            "trigger/current_trigger": "",
-        ])
+        root.write(
+            id, ["name": "fakeaccel", "in_accel_x_raw": "0", "in_accel_y_raw": "0", "in_accel_z_raw": "0", "trigger/current_trigger": ""],
+            FakeSysfs.axes("accel", type: "le:s16/16>>0"))
         // `enable` as a directory: writing it fails, as the kernel refuses a buffer without a trigger.
         try FileManager.default.createDirectory(atPath: root.deviceDirectory(id) + "/buffer0/enable", withIntermediateDirectories: true)
         root.makeNode(id)
@@ -270,13 +271,9 @@ struct IIOSourceTests {
     func permission() throws {
         let root = FakeSysfs()
         let id = "iio:device0"
-        root.write(id, [
-            "name": "fakeaccel", "in_accel_x_raw": "0", "in_accel_y_raw": "0", "in_accel_z_raw": "0",
-            "buffer0/enable": "0",
-            "buffer0/in_accel_x_en": "0", "buffer0/in_accel_x_index": "0", "buffer0/in_accel_x_type": "le:s16/16>>0",
-            "buffer0/in_accel_y_en": "0", "buffer0/in_accel_y_index": "1", "buffer0/in_accel_y_type": "le:s16/16>>0",
-            "buffer0/in_accel_z_en": "0", "buffer0/in_accel_z_index": "2", "buffer0/in_accel_z_type": "le:s16/16>>0",
-        ])
+        root.write(
+            id, ["name": "fakeaccel", "in_accel_x_raw": "0", "in_accel_y_raw": "0", "in_accel_z_raw": "0", "buffer0/enable": "0"],
+            FakeSysfs.axes("accel", type: "le:s16/16>>0"))
         // A directory where the node should be: open() for reading fails (EISDIR) as a stand-in
         // for EACCES, which root (the CI user) never gets.
         try root.makeUnopenableNode(id)

@@ -18,13 +18,11 @@ struct IIOWatermarkTests {
             "in_accel_scale": "1", "current_timestamp_clock": "realtime",
             "sampling_frequency_available": "50 100 200 1000", "sampling_frequency": "50",
             "buffer0/enable": "0", "buffer0/length": "0",
-            "buffer0/in_accel_x_en": "0", "buffer0/in_accel_x_index": "0", "buffer0/in_accel_x_type": "le:s16/16>>0",
-            "buffer0/in_accel_y_en": "0", "buffer0/in_accel_y_index": "1", "buffer0/in_accel_y_type": "le:s16/16>>0",
-            "buffer0/in_accel_z_en": "0", "buffer0/in_accel_z_index": "2", "buffer0/in_accel_z_type": "le:s16/16>>0",
-            "buffer0/in_timestamp_en": "0", "buffer0/in_timestamp_index": "3", "buffer0/in_timestamp_type": "le:s64/64>>0",
         ]
         if let watermark { files["buffer0/watermark"] = watermark }
-        root.write(id, files)
+        root.write(
+            id, files, FakeSysfs.axes("accel", type: "le:s16/16>>0"),
+            FakeSysfs.scanElement("timestamp", index: 3, type: "le:s64/64>>0"))
         root.makeNode(id)
         return try #require(IIODiscovery.device(id: id, root: root.path))
     }

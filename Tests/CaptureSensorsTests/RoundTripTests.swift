@@ -4,18 +4,14 @@ import CaptureTestSupport
 import Foundation
 import Testing
 
-/// Issue 16.2, GPX: what `capture export --format gpx` wrote (fixtures/golden/export/ride.gpx, made
-/// by scripts/update-goldens from fixtures/export/ride.trace) comes back from `capture replay`'s
-/// reader with the same tracks, modality, fixes, distance, speed, accuracy and fix quality.
-@Suite struct GPXRoundTripTests {
-    /// Fixes per track and the initial modality, as the recorder would split them: a track ends at
-    /// a pause, a new one begins at a resume.
-    static func tracks(of path: String) throws -> (modality: Modality?, tracks: [[Fix]]) {
-        let read = try modalities(of: path)
-        return (read.modality, read.tracks)
-    }
-
-    /// Also the modality of each track: the latest start or modality mark at or before its first fix.
+/// Issue 16.2: what `capture export` wrote in GPX, GeoJSON and CSV (fixtures/golden/export/ride.*,
+/// made by scripts/update-goldens from fixtures/export/ride.trace) comes back from `capture
+/// replay`'s reader as the trace it came from: the same tracks (split at the pause), the modality
+/// of each, the same fixes with the fields the format keeps, the same distance.
+@Suite struct RoundTripTests {
+    /// The initial modality and the fixes per track, as the recorder would split them (a track
+    /// ends at a pause, a new one begins at a resume), and the modality of each track: the latest
+    /// start or modality mark at or before its first fix.
     static func modalities(of path: String) throws -> (modality: Modality?, tracks: [[Fix]], trackModalities: [Modality?]) {
         var modality: Modality?
         var marks: [(time: Int64, modality: Modality)] = []
@@ -44,75 +40,48 @@ import Testing
         return (modality, tracks, trackModalities)
     }
 
-    @Test func theExportedGPXReadsBackAsTheTraceItCameFrom() throws {
-        let original = try Self.tracks(of: Repository.fixture("export/ride.trace"))
-        let exported = try Self.tracks(of: Repository.fixture("golden/export/ride.gpx"))
+    /// An export format as the round trip sees it: its golden file, and what it keeps of a fix.
+    struct Export: Sendable, CustomTestStringConvertible {
+        /// The golden file, below fixtures/.
+        var golden: String
+        var format: TraceInputFormat
+        /// The fix as the format carries it: GPX the time, speed, horizontal accuracy and quality
+        /// (positions rounded); GeoJSON also the altitude; CSV every field in full.
+        var kept: @Sendable (Fix) -> Fix
+
+        var testDescription: String { format.rawValue }
+
+        static let gpx = Export(golden: "golden/export/ride.gpx", format: .gpx) { fix in
+            Fix(
+                timestamp: fix.timestamp, latitude: 0, longitude: 0, horizontalAccuracy: fix.horizontalAccuracy,
+                speed: fix.speed, satellites: fix.satellites, hdop: fix.hdop, vdop: fix.vdop, pdop: fix.pdop, mode: fix.mode)
+        }
+        static let geojson = Export(golden: "golden/export/ride.geojson", format: .geojson) { fix in
+            var kept = gpx.kept(fix)
+            kept.altitude = fix.altitude
+            return kept
+        }
+        static let csv = Export(golden: "golden/export/ride.locations.csv", format: .csv) { $0 }
+    }
+
+    @Test(arguments: [Export.gpx, .geojson, .csv])
+    func theExportReadsBackAsTheTraceItCameFrom(_ export: Export) throws {
+        let path = Repository.fixture(export.golden)
+        #expect(try TraceInput(path: path).format == export.format)
+        let original = try Self.modalities(of: Repository.fixture("export/ride.trace"))
+        let exported = try Self.modalities(of: path)
+        // The fixture has two tracks, a change to walking at the resume, and fix quality to compare.
+        #expect(original.modality == .car)
+        #expect(original.trackModalities == [.car, .walking])
+        #expect(original.tracks.count == 2)
+        #expect(original.tracks[0].first?.satellites == 9 && original.tracks[0].first?.pdop == 1.7)
         #expect(exported.modality == original.modality)
-        #expect(exported.modality == .car)
-        #expect(exported.tracks.map(\.count) == original.tracks.map(\.count))
-        #expect(exported.tracks.count == 2)
+        #expect(exported.trackModalities == original.trackModalities)
+        #expect(exported.tracks.map { $0.map(export.kept) } == original.tracks.map { $0.map(export.kept) })
         for (back, out) in zip(exported.tracks, original.tracks) {
             let distance = Geodesy.trackDistance(out)
             #expect(distance > 0)
             #expect(abs(Geodesy.trackDistance(back) - distance) <= distance * 0.001)
-            for (b, o) in zip(back, out) {
-                #expect(b.timestamp == o.timestamp)
-                #expect(b.speed == o.speed)
-                #expect(b.horizontalAccuracy == o.horizontalAccuracy)
-                #expect(b.satellites == o.satellites && b.hdop == o.hdop && b.vdop == o.vdop && b.pdop == o.pdop)
-                #expect(b.mode == o.mode)
-            }
-        }
-        // The quality really is there to compare (the fixture has it on track 1).
-        #expect(exported.tracks[0].first?.satellites == 9)
-    }
-}
-
-/// Issue 16.2, GeoJSON: capture's GeoJSON export (fixtures/golden/export/ride.geojson) replays as
-/// the trace it came from: one track per feature with its modality, the same fixes, distance,
-/// speed, accuracy and fix quality.
-@Suite struct GeoJSONRoundTripTests {
-    @Test func theExportedGeoJSONReadsBackAsTheTraceItCameFrom() throws {
-        let geojson = Repository.fixture("golden/export/ride.geojson")
-        #expect(try TraceInput(path: geojson).format == .geojson)
-        let original = try GPXRoundTripTests.modalities(of: Repository.fixture("export/ride.trace"))
-        let exported = try GPXRoundTripTests.modalities(of: geojson)
-        #expect(exported.modality == original.modality)
-        #expect(exported.trackModalities == original.trackModalities)
-        #expect(exported.trackModalities == [.car, .walking])
-        #expect(exported.tracks.map(\.count) == original.tracks.map(\.count))
-        for (back, out) in zip(exported.tracks, original.tracks) {
-            let distance = Geodesy.trackDistance(out)
-            #expect(abs(Geodesy.trackDistance(back) - distance) <= distance * 0.001)
-            for (b, o) in zip(back, out) {
-                #expect(b.timestamp == o.timestamp)
-                #expect(b.altitude == o.altitude)
-                #expect(b.speed == o.speed && b.horizontalAccuracy == o.horizontalAccuracy)
-                #expect(b.satellites == o.satellites && b.hdop == o.hdop && b.vdop == o.vdop && b.pdop == o.pdop)
-                #expect(b.mode == o.mode)
-            }
-        }
-        #expect(exported.tracks[0].first?.pdop == 1.7)
-    }
-}
-
-/// Issue 16.2, CSV: capture's locations table (fixtures/golden/export/ride.locations.csv) replays
-/// as the trace it came from: tracks by the `track` column, the modality column, the same fixes,
-/// distance, speed, accuracy and fix quality.
-@Suite struct CSVRoundTripTests {
-    @Test func theExportedLocationsTableReadsBackAsTheTraceItCameFrom() throws {
-        let csv = Repository.fixture("golden/export/ride.locations.csv")
-        #expect(try TraceInput(path: csv).format == .csv)
-        let original = try GPXRoundTripTests.modalities(of: Repository.fixture("export/ride.trace"))
-        let exported = try GPXRoundTripTests.modalities(of: csv)
-        #expect(exported.modality == original.modality)
-        #expect(exported.trackModalities == original.trackModalities)
-        #expect(exported.tracks.map(\.count) == original.tracks.map(\.count))
-        #expect(exported.tracks.count == 2)
-        for (back, out) in zip(exported.tracks, original.tracks) {
-            let distance = Geodesy.trackDistance(out)
-            #expect(abs(Geodesy.trackDistance(back) - distance) <= distance * 0.001)
-            #expect(back == out)  // CSV keeps every field in full
         }
     }
 }

@@ -34,14 +34,16 @@ public final class FakeSysfs {
     /// The sysfs directory of device `id` (`iio:device0`, `trigger0`).
     public func deviceDirectory(_ id: String) -> String { devicesDirectory + "/" + id }
 
-    /// Writes attribute files of a device (relative paths such as `buffer0/in_accel_x_en`), each
-    /// ending with `terminator` (sysfs gives a newline; pass `""` to write the text exactly). A
-    /// file that cannot be written is recorded as an issue of the calling test.
+    /// Writes attribute files of a device (relative paths such as `buffer0/in_accel_x_en`), those
+    /// of `files` and then of each of `more` (``scanElement(_:index:type:enabled:in:)``,
+    /// ``axes(_:type:first:sharedType:enabled:in:)``), each ending with `terminator` (sysfs gives
+    /// a newline; pass `""` to write the text exactly). A file that cannot be written is recorded
+    /// as an issue of the calling test.
     public func write(
-        _ id: String, _ files: [String: String], terminator: String = "\n",
+        _ id: String, _ files: [String: String], _ more: [String: String]..., terminator: String = "\n",
         sourceLocation: SourceLocation = #_sourceLocation
     ) {
-        for (name, text) in files {
+        for (name, text) in ([files] + more).joined() {
             let file = deviceDirectory(id) + "/" + name
             do {
                 try FileManager.default.createDirectory(
@@ -71,4 +73,34 @@ public final class FakeSysfs {
 
     /// The path of `dev/<id>`.
     public func node(_ id: String) -> String { path + "/dev/" + id }
+}
+
+extension FakeSysfs {
+    /// The scan element files of one buffered channel (`accel_x`, `pressure`, `timestamp`) in
+    /// `buffer` (`buffer0`, or the legacy `scan_elements`): `in_<channel>_en` (`enabled`: `1`,
+    /// else `0`), `in_<channel>_index` and, unless `type` is `nil`, `in_<channel>_type`.
+    public static func scanElement(
+        _ channel: String, index: Int, type: String?, enabled: Bool = false, in buffer: String = "buffer0"
+    ) -> [String: String] {
+        var files = ["\(buffer)/in_\(channel)_en": enabled ? "1" : "0", "\(buffer)/in_\(channel)_index": "\(index)"]
+        if let type { files["\(buffer)/in_\(channel)_type"] = type }
+        return files
+    }
+
+    /// The scan elements of a three-axis sensor (`accel`, `anglvel`, `magn`): `x`, `y`, `z` at
+    /// indexes `first`, `first + 1`, `first + 2`, each of `type`; or, with `sharedType`, one
+    /// `in_<sensor>_type` for the three.
+    public static func axes(
+        _ sensor: String, type: String, first: Int = 0, sharedType: Bool = false, enabled: Bool = false,
+        in buffer: String = "buffer0"
+    ) -> [String: String] {
+        var files = sharedType ? ["\(buffer)/in_\(sensor)_type": type] : [:]
+        for (offset, axis) in ["x", "y", "z"].enumerated() {
+            files.merge(
+                scanElement(
+                    "\(sensor)_\(axis)", index: first + offset, type: sharedType ? nil : type, enabled: enabled, in: buffer)
+            ) { $1 }
+        }
+        return files
+    }
 }
