@@ -10,33 +10,27 @@ import Synchronization
 extension Modality: ExpressibleByArgument {
     /// Any case: `bicycle`, `Bicycle`, `BICYCLE`.
     init?(argument: String) {
-        guard let modality = Modality(parsing: argument) else {
-            RejectedArgument.note(argument, "unknown modality '\(argument)'; use one of \(Modality.spellings)")
-            return nil
-        }
-        self = modality
+        let refusal = "unknown modality '\(argument)'; use one of \(Modality.spellings)"
+        guard let value = RejectedArgument.parse(argument, { Modality(parsing: $0) }, else: refusal) else { return nil }
+        self = value
     }
 }
 
 extension ByteSize: ExpressibleByArgument {
     /// `65536`, `512K`, `64M`, `2G` (see ``ByteSize/init(parsing:)``).
     init?(argument: String) {
-        guard let size = ByteSize(parsing: argument) else {
-            RejectedArgument.note(argument, "--max-store-size must be a size such as \(ByteSize.examples)")
-            return nil
-        }
-        self = size
+        let refusal = "--max-store-size must be a size such as \(ByteSize.examples)"
+        guard let value = RejectedArgument.parse(argument, { ByteSize(parsing: $0) }, else: refusal) else { return nil }
+        self = value
     }
 }
 
 extension GNSSTimePolicy: ExpressibleByArgument {
     /// `auto`, `always` or `never`, any case.
     init?(argument: String) {
-        guard let policy = GNSSTimePolicy(rawValue: argument.lowercased()) else {
-            RejectedArgument.note(argument, "--gnss-time must be auto, always or never, not '\(argument)'")
-            return nil
-        }
-        self = policy
+        let refusal = "--gnss-time must be auto, always or never, not '\(argument)'"
+        guard let value = RejectedArgument.parse(argument, { GNSSTimePolicy(rawValue: $0.lowercased()) }, else: refusal) else { return nil }
+        self = value
     }
 }
 
@@ -52,10 +46,8 @@ struct FlushInterval: ExpressibleByArgument, Equatable {
     }
 
     init?(argument: String) {
-        guard let seconds = Double(argument), (0.05...3600).contains(seconds) else {
-            RejectedArgument.note(argument, "--flush-interval must be between 0.05 and 3600 seconds")
-            return nil
-        }
+        let refusal = "--flush-interval must be between 0.05 and 3600 seconds"
+        guard let seconds = RejectedArgument.parse(argument, { Double($0).flatMap { (0.05...3600).contains($0) ? $0 : nil } }, else: refusal) else { return nil }
         self.seconds = seconds
     }
 
@@ -71,10 +63,8 @@ struct SamplingRate: ExpressibleByArgument, Equatable {
     let hertz: Double
 
     init?(argument: String) {
-        guard let hertz = Double(argument), SourceOptions.isAcceptable(rate: hertz) else {
-            RejectedArgument.note(argument, "--rate must be a number of Hz above 0 and at most 100000")
-            return nil
-        }
+        let refusal = "--rate must be a number of Hz above 0 and at most 100000"
+        guard let hertz = RejectedArgument.parse(argument, { Double($0).flatMap { SourceOptions.isAcceptable(rate: $0) ? $0 : nil } }, else: refusal) else { return nil }
         self.hertz = hertz
     }
 }
@@ -84,6 +74,13 @@ struct SamplingRate: ExpressibleByArgument, Equatable {
 /// the reason, so the type notes its own line here and `Capture.main` prints that instead.
 enum RejectedArgument {
     private static let last = Mutex<(value: String, message: String)?>(nil)
+
+    /// `argument` parsed by `parse`; when that gives nothing, `message` is noted as the reason.
+    static func parse<Value>(_ argument: String, _ parse: (String) -> Value?, else message: String) -> Value? {
+        let value = parse(argument)
+        if value == nil { note(argument, message) }
+        return value
+    }
 
     /// Notes that `value` was refused, and the line that says why.
     static func note(_ value: String, _ message: String) {
