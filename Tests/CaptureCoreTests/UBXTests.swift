@@ -26,15 +26,15 @@ private func frame(_ messageClass: UInt8, _ id: UInt8, _ payload: [UInt8]) -> [U
 /// NAV-PVT (92 bytes) at 2021-05-26 16:52:45 UTC, iTOW 319983000, 3D fix, gnssFixOK.
 private func navPVT(
     iTOW: UInt32 = 319_983_000, second: UInt8 = 45, lat: Int32 = 515_910_172, lon: Int32 = -246_364,
-    fixType: UInt8 = 3, fixOK: Bool = true
+    fixType: UInt8 = 3, fixOK: Bool = true, date: (month: UInt8, day: UInt8, hour: UInt8, minute: UInt8) = (5, 26, 16, 52)
 ) -> [UInt8] {
     var p = Payload(count: 92)
     p.u32(0, iTOW)
     p.u16(4, 2021)
-    p.u8(6, 5)
-    p.u8(7, 26)
-    p.u8(8, 16)
-    p.u8(9, 52)
+    p.u8(6, date.month)
+    p.u8(7, date.day)
+    p.u8(8, date.hour)
+    p.u8(9, date.minute)
     p.u8(10, second)
     p.u8(11, 0x07)  // validDate, validTime, fullyResolved
     p.i32(16, 217_381)  // nano
@@ -190,12 +190,21 @@ struct UBXNavigationTests {
         #expect(stream.stats.assembly.closedOnLastKind == 2)
     }
 
-    @Test("NAV-PVT without gnssFixOK, or with a dead-reckoning-only or time-only fix, is no fix")
+    @Test("NAV-PVT without gnssFixOK, or with a dead-reckoning-only fix or none, is no fix")
     func noFix() {
-        for (fixType, ok) in [(UInt8(3), false), (1, true), (5, true), (0, true)] {
+        for (fixType, ok) in [(UInt8(3), false), (1, true), (0, true), (5, false)] {
             var stream = GNSSReceiverStream()
             #expect(fixes(stream.push(navPVT(fixType: fixType, fixOK: ok)) + stream.finish()).isEmpty, "fixType \(fixType) ok \(ok)")
         }
+    }
+
+    @Test("a timing receiver's time-only fix (type 5, gnssFixOK) is a 3D fix at its held position")
+    func timeOnlyFix() throws {
+        var stream = GNSSReceiverStream()
+        let fix = try #require(fixes(stream.push(navPVT(fixType: 5)) + stream.finish()).first)
+        #expect(fix.timestamp == 1_622_047_965_000)
+        #expect(abs(fix.latitude - 51.5910172) < 1e-9)
+        #expect(fix.mode == .threeD)
     }
 
     @Test("NAV-POSLLH + NAV-SOL + NAV-VELNED + NAV-DOP are merged per iTOW")
@@ -269,6 +278,79 @@ struct UBXNavigationTests {
         #expect(GPSTime.unixMilliseconds(week: 2024, timeOfWeek: 420_964_000, leapSeconds: nil) == 1_540_500_946_000)
         #expect(GPSTime.unixMilliseconds(week: 0, timeOfWeek: 0, leapSeconds: 0) == 315_964_800_000)
         #expect(GPSTime.leapSeconds(atGPSSeconds: 0) == 13)
+    }
+}
+
+/// HNR-PVT (72 bytes) at 2021-06-16 23:46:`second`.`tenths` UTC, 3D fix, GPSfixOK.
+private func hnrPVT(tenths: Int, second: UInt8 = 5, lon: Int32 = -1_213_140_876, fixType: UInt8 = 3, fixOK: Bool = true) -> [UInt8] {
+    var p = Payload(count: 72)
+    p.u32(0, UInt32(344_778_000 + Int(second) * 1000 + tenths * 100))
+    p.u16(4, 2021)
+    p.u8(6, 6)
+    p.u8(7, 16)
+    p.u8(8, 23)
+    p.u8(9, 46)
+    p.u8(10, second)
+    p.u8(11, 0x07)  // validDate, validTime, fullyResolved
+    p.i32(12, Int32(tenths * 100_000_000 + 8))  // nano
+    p.u8(16, fixType)
+    p.u8(17, fixOK ? 0x1D : 0x1C)
+    p.i32(20, lon)
+    p.i32(24, 440_688_578)
+    p.i32(28, 1_111_800)  // height, mm
+    p.i32(32, 1_133_150)  // hMSL, mm
+    p.i32(36, 33)  // gSpeed, mm/s
+    p.i32(44, -12_494_290)  // headMot, 1e-5 deg (−124.9429°)
+    p.u32(52, 3_024)  // hAcc, mm
+    p.u32(56, 6_053)  // vAcc, mm
+    return frame(0x28, 0x00, p.bytes)
+}
+
+@Suite("UBX-HNR-PVT: a dead-reckoning module's high-rate solution")
+struct UBXHighRateTests {
+    @Test("each HNR-PVT is a fix: position, height, accuracy, speed, course, time from its UTC fields")
+    func fields() throws {
+        var stream = GNSSReceiverStream()
+        let events = stream.push(hnrPVT(tenths: 1))
+        let fix = try #require(fixes(events).first)
+        #expect(fixes(events).count == 1)
+        #expect(fix.timestamp == 1_623_887_165_100)  // 2021-06-16T23:46:05.100Z
+        #expect(abs(fix.latitude - 44.0688578) < 1e-9 && abs(fix.longitude - -121.3140876) < 1e-9)
+        #expect(abs((fix.altitude ?? 0) - 1111.8) < 1e-9)
+        #expect(abs((fix.horizontalAccuracy ?? 0) - 3.024) < 1e-9 && abs((fix.verticalAccuracy ?? 0) - 6.053) < 1e-9)
+        #expect(abs((fix.speed ?? 0) - 0.033) < 1e-9)
+        #expect(abs((fix.course ?? 0) - 235.0571) < 1e-9)
+        #expect(fix.mode == .threeD)
+        #expect(stream.stats.assembly.highRateFixes == 1)
+        if case .gnss(.transition(.acquired)) = events.first {} else { Issue.record("no fix-acquired event first") }
+    }
+
+    @Test("HNR-PVT without GPSfixOK, or dead reckoning only, is no fix")
+    func noFix() {
+        var stream = GNSSReceiverStream()
+        #expect(fixes(stream.push(hnrPVT(tenths: 0, fixOK: false) + hnrPVT(tenths: 1, fixType: 1))).isEmpty)
+        #expect(stream.stats.assembly.highRateWithoutFix == 2)
+    }
+
+    @Test("the NAV-PVT epoch that repeats an HNR-PVT time, arriving after later ones, is not a second fix")
+    func navigationEpochCoveredByHighRate() {
+        var stream = GNSSReceiverStream()
+        // 10 Hz HNR-PVT from 05.0 to 05.3, then the 1 Hz NAV-PVT of 05.0 (UTC 05.000, with its own
+        // slightly different position) closed by its NAV-EOE, then HNR-PVT goes on.
+        var bytes = (0...3).flatMap { hnrPVT(tenths: $0) }
+        let iTOW: UInt32 = 344_783_000
+        bytes += navPVT(iTOW: iTOW, second: 5, lat: 440_688_580, lon: -1_213_140_887, date: (6, 16, 23, 46))
+        bytes += frame(0x01, 0x61, [UInt8(iTOW & 0xFF), UInt8(iTOW >> 8 & 0xFF), UInt8(iTOW >> 16 & 0xFF), UInt8(iTOW >> 24)])
+        bytes += (4...5).flatMap { hnrPVT(tenths: $0) }
+        let result = fixes(stream.push(bytes) + stream.finish())
+        #expect(result.count == 6)
+        #expect(result.map(\.timestamp) == result.map(\.timestamp).sorted())
+        #expect(result.allSatisfy { abs($0.longitude - -121.3140876) < 1e-9 })
+        #expect(stream.stats.assembly.fixesCoveredByHighRate == 1)
+        // Without HNR-PVT, the same NAV-PVT epoch is a fix.
+        var alone = GNSSReceiverStream()
+        let own = fixes(alone.push(navPVT(iTOW: iTOW, second: 5, date: (6, 16, 23, 46))) + alone.finish())
+        #expect(own.map(\.timestamp) == [1_623_887_165_000])
     }
 }
 
@@ -382,8 +464,9 @@ struct MixedReceiverStreamTests {
 @Suite("GNSSReceiverStream on the shared receiver logs")
 struct ReceiverStreamRealLogTests {
     static let logs = [
-        "garmin15x.log", "nmea-fuzzy-cases.log", "quectel-eg25-g.log", "ublox-8.log", "ublox-neo-m8n.log",
-        "ublox-neo-m8t.log", "ublox-neo-m8u.log", "ublox-neo-m9n-nmea.log",
+        "eXplorist210.log", "garmin15x.log", "nmea-fuzzy-cases.log", "quectel-eg25-g.log", "u-blox-m8t-time.log",
+        "ublox-8.log", "ublox-neo-m8n.log", "ublox-neo-m8t.log", "ublox-neo-m8u-hnr.log", "ublox-neo-m8u.log",
+        "ublox-neo-m9n-nmea.log", "ublox-zed-f9t-rtcm3.log",
     ]
 
     @Test(
@@ -405,10 +488,10 @@ struct ReceiverStreamRealLogTests {
         #expect(events == expected, "\(log)")
         #expect(pieces.stats == whole.stats, "\(log)")
         #expect(!expected.isEmpty, "\(log)")
-        // No UBX frame in these logs is damaged, but the NEO-M8N and NEO-M8T logs end in the
-        // middle of one (a NAV-TIMEGPS, an RXM-RAWX).
+        // No UBX frame in these logs is damaged, but the NEO-M8N, NEO-M8T and M8T timing logs end
+        // in the middle of one (a NAV-TIMEGPS, an RXM-RAWX, a NAV-SAT).
         #expect(whole.stats.framing.badChecksum == 0, "\(log)")
-        let cutOff = ["ublox-neo-m8n.log", "ublox-neo-m8t.log"].contains(log) ? 1 : 0
+        let cutOff = ["ublox-neo-m8n.log", "ublox-neo-m8t.log", "u-blox-m8t-time.log"].contains(log) ? 1 : 0
         #expect(whole.stats.framing.truncatedAtEnd == cutOff, "\(log)")
     }
 
