@@ -459,6 +459,44 @@ struct MixedReceiverStreamTests {
         events += pieces.finish()
         #expect(fixes(events) == all)
     }
+
+    /// A real RTCM 3 frame from the ZED-F9T log: message 1230 (GLONASS code-phase biases),
+    /// `0xD3`, length 8, the message, its CRC-24Q.
+    static let rtcm1230: [UInt8] = [0xD3, 0x00, 0x08, 0x4C, 0xE0, 0x00, 0x8A, 0x00, 0x00, 0x00, 0x00, 0xA8, 0xF7, 0x2A]
+
+    @Test("RTCM 3 frames between NMEA sentences and UBX frames are skipped and counted, not taken for damaged NMEA")
+    func rtcm3() {
+        let rtcm = Self.rtcm1230
+        var bytes = rtcm + nmea("GPRMC,165244.00,A,5135.46103,N,00001.47818,W,0.01,,260521,,,A") + rtcm
+        bytes += navPVT() + rtcm + frame(0x01, 0x61, [0x98, 0x8D, 0x12, 0x13]) + rtcm
+        bytes += nmea("GPRMC,165246.00,A,5135.46103,N,00001.47818,W,0.01,,260521,,,A")
+        for chunk in [bytes.count, 1] {
+            var stream = GNSSReceiverStream()
+            var events: [ReceiverEvent] = []
+            var start = 0
+            while start < bytes.count {
+                events += stream.push(bytes[start..<min(bytes.count, start + chunk)])
+                start += chunk
+            }
+            events += stream.finish()
+            // (The NMEA epoch of :44 closes when the next NMEA time arrives, after the UBX :45.)
+            #expect(fixes(events).map(\.timestamp).sorted() == [1_622_047_964_000, 1_622_047_965_000, 1_622_047_966_000], "chunk \(chunk)")
+            #expect(stream.stats.framing.rtcm3Frames == 4)
+            #expect(stream.stats.rejected == 0)
+            #expect(stream.stats.unused == 4)
+        }
+        // A damaged copy (one bit of its message flipped) is no frame: its bytes are text.
+        var damaged = rtcm
+        damaged[7] ^= 0x01
+        var stream = GNSSReceiverStream()
+        _ = stream.push(damaged + nmea("GPRMC,165244.00,A,5135.46103,N,00001.47818,W,0.01,,260521,,,A")) + stream.finish()
+        #expect(stream.stats.framing.rtcm3Frames == 0)
+        #expect(stream.stats.nmea.sentences == 1)
+        // An RTCM 3 frame cut off by the end of the input is counted as such.
+        var cut = GNSSReceiverStream()
+        _ = cut.push(Array(rtcm.prefix(10))) + cut.finish()
+        #expect(cut.stats.framing.truncatedAtEnd == 1)
+    }
 }
 
 @Suite("GNSSReceiverStream on the shared receiver logs")
@@ -489,9 +527,13 @@ struct ReceiverStreamRealLogTests {
         #expect(pieces.stats == whole.stats, "\(log)")
         #expect(!expected.isEmpty, "\(log)")
         // No UBX frame in these logs is damaged, but the NEO-M8N, NEO-M8T and M8T timing logs end
-        // in the middle of one (a NAV-TIMEGPS, an RXM-RAWX, a NAV-SAT).
+        // in the middle of one (a NAV-TIMEGPS, an RXM-RAWX, a NAV-SAT), the ZED-F9T log in the
+        // middle of an RTCM 3 frame (a u-blox 4072).
         #expect(whole.stats.framing.badChecksum == 0, "\(log)")
-        let cutOff = ["ublox-neo-m8n.log", "ublox-neo-m8t.log", "u-blox-m8t-time.log"].contains(log) ? 1 : 0
+        let cutOff = ["ublox-neo-m8n.log", "ublox-neo-m8t.log", "u-blox-m8t-time.log", "ublox-zed-f9t-rtcm3.log"].contains(log) ? 1 : 0
+        // The ZED-F9T's RTCM 3 frames (182, counted by an independent CRC-24Q check) are skipped,
+        // not taken for damaged NMEA.
+        #expect(whole.stats.framing.rtcm3Frames == (log == "ublox-zed-f9t-rtcm3.log" ? 182 : 0), "\(log)")
         #expect(whole.stats.framing.truncatedAtEnd == cutOff, "\(log)")
     }
 

@@ -62,7 +62,8 @@ struct SharedLogReplayTests {
     ]
 
     /// The log's bytes with every line end in its text parts (outside UBX frames) made `ending`.
-    /// UBX frames are copied unchanged: their payloads are binary.
+    /// UBX frames are copied unchanged: their payloads are binary. RTCM 3 frames, which the
+    /// splitter skips, are left out.
     static func rewrite(_ bytes: [UInt8], to ending: LineEnding) -> [UInt8] {
         var splitter = UBXFrameSplitter()
         var output: [UInt8] = []
@@ -208,11 +209,11 @@ struct SharedLogReplayTests {
 /// The `nmea:` live source reading u-blox binary from a pty, as from a receiver's serial port.
 @Suite("The nmea: source reads UBX from a serial device")
 struct UBXLiveSourceTests {
-    @Test(
-        "the NEO-M8U log through a pty in raw mode: fixes and IMU samples as in a replay",
-        .enabled(if: SharedData.isAvailable, SharedData.absentReason))
-    func ubxOverPty() throws {
-        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: SharedData.path("ublox-neo-m8u.log"))))
+    /// Writes shared log `log` to a pty in uneven pieces, read by an `nmea:` source on its own
+    /// descriptor in raw mode, until `done` holds for what it delivered (10 s at most), then stops
+    /// the source. Whether the source ended cleanly is `joined`.
+    static func overPty(_ log: String, until done: (Collector) -> Bool) throws -> (collector: Collector, joined: Bool) {
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: SharedData.path(log))))
         let terminal = try PseudoTerminal()
         let path = terminal.path
         let collector = Collector()
@@ -232,16 +233,38 @@ struct UBXLiveSourceTests {
             step = step % 997 + 61
             usleep(1_000)
         }
-        // The last epoch closes with its NAV-EOE; wait until its fix and the last IMU samples are in.
         let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline, collector.fixes.count < 3 || collector.motion.count < 580 { usleep(50_000) }
+        while Date() < deadline, !done(collector) { usleep(50_000) }
         stop.set()
-        #expect(worker.join())
+        return (collector, worker.join())
+    }
+
+    @Test(
+        "the NEO-M8U log through a pty in raw mode: fixes and IMU samples as in a replay",
+        .enabled(if: SharedData.isAvailable, SharedData.absentReason))
+    func ubxOverPty() throws {
+        // The last epoch closes with its NAV-EOE; wait until its fix and the last IMU samples are in.
+        let (collector, joined) = try Self.overPty("ublox-neo-m8u.log") { $0.fixes.count >= 3 && $0.motion.count >= 580 }
+        #expect(joined)
         #expect(collector.fixes.count == 3)
         #expect(collector.motion.filter { $0.0 == .accelerometer }.count == 290)
         #expect(collector.motion.filter { $0.0 == .gyroscope }.count == 290)
         // The log begins with gpsd's VERSION, DEVICES and WATCH reports (it was taken with
         // `gpspipe -R`): three lines that are not NMEA. Nothing else is lost.
         #expect(collector.lost == 3)
+    }
+
+    @Test(
+        "the ZED-F9T log (RTCM 3 and UBX) through a pty: its fixes, the RTCM 3 frames skipped, not lost",
+        .enabled(if: SharedData.isAvailable, SharedData.absentReason))
+    func rtcm3OverPty() throws {
+        // Its 26 epochs have no NAV-EOE: the last closes on its last message kind, learnt earlier.
+        let (collector, joined) = try Self.overPty("ublox-zed-f9t-rtcm3.log") { $0.fixes.count >= 26 }
+        #expect(joined)
+        #expect(collector.fixes.count == 26)
+        // 182 RTCM 3 frames and 6 UBX messages not decoded (3 NAV-SAT, 3 NAV-SBAS) are skipped.
+        #expect(collector.skipped == 188)
+        // Nothing is lost: the RTCM 3 frame cut off at the end of the log waits for its rest.
+        #expect(collector.lost == 0)
     }
 }
