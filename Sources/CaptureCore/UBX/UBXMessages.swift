@@ -156,8 +156,10 @@ public enum UBXMessage: Sendable, Equatable {
             try need(72)
             self = .hnrPVT(
                 UBXHNRPVT(
-                    iTOW: p.u32(0), year: Int(p.u16(4)), month: Int(p.u8(6)), day: Int(p.u8(7)), hour: Int(p.u8(8)),
-                    minute: Int(p.u8(9)), second: Int(p.u8(10)), valid: p.u8(11), nano: p.i32(12),
+                    iTOW: p.u32(0),
+                    unixMilliseconds: UBXNavPVT.unixMilliseconds(
+                        year: Int(p.u16(4)), month: Int(p.u8(6)), day: Int(p.u8(7)), hour: Int(p.u8(8)),
+                        minute: Int(p.u8(9)), second: Int(p.u8(10)), valid: p.u8(11), nano: p.i32(12)),
                     gpsFix: p.u8(16), flags: p.u8(17),
                     longitude: Double(p.i32(20)) * 1e-7, latitude: Double(p.i32(24)) * 1e-7,
                     height: Double(p.i32(28)) * 1e-3, heightMSL: Double(p.i32(32)) * 1e-3,
@@ -230,32 +232,17 @@ public struct UBXNavPVT: Sendable, Equatable {
 public struct UBXHNRPVT: Sendable, Equatable {
     /// GPS time of week of the solution, ms.
     public var iTOW: UInt32
-    /// UTC date and time (valid per ``valid``).
-    public var year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int
-    /// Validity flags: bit 0 validDate, bit 1 validTime, bit 2 fullyResolved.
-    public var valid: UInt8
-    /// Fraction of the second, ns (may be negative).
-    public var nano: Int32
-    /// 0 no fix, 1 dead reckoning only, 2 2D, 3 3D, 4 GNSS + dead reckoning, 5 time only.
-    public var gpsFix: UInt8
-    /// Bit 0 GPSfixOK, bit 1 DiffSoln, bit 2 WKNSET, bit 3 TOWSET, bit 4 headVehValid.
-    public var flags: UInt8
-    /// Degrees.
-    public var longitude: Double, latitude: Double
-    /// Height above the ellipsoid and above mean sea level, m.
-    public var height: Double, heightMSL: Double
-    /// Ground speed (2D), m/s.
-    public var groundSpeed: Double
-    /// Heading of motion (2D), degrees.
-    public var headingOfMotion: Double
+    /// The UTC date and time as Unix ms, when the module marks both valid (as for NAV-PVT).
+    public var unixMilliseconds: Int64?
+    /// Fix type (0 none, 1 DR only, 2 2D, 3 3D, 4 GNSS + DR, 5 time only) and flags (bit 0
+    /// GPSfixOK, 1 DiffSoln, 2 WKNSET, 3 TOWSET, 4 headVehValid).
+    public var gpsFix: UInt8, flags: UInt8
+    /// Position: degrees, and height above the ellipsoid and above mean sea level, m.
+    public var longitude: Double, latitude: Double, height: Double, heightMSL: Double
+    /// Ground speed (2D), m/s, and heading of motion (2D), degrees.
+    public var groundSpeed: Double, headingOfMotion: Double
     /// Horizontal and vertical accuracy estimates, m.
     public var horizontalAccuracy: Double, verticalAccuracy: Double
-
-    /// Unix milliseconds from the UTC fields, when date and time are marked valid.
-    public var unixMilliseconds: Int64? {
-        UBXNavPVT.unixMilliseconds(
-            year: year, month: month, day: day, hour: hour, minute: minute, second: second, valid: valid, nano: nano)
-    }
 }
 
 /// NAV-POSLLH: geodetic position.
