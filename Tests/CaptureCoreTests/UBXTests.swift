@@ -537,6 +537,33 @@ struct ReceiverStreamRealLogTests {
         #expect(whole.stats.framing.truncatedAtEnd == cutOff, "\(log)")
     }
 
+    @Test(
+        "the NEO-M8U's IMU: every ESF-RAW reading gpsd decodes is a sample, every ESF-MEAS one counted as skipped",
+        .enabled(if: SharedData.isAvailable, SharedData.absentReason))
+    func everyIMUReadingAccountedFor() throws {
+        // gpsd's readings: its IMU reports, one per distinct time tag (gpsd repeats many ESF-RAW
+        // ones: 830 reports of 290 readings) and message.
+        var raw = Set<Int>()
+        var meas = Set<[Int]>()
+        let text = try String(contentsOfFile: SharedData.path("ublox-neo-m8u.log.chk"), encoding: .utf8)
+        for line in text.split(whereSeparator: \.isNewline) where line.hasPrefix("{") {
+            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                object["class"] as? String == "IMU", let tag = object["timeTag"] as? Int
+            else { continue }
+            if object["msg"] as? String == "UBX-ESF-RAW" { raw.insert(tag) }
+            if object["msg"] as? String == "UBX-ESF-MEAS" { meas.insert([tag, object["acc_x"] == nil ? 0 : 1]) }
+        }
+        var stream = GNSSReceiverStream()
+        let events = stream.push(try SharedData.bytes("ublox-neo-m8u.log")) + stream.finish()
+        let motion = events.compactMap { if case .motion(let sensor, _) = $0 { sensor } else { nil } }
+        #expect(motion.filter { $0 == .accelerometer }.count == raw.count)
+        #expect(motion.filter { $0 == .gyroscope }.count == raw.count)
+        #expect(stream.stats.sensors.measSkippedForRaw == meas.count)
+        #expect(stream.stats.sensors.withoutTime == 0 && stream.stats.sensors.incomplete == 0)
+        #expect(stream.stats.unused >= meas.count)
+        #expect((raw.count, meas.count) == (290, 58))
+    }
+
     @Test("random bytes and damaged copies of a real log never trap", .enabled(if: SharedData.isAvailable, SharedData.absentReason))
     func damagedInput() throws {
         var random = SplitMix64(seed: 13)

@@ -31,10 +31,12 @@ public struct GNSSReceiverStats: Sendable, Equatable {
 
     /// Damaged input: bad NMEA lines and sentences, bad or cut-off UBX frames, malformed messages.
     public var rejected: Int { nmea.rejected + framing.rejected + malformed }
-    /// Well-formed input not used: unsupported NMEA sentence types and UBX message kinds, and
-    /// RTCM 3 frames.
+    /// Well-formed input not used: unsupported NMEA sentence types and UBX message kinds, RTCM 3
+    /// frames, and ESF-MEAS readings left out because the receiver sends the same sensors in
+    /// ESF-RAW.
     public var unused: Int {
         nmea.unsupported.values.reduce(0, +) + unsupported.values.reduce(0, +) + framing.rtcm3Frames
+            + sensors.measSkippedForRaw
     }
 }
 
