@@ -35,9 +35,8 @@ public struct TraceInput: Sendable {
     /// The detected format.
     public let format: TraceInputFormat
 
-    /// Opens `path` and detects its format from its first bytes (4 KiB: enough for a comment
-    /// header, gpsd's preamble or some line noise, and a first UBX frame or NMEA sentence). A native trace's header is
-    /// validated as ``TraceFile/validateHeader()`` does.
+    /// Opens `path` and detects its format from its first ``headLength`` bytes. A native trace's
+    /// header is validated as ``TraceFile/validateHeader()`` does.
     public init(path: String) throws(TraceFileError) {
         self.path = path
         let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -47,7 +46,7 @@ public struct TraceInput: Sendable {
         if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
             throw .cannotOpen(path: path, reason: "it is a directory")
         }
-        var head = [UInt8](repeating: 0, count: 4096)
+        var head = [UInt8](repeating: 0, count: Self.headLength)
         let count: Int
         do {
             count = try head.withUnsafeMutableBytes { try FileDescriptor(rawValue: fd).read(into: $0) }
@@ -58,14 +57,22 @@ public struct TraceInput: Sendable {
         if format == .native { try TraceFile(path: path).validateHeader() }
     }
 
+    /// How much of a file ``detect(_:)`` looks at: 64 KiB, the first part of a receiver log
+    /// whatever comes first (a comment header, gpsd's preamble, seconds of RTCM 3 corrections
+    /// from a base station or timing receiver before its first UBX navigation message).
+    public static let headLength = 65_536
+
     /// The format of a file starting with `head`. Anything unrecognised is taken as native, so
     /// that its error names the expected header.
     ///
     /// Looks past a byte-order mark, blank lines and `#` comment lines (LF, CRLF or CR). The
-    /// first line after them decides for gpsd JSON (`{`, unless a UBX frame follows: a
-    /// `gpspipe -R` log) and NMEA (`$`, `!`); a line of anything else (binary) is a receiver
-    /// stream (``TraceInputFormat/nmea``) if the head holds a UBX frame or an NMEA sentence with
-    /// a good checksum further on.
+    /// first line after them decides for NMEA (`$`, `!`: a receiver stream, which may go on in
+    /// UBX); `{` is gpsd JSON unless the head holds UBX or RTCM 3 frames, or NMEA sentences with
+    /// good checksums and no gpsd report besides its session preamble (a `gpspipe -R` log:
+    /// gpsd's VERSION, DEVICES and WATCH, then the receiver's own output; a `gpspipe -w -r` log
+    /// has reports between the NMEA it echoes). A line of anything else (binary) is a receiver stream
+    /// (``TraceInputFormat/nmea``) if the whole head holds a UBX frame, an RTCM 3 frame or an NMEA
+    /// sentence with a good checksum: RTCM 3 and unknown binary are skipped and counted there.
     public static func detect(_ head: Data) -> TraceInputFormat {
         var bytes = [UInt8](head)
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
@@ -83,11 +90,14 @@ public struct TraceInput: Sendable {
             if first < end, bytes[first] != UInt8(ascii: "#") {
                 switch bytes[first] {
                 case UInt8(ascii: "{"):
-                    // gpsd's JSON, unless raw UBX follows it (`gpspipe -R` logs begin with
-                    // gpsd's VERSION, DEVICES and WATCH reports).
-                    return containsUBXFrame(bytes[first...]) ? .nmea : .gpsdJSON
+                    // gpsd's JSON, unless the receiver's own output follows it (`gpspipe -R`
+                    // logs begin with gpsd's VERSION, DEVICES and WATCH reports).
+                    let output = receiverOutput(bytes[first...])
+                    return output.frames > 0 || (output.sentences > 0 && !hasGPSDReports(bytes[first...])) ? .nmea : .gpsdJSON
                 case UInt8(ascii: "$"), UInt8(ascii: "!"): return .nmea
-                default: return containsReceiverOutput(bytes[first...]) ? .nmea : .native
+                default:
+                    let output = receiverOutput(bytes[first...])
+                    return output.frames + output.sentences > 0 ? .nmea : .native
                 }
             }
             start = end + 1
@@ -95,28 +105,34 @@ public struct TraceInput: Sendable {
         return .native
     }
 
-    /// Whether `bytes` hold a whole UBX frame with a matching checksum.
-    static func containsUBXFrame(_ bytes: ArraySlice<UInt8>) -> Bool {
-        var splitter = UBXFrameSplitter()
-        return splitter.push(bytes).contains { if case .frame = $0 { true } else { false } }
+    /// Whether `bytes` hold a gpsd JSON line of a class other than those gpsd starts a session
+    /// with (VERSION, DEVICES, DEVICE, WATCH): a report (TPV, SKY, IMU, …) of a `gpspipe -w` log.
+    static func hasGPSDReports(_ bytes: ArraySlice<UInt8>) -> Bool {
+        let preamble: Set<Substring> = ["VERSION", "DEVICES", "DEVICE", "WATCH"]
+        for line in bytes.split(whereSeparator: { $0 == 0x0A || $0 == 0x0D }) where line.first == UInt8(ascii: "{") {
+            let text = String(decoding: line, as: UTF8.self)
+            guard let key = text.range(of: "\"class\":\"") else { continue }
+            let name = text[key.upperBound...].prefix { $0 != "\"" }
+            if !preamble.contains(name) { return true }
+        }
+        return false
     }
 
-    /// Whether `bytes` hold a whole UBX frame or NMEA sentence with a matching checksum.
-    static func containsReceiverOutput(_ bytes: ArraySlice<UInt8>) -> Bool {
+    /// The whole UBX and RTCM 3 frames (matching checksums) and the NMEA sentences with
+    /// matching checksums in `bytes`.
+    static func receiverOutput(_ bytes: ArraySlice<UInt8>) -> (frames: Int, sentences: Int) {
         var splitter = UBXFrameSplitter()
         var text: [UInt8] = []
         for piece in splitter.push(bytes) {
-            switch piece {
-            case .frame: return true
-            case .text(let chunk): text += chunk
-            }
+            if case .text(let chunk) = piece { text += chunk }
         }
+        var sentences = 0
         for line in text.split(whereSeparator: { $0 == 0x0A || $0 == 0x0D }) {
             guard let dollar = line.lastIndex(where: { $0 == UInt8(ascii: "$") || $0 == UInt8(ascii: "!") }) else { continue }
             let candidate = String(decoding: line[dollar...], as: UTF8.self)
-            if (try? NMEASentence(validating: candidate[...], options: .init())) != nil { return true }
+            if (try? NMEASentence(validating: candidate[...], options: .init())) != nil { sentences += 1 }
         }
-        return false
+        return (splitter.stats.frames + splitter.stats.rtcm3Frames, sentences)
     }
 
     /// Calls `body` with each record and a 1-based position (line for native, record number

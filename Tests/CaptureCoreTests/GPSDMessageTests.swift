@@ -159,4 +159,26 @@ import Testing
         #expect(merger.stats.reportsWithoutTime == 1)
         #expect(merger.stats.epochsWithoutFix == 2)
     }
+
+    @Test("a no-fix TPV after gpsd reported a fix for the same time does not take the fix back")
+    func noFixAfterFixOfTheSameTime() throws {
+        var merger = GPSDTPVMerger()
+        var events: [GNSSEvent] = []
+        // gpsd on eXplorist210.log: GGA, RMC and GSA give 3D reports, then $PMGNST a mode-1 report
+        // of the same time.
+        events += merger.add(try tpv(#"{"class":"TPV","mode":3,"time":"2006-05-20T20:06:20.300Z","lat":53.22038,"lon":6.573713333}"#))
+        events += merger.add(try tpv(#"{"class":"TPV","mode":3,"time":"2006-05-20T20:06:20.300Z","epv":98.9}"#))
+        events += merger.add(try tpv(#"{"class":"TPV","mode":1,"time":"2006-05-20T20:06:20.300Z"}"#))
+        events += merger.finish()
+        #expect(events.contains(.fix(Fix(timestamp: 1_148_155_580_300, latitude: 53.22038, longitude: 6.573713333, verticalAccuracy: 98.9, mode: .threeD))))
+        #expect(merger.stats.noFixAfterFix == 1)
+        // A mode-1 report that comes before any fix of its time still leaves the epoch without one.
+        var early = GPSDTPVMerger()
+        _ = early.add(try tpv(#"{"class":"TPV","mode":1,"time":"2006-05-20T20:06:20.300Z"}"#))
+        #expect(fixes(early.finish()).isEmpty)
+    }
+
+    private func fixes(_ events: [GNSSEvent]) -> [Fix] {
+        events.compactMap { if case .fix(let fix) = $0 { fix } else { nil } }
+    }
 }

@@ -26,15 +26,15 @@ private func frame(_ messageClass: UInt8, _ id: UInt8, _ payload: [UInt8]) -> [U
 /// NAV-PVT (92 bytes) at 2021-05-26 16:52:45 UTC, iTOW 319983000, 3D fix, gnssFixOK.
 private func navPVT(
     iTOW: UInt32 = 319_983_000, second: UInt8 = 45, lat: Int32 = 515_910_172, lon: Int32 = -246_364,
-    fixType: UInt8 = 3, fixOK: Bool = true
+    fixType: UInt8 = 3, fixOK: Bool = true, date: (month: UInt8, day: UInt8, hour: UInt8, minute: UInt8) = (5, 26, 16, 52)
 ) -> [UInt8] {
     var p = Payload(count: 92)
     p.u32(0, iTOW)
     p.u16(4, 2021)
-    p.u8(6, 5)
-    p.u8(7, 26)
-    p.u8(8, 16)
-    p.u8(9, 52)
+    p.u8(6, date.month)
+    p.u8(7, date.day)
+    p.u8(8, date.hour)
+    p.u8(9, date.minute)
     p.u8(10, second)
     p.u8(11, 0x07)  // validDate, validTime, fullyResolved
     p.i32(16, 217_381)  // nano
@@ -190,12 +190,21 @@ struct UBXNavigationTests {
         #expect(stream.stats.assembly.closedOnLastKind == 2)
     }
 
-    @Test("NAV-PVT without gnssFixOK, or with a dead-reckoning-only or time-only fix, is no fix")
+    @Test("NAV-PVT without gnssFixOK, or with a dead-reckoning-only fix or none, is no fix")
     func noFix() {
-        for (fixType, ok) in [(UInt8(3), false), (1, true), (5, true), (0, true)] {
+        for (fixType, ok) in [(UInt8(3), false), (1, true), (0, true), (5, false)] {
             var stream = GNSSReceiverStream()
             #expect(fixes(stream.push(navPVT(fixType: fixType, fixOK: ok)) + stream.finish()).isEmpty, "fixType \(fixType) ok \(ok)")
         }
+    }
+
+    @Test("a timing receiver's time-only fix (type 5, gnssFixOK) is a 3D fix at its held position")
+    func timeOnlyFix() throws {
+        var stream = GNSSReceiverStream()
+        let fix = try #require(fixes(stream.push(navPVT(fixType: 5)) + stream.finish()).first)
+        #expect(fix.timestamp == 1_622_047_965_000)
+        #expect(abs(fix.latitude - 51.5910172) < 1e-9)
+        #expect(fix.mode == .threeD)
     }
 
     @Test("NAV-POSLLH + NAV-SOL + NAV-VELNED + NAV-DOP are merged per iTOW")
@@ -269,6 +278,79 @@ struct UBXNavigationTests {
         #expect(GPSTime.unixMilliseconds(week: 2024, timeOfWeek: 420_964_000, leapSeconds: nil) == 1_540_500_946_000)
         #expect(GPSTime.unixMilliseconds(week: 0, timeOfWeek: 0, leapSeconds: 0) == 315_964_800_000)
         #expect(GPSTime.leapSeconds(atGPSSeconds: 0) == 13)
+    }
+}
+
+/// HNR-PVT (72 bytes) at 2021-06-16 23:46:`second`.`tenths` UTC, 3D fix, GPSfixOK.
+private func hnrPVT(tenths: Int, second: UInt8 = 5, lon: Int32 = -1_213_140_876, fixType: UInt8 = 3, fixOK: Bool = true) -> [UInt8] {
+    var p = Payload(count: 72)
+    p.u32(0, UInt32(344_778_000 + Int(second) * 1000 + tenths * 100))
+    p.u16(4, 2021)
+    p.u8(6, 6)
+    p.u8(7, 16)
+    p.u8(8, 23)
+    p.u8(9, 46)
+    p.u8(10, second)
+    p.u8(11, 0x07)  // validDate, validTime, fullyResolved
+    p.i32(12, Int32(tenths * 100_000_000 + 8))  // nano
+    p.u8(16, fixType)
+    p.u8(17, fixOK ? 0x1D : 0x1C)
+    p.i32(20, lon)
+    p.i32(24, 440_688_578)
+    p.i32(28, 1_111_800)  // height, mm
+    p.i32(32, 1_133_150)  // hMSL, mm
+    p.i32(36, 33)  // gSpeed, mm/s
+    p.i32(44, -12_494_290)  // headMot, 1e-5 deg (−124.9429°)
+    p.u32(52, 3_024)  // hAcc, mm
+    p.u32(56, 6_053)  // vAcc, mm
+    return frame(0x28, 0x00, p.bytes)
+}
+
+@Suite("UBX-HNR-PVT: a dead-reckoning module's high-rate solution")
+struct UBXHighRateTests {
+    @Test("each HNR-PVT is a fix: position, height, accuracy, speed, course, time from its UTC fields")
+    func fields() throws {
+        var stream = GNSSReceiverStream()
+        let events = stream.push(hnrPVT(tenths: 1))
+        let fix = try #require(fixes(events).first)
+        #expect(fixes(events).count == 1)
+        #expect(fix.timestamp == 1_623_887_165_100)  // 2021-06-16T23:46:05.100Z
+        #expect(abs(fix.latitude - 44.0688578) < 1e-9 && abs(fix.longitude - -121.3140876) < 1e-9)
+        #expect(abs((fix.altitude ?? 0) - 1111.8) < 1e-9)
+        #expect(abs((fix.horizontalAccuracy ?? 0) - 3.024) < 1e-9 && abs((fix.verticalAccuracy ?? 0) - 6.053) < 1e-9)
+        #expect(abs((fix.speed ?? 0) - 0.033) < 1e-9)
+        #expect(abs((fix.course ?? 0) - 235.0571) < 1e-9)
+        #expect(fix.mode == .threeD)
+        #expect(stream.stats.assembly.highRateFixes == 1)
+        if case .gnss(.transition(.acquired)) = events.first {} else { Issue.record("no fix-acquired event first") }
+    }
+
+    @Test("HNR-PVT without GPSfixOK, or dead reckoning only, is no fix")
+    func noFix() {
+        var stream = GNSSReceiverStream()
+        #expect(fixes(stream.push(hnrPVT(tenths: 0, fixOK: false) + hnrPVT(tenths: 1, fixType: 1))).isEmpty)
+        #expect(stream.stats.assembly.highRateWithoutFix == 2)
+    }
+
+    @Test("the NAV-PVT epoch that repeats an HNR-PVT time, arriving after later ones, is not a second fix")
+    func navigationEpochCoveredByHighRate() {
+        var stream = GNSSReceiverStream()
+        // 10 Hz HNR-PVT from 05.0 to 05.3, then the 1 Hz NAV-PVT of 05.0 (UTC 05.000, with its own
+        // slightly different position) closed by its NAV-EOE, then HNR-PVT goes on.
+        var bytes = (0...3).flatMap { hnrPVT(tenths: $0) }
+        let iTOW: UInt32 = 344_783_000
+        bytes += navPVT(iTOW: iTOW, second: 5, lat: 440_688_580, lon: -1_213_140_887, date: (6, 16, 23, 46))
+        bytes += frame(0x01, 0x61, [UInt8(iTOW & 0xFF), UInt8(iTOW >> 8 & 0xFF), UInt8(iTOW >> 16 & 0xFF), UInt8(iTOW >> 24)])
+        bytes += (4...5).flatMap { hnrPVT(tenths: $0) }
+        let result = fixes(stream.push(bytes) + stream.finish())
+        #expect(result.count == 6)
+        #expect(result.map(\.timestamp) == result.map(\.timestamp).sorted())
+        #expect(result.allSatisfy { abs($0.longitude - -121.3140876) < 1e-9 })
+        #expect(stream.stats.assembly.fixesCoveredByHighRate == 1)
+        // Without HNR-PVT, the same NAV-PVT epoch is a fix.
+        var alone = GNSSReceiverStream()
+        let own = fixes(alone.push(navPVT(iTOW: iTOW, second: 5, date: (6, 16, 23, 46))) + alone.finish())
+        #expect(own.map(\.timestamp) == [1_623_887_165_000])
     }
 }
 
@@ -377,13 +459,52 @@ struct MixedReceiverStreamTests {
         events += pieces.finish()
         #expect(fixes(events) == all)
     }
+
+    /// A real RTCM 3 frame from the ZED-F9T log: message 1230 (GLONASS code-phase biases),
+    /// `0xD3`, length 8, the message, its CRC-24Q.
+    static let rtcm1230: [UInt8] = [0xD3, 0x00, 0x08, 0x4C, 0xE0, 0x00, 0x8A, 0x00, 0x00, 0x00, 0x00, 0xA8, 0xF7, 0x2A]
+
+    @Test("RTCM 3 frames between NMEA sentences and UBX frames are skipped and counted, not taken for damaged NMEA")
+    func rtcm3() {
+        let rtcm = Self.rtcm1230
+        var bytes = rtcm + nmea("GPRMC,165244.00,A,5135.46103,N,00001.47818,W,0.01,,260521,,,A") + rtcm
+        bytes += navPVT() + rtcm + frame(0x01, 0x61, [0x98, 0x8D, 0x12, 0x13]) + rtcm
+        bytes += nmea("GPRMC,165246.00,A,5135.46103,N,00001.47818,W,0.01,,260521,,,A")
+        for chunk in [bytes.count, 1] {
+            var stream = GNSSReceiverStream()
+            var events: [ReceiverEvent] = []
+            var start = 0
+            while start < bytes.count {
+                events += stream.push(bytes[start..<min(bytes.count, start + chunk)])
+                start += chunk
+            }
+            events += stream.finish()
+            // (The NMEA epoch of :44 closes when the next NMEA time arrives, after the UBX :45.)
+            #expect(fixes(events).map(\.timestamp).sorted() == [1_622_047_964_000, 1_622_047_965_000, 1_622_047_966_000], "chunk \(chunk)")
+            #expect(stream.stats.framing.rtcm3Frames == 4)
+            #expect(stream.stats.rejected == 0)
+            #expect(stream.stats.unused == 4)
+        }
+        // A damaged copy (one bit of its message flipped) is no frame: its bytes are text.
+        var damaged = rtcm
+        damaged[7] ^= 0x01
+        var stream = GNSSReceiverStream()
+        _ = stream.push(damaged + nmea("GPRMC,165244.00,A,5135.46103,N,00001.47818,W,0.01,,260521,,,A")) + stream.finish()
+        #expect(stream.stats.framing.rtcm3Frames == 0)
+        #expect(stream.stats.nmea.sentences == 1)
+        // An RTCM 3 frame cut off by the end of the input is counted as such.
+        var cut = GNSSReceiverStream()
+        _ = cut.push(Array(rtcm.prefix(10))) + cut.finish()
+        #expect(cut.stats.framing.truncatedAtEnd == 1)
+    }
 }
 
 @Suite("GNSSReceiverStream on the shared receiver logs")
 struct ReceiverStreamRealLogTests {
     static let logs = [
-        "garmin15x.log", "nmea-fuzzy-cases.log", "quectel-eg25-g.log", "ublox-8.log", "ublox-neo-m8n.log",
-        "ublox-neo-m8t.log", "ublox-neo-m8u.log", "ublox-neo-m9n-nmea.log",
+        "eXplorist210.log", "garmin15x.log", "nmea-fuzzy-cases.log", "quectel-eg25-g.log", "u-blox-m8t-time.log",
+        "ublox-8.log", "ublox-neo-m8n.log", "ublox-neo-m8t.log", "ublox-neo-m8u-hnr.log", "ublox-neo-m8u.log",
+        "ublox-neo-m9n-nmea.log", "ublox-zed-f9t-rtcm3.log",
     ]
 
     @Test(
@@ -405,11 +526,42 @@ struct ReceiverStreamRealLogTests {
         #expect(events == expected, "\(log)")
         #expect(pieces.stats == whole.stats, "\(log)")
         #expect(!expected.isEmpty, "\(log)")
-        // No UBX frame in these logs is damaged, but the NEO-M8N and NEO-M8T logs end in the
-        // middle of one (a NAV-TIMEGPS, an RXM-RAWX).
+        // No UBX frame in these logs is damaged, but the NEO-M8N, NEO-M8T and M8T timing logs end
+        // in the middle of one (a NAV-TIMEGPS, an RXM-RAWX, a NAV-SAT), the ZED-F9T log in the
+        // middle of an RTCM 3 frame (a u-blox 4072).
         #expect(whole.stats.framing.badChecksum == 0, "\(log)")
-        let cutOff = ["ublox-neo-m8n.log", "ublox-neo-m8t.log"].contains(log) ? 1 : 0
+        let cutOff = ["ublox-neo-m8n.log", "ublox-neo-m8t.log", "u-blox-m8t-time.log", "ublox-zed-f9t-rtcm3.log"].contains(log) ? 1 : 0
+        // The ZED-F9T's RTCM 3 frames (182, counted by an independent CRC-24Q check) are skipped,
+        // not taken for damaged NMEA.
+        #expect(whole.stats.framing.rtcm3Frames == (log == "ublox-zed-f9t-rtcm3.log" ? 182 : 0), "\(log)")
         #expect(whole.stats.framing.truncatedAtEnd == cutOff, "\(log)")
+    }
+
+    @Test(
+        "the NEO-M8U's IMU: every ESF-RAW reading gpsd decodes is a sample, every ESF-MEAS one counted as skipped",
+        .enabled(if: SharedData.isAvailable, SharedData.absentReason))
+    func everyIMUReadingAccountedFor() throws {
+        // gpsd's readings: its IMU reports, one per distinct time tag (gpsd repeats many ESF-RAW
+        // ones: 830 reports of 290 readings) and message.
+        var raw = Set<Int>()
+        var meas = Set<[Int]>()
+        let text = try String(contentsOfFile: SharedData.path("ublox-neo-m8u.log.chk"), encoding: .utf8)
+        for line in text.split(whereSeparator: \.isNewline) where line.hasPrefix("{") {
+            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                object["class"] as? String == "IMU", let tag = object["timeTag"] as? Int
+            else { continue }
+            if object["msg"] as? String == "UBX-ESF-RAW" { raw.insert(tag) }
+            if object["msg"] as? String == "UBX-ESF-MEAS" { meas.insert([tag, object["acc_x"] == nil ? 0 : 1]) }
+        }
+        var stream = GNSSReceiverStream()
+        let events = stream.push(try SharedData.bytes("ublox-neo-m8u.log")) + stream.finish()
+        let motion = events.compactMap { if case .motion(let sensor, _) = $0 { sensor } else { nil } }
+        #expect(motion.filter { $0 == .accelerometer }.count == raw.count)
+        #expect(motion.filter { $0 == .gyroscope }.count == raw.count)
+        #expect(stream.stats.sensors.measSkippedForRaw == meas.count)
+        #expect(stream.stats.sensors.withoutTime == 0 && stream.stats.sensors.incomplete == 0)
+        #expect(stream.stats.unused >= meas.count)
+        #expect((raw.count, meas.count) == (290, 58))
     }
 
     @Test("random bytes and damaged copies of a real log never trap", .enabled(if: SharedData.isAvailable, SharedData.absentReason))

@@ -165,9 +165,13 @@ import Testing
         #expect(try cli.run(["stop"]).status == 0)
     }
 
-    @Test("capture replay takes gpsd's real NMEA logs in place, by content", SharedData.required)
+    @Test("capture replay takes gpsd's real NMEA and UBX logs in place, by content", SharedData.required)
     func replayRealNMEALogs() throws {
-        for name in ["garmin15x.log", "quectel-eg25-g.log", "ublox-neo-m9n-nmea.log"] {
+        // The last three: a timing receiver's time-only fixes, UBX behind RTCM3, HNR-PVT at 10 Hz.
+        for name in [
+            "garmin15x.log", "quectel-eg25-g.log", "ublox-neo-m9n-nmea.log", "u-blox-m8t-time.log", "ublox-zed-f9t-rtcm3.log",
+            "ublox-neo-m8u-hnr.log",
+        ] {
             let cli = CLI()
             let result = try cli.run(["replay", SharedData.path(name)])
             #expect(result.status == 0, "\(name): \(result.stderr)")

@@ -37,6 +37,37 @@ struct TraceInputTests {
         #expect(TraceInput.detect(Data([0x23, 0x0A, 0xB5, 0x62, 0x01, 0x61, 0x04, 0x00, 1, 2, 3, 4, 0, 0])) == .native)
     }
 
+    @Test("the whole first part of a log decides: RTCM 3 before UBX, gpsd's preamble before NMEA or RTCM 3")
+    func detectionBeyondTheFirstFrames() {
+        // A real RTCM 3 message 1230 from the ZED-F9T log, 14 bytes with its CRC-24Q.
+        let rtcm: [UInt8] = [0xD3, 0x00, 0x08, 0x4C, 0xE0, 0x00, 0x8A, 0x00, 0x00, 0x00, 0x00, 0xA8, 0xF7, 0x2A]
+        let eoe: [UInt8] = [0xB5, 0x62, 0x01, 0x61, 0x04, 0x00, 1, 2, 3, 4, 0x70, 0xDB]
+        let corrections = Array((0..<600).map { _ in rtcm }.joined())  // 8.4 kB, seconds of a base station's output
+        let comments = Data("# Name: z\n".utf8)
+        // RTCM 3 first, the first UBX frame past 8 kB: a receiver log.
+        #expect(TraceInput.detect(comments + Data(corrections + eoe)) == .nmea)
+        // RTCM 3 alone is a receiver's output too (replay then says it has no fix).
+        #expect(TraceInput.detect(comments + Data(corrections)) == .nmea)
+        // A damaged copy of the same is no receiver output.
+        #expect(TraceInput.detect(comments + Data(corrections.map { $0 == 0xD3 ? 0xD2 : $0 })) == .native)
+        // gpsd's preamble (`gpspipe -R`), then RTCM 3 and UBX; then an NMEA receiver's sentences.
+        let preamble = Data("{\"class\":\"VERSION\",\"release\":\"3.22\"}\r\n{\"class\":\"WATCH\",\"raw\":2}\r\n".utf8)
+        #expect(TraceInput.detect(preamble + Data(corrections + eoe)) == .nmea)
+        let sentence = GNSSSourceTests.withChecksum("$GNVTG,,T,,M,0.029,N,0.053,K,A*") + "\r\n"
+        #expect(TraceInput.detect(preamble + Data(sentence.utf8)) == .nmea)
+        // A file read by replay: 6 kB of binary that is neither UBX nor RTCM 3, then UBX. The first
+        // part of the file that decides is more than 4 KiB.
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("capture-input-\(UUID().uuidString)").path
+        defer { unlink(path) }
+        #expect(FileManager.default.createFile(atPath: path, contents: comments + Data([UInt8](repeating: 0x55, count: 6_000) + eoe)))
+        #expect((try? TraceInput(path: path))?.format == .nmea)
+        // gpsd's JSON with reports and the NMEA gpsd echoes (`gpspipe -w -r`) stays gpsd JSON.
+        for report in ["{\"class\":\"TPV\",\"mode\":1}\n", "{\"class\":\"IMU\",\"msg\":\"UBX-ESF-RAW\"}\n"] {
+            #expect(TraceInput.detect(preamble + Data(report.utf8) + Data(sentence.utf8)) == .gpsdJSON)
+            #expect(TraceInput.detect(preamble + Data(report.utf8)) == .gpsdJSON)
+        }
+    }
+
     @Test("GPX 1.1: points with times become fixes, untimed points are skipped")
     func gpx() throws {
         let path = try temporary("""

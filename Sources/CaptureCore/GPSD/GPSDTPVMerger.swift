@@ -10,6 +10,8 @@ public struct GPSDMergeStats: Sendable, Equatable {
     public var fixes = 0
     /// Epochs without a usable fix (mode < 2 or no position).
     public var epochsWithoutFix = 0
+    /// No-fix TPVs (mode < 2) for an epoch gpsd had already reported a fix for, left out.
+    public var noFixAfterFix = 0
 
     /// All zero.
     public init() {}
@@ -19,7 +21,9 @@ public struct GPSDMergeStats: Sendable, Equatable {
 ///
 /// gpsd builds a TPV up sentence by sentence (RMC gives a 2D report, GGA adds altitude, GSA adds
 /// `epv`), so later reports of an epoch complete earlier ones; a field present in a later report
-/// wins. An epoch closes when a TPV with another time arrives, or at ``finish()``. TPVs without
+/// wins. A later report of the same time with mode < 2 does not take back a fix gpsd has already
+/// reported (its clients have it): gpsd does that on receivers whose status sentence follows the
+/// fix sentences (the Magellan eXplorist's `$PMGNST` in gpsd's `eXplorist210.log`). An epoch closes when a TPV with another time arrives, or at ``finish()``. TPVs without
 /// `time` cannot be placed in an epoch and are only counted.
 ///
 /// Fix acquired / lost is tracked on TPV time like the NMEA path (see ``FixLossTracker``). gpsd
@@ -46,6 +50,10 @@ public struct GPSDTPVMerger: Sendable {
             return []
         }
         if let pending, pending.timestamp == time {
+            if pending.fix != nil, (tpv.mode ?? 0) < 2 {
+                stats.noFixAfterFix += 1
+                return []
+            }
             self.pending = pending.merged(with: tpv)
             return []
         }

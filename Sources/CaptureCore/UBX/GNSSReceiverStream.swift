@@ -31,13 +31,18 @@ public struct GNSSReceiverStats: Sendable, Equatable {
 
     /// Damaged input: bad NMEA lines and sentences, bad or cut-off UBX frames, malformed messages.
     public var rejected: Int { nmea.rejected + framing.rejected + malformed }
-    /// Well-formed input not used: unsupported NMEA sentence types and UBX message kinds.
-    public var unused: Int { nmea.unsupported.values.reduce(0, +) + unsupported.values.reduce(0, +) }
+    /// Well-formed input not used: unsupported NMEA sentence types and UBX message kinds, RTCM 3
+    /// frames, and ESF-MEAS readings left out because the receiver sends the same sensors in
+    /// ESF-RAW.
+    public var unused: Int {
+        nmea.unsupported.values.reduce(0, +) + unsupported.values.reduce(0, +) + framing.rtcm3Frames
+            + sensors.measSkippedForRaw
+    }
 }
 
 /// A GNSS receiver's byte stream, whatever it speaks: NMEA 0183 text, u-blox UBX binary, or both
 /// interleaved (a u-blox receiver with both protocols enabled on one port), with `#` comment
-/// lines, LF or CRLF line ends and line noise.
+/// lines, LF or CRLF line ends and line noise. RTCM 3 frames in it are skipped and counted.
 ///
 /// UBX frames (checksum verified) are taken out of the stream; the text between them goes to
 /// ``NMEAStream``. NAV messages become fixes (``UBXEpochAssembler``), ESF-RAW / ESF-MEAS motion

@@ -39,14 +39,18 @@ public struct UBXEpoch: Sendable, Equatable {
     /// The fix type (0 none … 5 time only) from NAV-PVT, else NAV-SOL, else NAV-STATUS.
     public var fixType: UInt8? { pvt?.fixType ?? sol?.gpsFix ?? status?.gpsFix }
 
-    /// Whether the receiver marks the solution valid (gnssFixOK / GPSfixOK) with a 2D, 3D or
-    /// GNSS + dead-reckoning fix. Dead reckoning alone (type 1) and time-only (5) are no fix.
+    /// Whether the receiver marks the solution valid (gnssFixOK / GPSfixOK) with a 2D, 3D,
+    /// GNSS + dead-reckoning or time-only fix. Dead reckoning alone (type 1) is no fix.
+    ///
+    /// A time-only fix (type 5) is a timing receiver (NEO-M8T, ZED-F9T) in time mode: it no
+    /// longer solves for its position but holds one fixed, surveyed in or configured, and reports
+    /// that position in NAV-PVT / NAV-POSLLH; gpsd reports these epochs as 3D fixes too.
     /// NAV-POSLLH and NAV-POSECEF carry no status: an epoch with neither NAV-PVT, NAV-SOL nor
     /// NAV-STATUS is not taken as a fix.
     public var hasFix: Bool {
         let flags = pvt?.flags ?? sol?.flags ?? status?.flags
         guard let fixType, let flags else { return false }
-        return (2...4).contains(fixType) && flags & 0x01 != 0
+        return (2...5).contains(fixType) && flags & 0x01 != 0
     }
 
     /// Satellites used (NAV-PVT, else NAV-SOL).
@@ -121,11 +125,12 @@ public struct UBXEpoch: Sendable, Equatable {
             satellites: satellitesUsed, hdop: hDOP, vdop: vDOP, pdop: pDOP, mode: mode)
     }
 
-    /// 2D or 3D; GNSS + dead reckoning (fix type 4) counts as 3D.
+    /// 2D or 3D; GNSS + dead reckoning (fix type 4) and a time-only fix's held position (5)
+    /// count as 3D.
     public var mode: FixMode? {
         switch fixType {
         case 2: .twoD
-        case 3, 4: .threeD
+        case 3, 4, 5: .threeD
         default: nil
         }
     }
@@ -235,6 +240,13 @@ public struct UBXAssemblyStats: Sendable, Equatable {
     public var closedOnLastKind = 0
     /// Messages of an epoch already closed early, arriving after it (ignored).
     public var late = 0
+    /// HNR-PVT solutions turned into a ``Fix``.
+    public var highRateFixes = 0
+    /// HNR-PVT solutions without a valid fix or a valid UTC time.
+    public var highRateWithoutFix = 0
+    /// Epoch fixes not reported because HNR-PVT had already reported that time or a later one
+    /// (a dead-reckoning module's NAV-PVT repeats one of its HNR-PVT epochs at the navigation rate).
+    public var fixesCoveredByHighRate = 0
 
     /// All zero.
     public init() {}
@@ -249,6 +261,11 @@ public struct UBXAssemblyStats: Sendable, Equatable {
 /// one navigation interval. A message for an epoch already closed that way is ignored (`late`).
 /// The GPS week and leap seconds are carried over from earlier epochs (NAV-SOL,
 /// NAV-TIMEGPS), the week advanced when iTOW wraps at the end of a week.
+///
+/// A dead-reckoning module's HNR-PVT (10–30 Hz) is a whole solution in one message: each becomes
+/// a fix at once. Its NAV epochs (1–2 Hz) fall on HNR-PVT times too and arrive after the HNR-PVT
+/// solutions that followed them, so an epoch's fix is not reported when an HNR-PVT fix of its
+/// time or a later one already was: one fix per time, in time order.
 public struct UBXEpochAssembler: Sendable {
     /// Counters since creation.
     public private(set) var stats = UBXAssemblyStats()
@@ -270,6 +287,8 @@ public struct UBXEpochAssembler: Sendable {
     private var latestKind: UInt16?
     /// The iTOW of an epoch closed early.
     private var closedEarly: UInt32?
+    /// The time (Unix ms) of the latest HNR-PVT fix.
+    private var latestHighRateFix: Int64?
 
     /// - Parameter fixLossTimeout: ms of epochs without a fix before the fix counts as lost.
     public init(fixLossTimeout: Int64 = 2_000) {
@@ -293,6 +312,8 @@ public struct UBXEpochAssembler: Sendable {
         case .navEOE(let eoe):
             sawEndOfEpoch = true
             return eoe == openEpoch?.iTOW ? closeEpoch() : []
+        case .hnrPVT(let m):
+            return highRate(m)
         case .esfRaw, .esfMeas:
             return []
         }
@@ -316,7 +337,7 @@ public struct UBXEpochAssembler: Sendable {
         case .navTimeGPS(let m): epoch.timeGPS = m
         case .navPosECEF(let m): epoch.posECEF = m
         case .navVelECEF(let m): epoch.velECEF = m
-        case .navEOE, .esfRaw, .esfMeas: break
+        case .navEOE, .esfRaw, .esfMeas, .hnrPVT: break
         }
         openEpoch = epoch
         let kind = Self.kind(of: message)
@@ -343,7 +364,37 @@ public struct UBXEpochAssembler: Sendable {
         case .navEOE: UBXMessage.Kind.navEOE
         case .esfRaw: UBXMessage.Kind.esfRaw
         case .esfMeas: UBXMessage.Kind.esfMeas
+        case .hnrPVT: UBXMessage.Kind.hnrPVT
         }
+    }
+
+    /// One HNR-PVT solution: a fix when the module marks it valid (as ``UBXEpoch/hasFix`` for
+    /// NAV-PVT) with a valid UTC date and time.
+    private mutating func highRate(_ m: UBXHNRPVT) -> [GNSSEvent] {
+        guard let time = m.unixMilliseconds else {
+            stats.highRateWithoutFix += 1
+            return []
+        }
+        latestTime = time
+        guard (2...5).contains(m.gpsFix), m.flags & 0x01 != 0, (-90...90).contains(m.latitude),
+            (-180...180).contains(m.longitude), !(m.latitude == 0 && m.longitude == 0)
+        else {
+            stats.highRateWithoutFix += 1
+            return tracker.noFix(at: time).map { [.transition($0)] } ?? []
+        }
+        stats.highRateFixes += 1
+        latestHighRateFix = time
+        var course = m.headingOfMotion.truncatingRemainder(dividingBy: 360)
+        if course < 0 { course += 360 }
+        var events: [GNSSEvent] = []
+        if let transition = tracker.fix(at: time) { events.append(.transition(transition)) }
+        events.append(
+            .fix(
+                Fix(
+                    timestamp: time, latitude: m.latitude, longitude: m.longitude, altitude: m.height,
+                    horizontalAccuracy: m.horizontalAccuracy, verticalAccuracy: m.verticalAccuracy,
+                    speed: m.groundSpeed, course: course, mode: m.gpsFix == 2 ? .twoD : .threeD)))
+        return events
     }
 
     /// Closes the open epoch (end of input).
@@ -373,6 +424,10 @@ public struct UBXEpochAssembler: Sendable {
         var events: [GNSSEvent] = []
         if let fix = epoch.fix(week: week, leapSeconds: leapSeconds) {
             stats.fixes += 1
+            if let latestHighRateFix, fix.timestamp <= latestHighRateFix {
+                stats.fixesCoveredByHighRate += 1
+                return events
+            }
             if let transition = tracker.fix(at: fix.timestamp) { events.append(.transition(transition)) }
             events.append(.fix(fix))
         } else {

@@ -56,8 +56,11 @@ public struct UBXFramingStats: Sendable, Equatable {
     /// Headers taken for garbage: an unknown message class, or a payload longer than
     /// ``UBXFrameSplitter/maximumPayloadLength``.
     public var implausibleHeaders = 0
-    /// A frame cut off by the end of the input.
+    /// A frame (UBX, or RTCM 3 with a plausible header) cut off by the end of the input.
     public var truncatedAtEnd = 0
+    /// RTCM 3 frames (CRC-24Q verified) taken out of the stream and skipped: correction data a
+    /// base station or a timing receiver sends (ZED-F9T, ZED-F9P), no fixes.
+    public var rtcm3Frames = 0
 
     /// All zero.
     public init() {}
@@ -66,7 +69,8 @@ public struct UBXFramingStats: Sendable, Equatable {
     public var rejected: Int { badChecksum + truncatedAtEnd }
 }
 
-/// Separates UBX frames from everything else in a receiver's byte stream.
+/// Separates UBX frames from everything else in a receiver's byte stream, and takes RTCM 3
+/// frames out of it.
 ///
 /// The rest (NMEA text, comments, line noise) comes out as text, in order, for the NMEA
 /// pipeline. A frame is only taken when its checksum matches: after a mismatch the sync byte is
@@ -74,12 +78,18 @@ public struct UBXFramingStats: Sendable, Equatable {
 /// `0xB5 0x62` costs at most the bytes of the bogus header, and a real frame right after it is
 /// still found. Bytes are buffered across calls: a frame split over several `read()`s comes out
 /// whole. Pure: no I/O.
+///
+/// RTCM 3 frames (RTCM 10403, "Transport Layer"): preamble `0xD3`, 6 reserved zero bits and a
+/// 10-bit length, the message (its number in the first 12 bits), and a 24-bit CRC-24Q over
+/// preamble to message, big-endian. One is taken when its CRC matches and its message number is a
+/// standard (1001–1300) or proprietary (4001–4095) one; it is counted (``UBXFramingStats/rtcm3Frames``)
+/// and skipped, so receivers that mix RTCM 3 with UBX or NMEA leave no garbage in the text.
 public struct UBXFrameSplitter: Sendable {
     /// What ``push(_:)`` returns, in stream order.
     public enum Piece: Sendable, Equatable {
         /// A frame with a good checksum.
         case frame(UBXFrame)
-        /// Bytes that are not part of a UBX frame.
+        /// Bytes that are not part of a UBX frame or an RTCM 3 frame.
         case text([UInt8])
     }
 
@@ -136,7 +146,7 @@ public struct UBXFrameSplitter: Sendable {
             return true
         }
         scan: while position < buffer.count {
-            guard let start = buffer[position...].firstIndex(of: UBXFrame.sync.0) else {
+            guard let start = buffer[position...].firstIndex(where: { $0 == UBXFrame.sync.0 || $0 == RTCM3.preamble }) else {
                 text += buffer[position...]
                 position = buffer.count
                 break
@@ -144,6 +154,22 @@ public struct UBXFrameSplitter: Sendable {
             text += buffer[position..<start]
             position = start
             let available = buffer.count - start
+            if buffer[start] == RTCM3.preamble {
+                switch RTCM3.frameLength(buffer[start...]) {
+                case .frame(let total):
+                    flushText()
+                    stats.rtcm3Frames += 1
+                    position = start + total
+                case .incomplete:
+                    // Counted as cut off when its header was seen whole (length and message number).
+                    if incomplete(start, counted: available >= 5) { continue }
+                    break scan
+                case .none:
+                    text.append(buffer[start])
+                    position = start + 1
+                }
+                continue
+            }
             if available < 2 {
                 if incomplete(start, counted: false) { continue }
                 break scan
@@ -194,5 +220,50 @@ public struct UBXFrameSplitter: Sendable {
         flushText()
         buffer.removeFirst(position)
         return pieces
+    }
+}
+
+/// RTCM 3 transport-layer framing, as far as needed to recognise and skip whole frames.
+enum RTCM3 {
+    /// The first byte of a frame.
+    static let preamble: UInt8 = 0xD3
+
+    /// What the bytes at the start of a buffer are.
+    enum Candidate: Equatable {
+        /// A whole frame with a matching CRC, of this many bytes.
+        case frame(Int)
+        /// A plausible header whose frame has not fully arrived.
+        case incomplete
+        /// No frame.
+        case none
+    }
+
+    /// Whether `bytes` (starting with the preamble) begin with an RTCM 3 frame.
+    static func frameLength(_ bytes: ArraySlice<UInt8>) -> Candidate {
+        let start = bytes.startIndex
+        guard bytes.count >= 2 else { return .incomplete }
+        guard bytes[start + 1] & 0xFC == 0 else { return .none }
+        guard bytes.count >= 5 else { return .incomplete }
+        let length = Int(bytes[start + 1] & 0x03) << 8 | Int(bytes[start + 2])
+        let number = Int(bytes[start + 3]) << 4 | Int(bytes[start + 4]) >> 4
+        guard length >= 2, (1001...1300).contains(number) || (4001...4095).contains(number) else { return .none }
+        let total = 3 + length + 3
+        guard bytes.count >= total else { return .incomplete }
+        let crc = crc24q(bytes[start..<(start + 3 + length)])
+        let sent = UInt32(bytes[start + 3 + length]) << 16 | UInt32(bytes[start + 4 + length]) << 8 | UInt32(bytes[start + 5 + length])
+        return crc == sent ? .frame(total) : .none
+    }
+
+    /// CRC-24Q (polynomial 0x1864CFB, initial value 0), as RTCM 3 and SBAS use it.
+    static func crc24q(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+        var crc: UInt32 = 0
+        for byte in bytes {
+            crc ^= UInt32(byte) << 16
+            for _ in 0..<8 {
+                crc <<= 1
+                if crc & 0x100_0000 != 0 { crc ^= 0x186_4CFB }
+            }
+        }
+        return crc & 0xFF_FFFF
     }
 }

@@ -4,7 +4,7 @@
 /// specification (UBX-13003221), section "UBX Messages Overview" and the per-message sections
 /// "UBX-NAV-PVT", "UBX-NAV-POSLLH", "UBX-NAV-SOL", "UBX-NAV-VELNED", "UBX-NAV-DOP",
 /// "UBX-NAV-STATUS", "UBX-NAV-TIMEGPS", "UBX-NAV-POSECEF", "UBX-NAV-VELECEF", "UBX-NAV-EOE",
-/// "UBX-ESF-RAW" and "UBX-ESF-MEAS". All multi-byte fields are little-endian. Payloads may be
+/// "UBX-ESF-RAW", "UBX-ESF-MEAS" and "UBX-HNR-PVT". All multi-byte fields are little-endian. Payloads may be
 /// longer than described (later protocol versions append fields); shorter ones are rejected.
 public enum UBXMessage: Sendable, Equatable {
     /// UBX-NAV-PVT (0x01 0x07).
@@ -31,6 +31,8 @@ public enum UBXMessage: Sendable, Equatable {
     case esfRaw(UBXESFRaw)
     /// UBX-ESF-MEAS (0x10 0x02).
     case esfMeas(UBXESFMeas)
+    /// UBX-HNR-PVT (0x28 0x00): a dead-reckoning module's high-rate navigation solution.
+    case hnrPVT(UBXHNRPVT)
 
     /// Why a frame did not decode.
     public enum Failure: Error, Sendable, Equatable {
@@ -57,6 +59,7 @@ public enum UBXMessage: Sendable, Equatable {
         public static let navEOE: UInt16 = 0x0161
         public static let esfMeas: UInt16 = 0x1002
         public static let esfRaw: UInt16 = 0x1003
+        public static let hnrPVT: UInt16 = 0x2800
     }
 
     /// Decodes `frame`'s payload.
@@ -149,6 +152,19 @@ public enum UBXMessage: Sendable, Equatable {
                 UBXESFMeas(
                     timeTag: p.u32(0), providerID: p.u16(6),
                     data: (0..<count).map { UBXSensorDatum(p.u32(8 + 4 * $0)) }))
+        case Kind.hnrPVT:
+            try need(72)
+            self = .hnrPVT(
+                UBXHNRPVT(
+                    iTOW: p.u32(0),
+                    unixMilliseconds: UBXNavPVT.unixMilliseconds(
+                        year: Int(p.u16(4)), month: Int(p.u8(6)), day: Int(p.u8(7)), hour: Int(p.u8(8)),
+                        minute: Int(p.u8(9)), second: Int(p.u8(10)), valid: p.u8(11), nano: p.i32(12)),
+                    gpsFix: p.u8(16), flags: p.u8(17),
+                    longitude: Double(p.i32(20)) * 1e-7, latitude: Double(p.i32(24)) * 1e-7,
+                    height: Double(p.i32(28)) * 1e-3, heightMSL: Double(p.i32(32)) * 1e-3,
+                    groundSpeed: Double(p.i32(36)) * 1e-3, headingOfMotion: Double(p.i32(44)) * 1e-5,
+                    horizontalAccuracy: Double(p.u32(52)) * 1e-3, verticalAccuracy: Double(p.u32(56)) * 1e-3))
         default:
             throw .unsupported(kind)
         }
@@ -187,6 +203,14 @@ public struct UBXNavPVT: Sendable, Equatable {
 
     /// Unix milliseconds from the UTC fields, when date and time are marked valid.
     public var unixMilliseconds: Int64? {
+        Self.unixMilliseconds(year: year, month: month, day: day, hour: hour, minute: minute, second: second, valid: valid, nano: nano)
+    }
+
+    /// Unix milliseconds of a UBX UTC date and time (NAV-PVT, HNR-PVT), when `valid` marks date
+    /// and time valid (bits 0 and 1).
+    static func unixMilliseconds(
+        year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, valid: UInt8, nano: Int32
+    ) -> Int64? {
         guard valid & 0x03 == 0x03, (1...12).contains(month), (1...31).contains(day) else { return nil }
         let days = CivilDate.daysSinceUnixEpoch(year: year, month: month, day: day)
         let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second)
@@ -195,6 +219,30 @@ public struct UBXNavPVT: Sendable, Equatable {
         let millis = nanos >= 0 ? (nanos + 500_000) / 1_000_000 : -((-nanos + 499_999) / 1_000_000)
         return seconds * 1000 + millis
     }
+}
+
+/// HNR-PVT: the high-rate (up to 30 Hz) position, velocity and time solution of a u-blox
+/// dead-reckoning module (NEO-M8U/M8L, ZED-F9R, NEO-F9V), GNSS and IMU fused, sent beside the
+/// navigation-rate NAV-PVT.
+///
+/// Layout (72 bytes) per the u-blox 8 / M8 protocol specification, "UBX-HNR-PVT": iTOW, UTC
+/// date and time with validity flags and nano as in NAV-PVT; gpsFix (offset 16) and flags (17,
+/// bit 0 GPSfixOK) as in NAV-SOL; lon, lat (1e-7 deg), height, hMSL (mm), gSpeed, speed (mm/s),
+/// headMot, headVeh (1e-5 deg), hAcc, vAcc (mm), sAcc, headAcc.
+public struct UBXHNRPVT: Sendable, Equatable {
+    /// GPS time of week of the solution, ms.
+    public var iTOW: UInt32
+    /// The UTC date and time as Unix ms, when the module marks both valid (as for NAV-PVT).
+    public var unixMilliseconds: Int64?
+    /// Fix type (0 none, 1 DR only, 2 2D, 3 3D, 4 GNSS + DR, 5 time only) and flags (bit 0
+    /// GPSfixOK, 1 DiffSoln, 2 WKNSET, 3 TOWSET, 4 headVehValid).
+    public var gpsFix: UInt8, flags: UInt8
+    /// Position: degrees, and height above the ellipsoid and above mean sea level, m.
+    public var longitude: Double, latitude: Double, height: Double, heightMSL: Double
+    /// Ground speed (2D), m/s, and heading of motion (2D), degrees.
+    public var groundSpeed: Double, headingOfMotion: Double
+    /// Horizontal and vertical accuracy estimates, m.
+    public var horizontalAccuracy: Double, verticalAccuracy: Double
 }
 
 /// NAV-POSLLH: geodetic position.
