@@ -56,17 +56,8 @@ extension GNSSFixWatch {
     /// Hands a receiver's decoded events on: their fixes and motion samples to `sink` in one
     /// call, fix acquired or lost as a note. What a GNSS source does with every read.
     mutating func hand(_ received: [ReceiverEvent], to sink: any SampleSink, now: Int64) {
-        var events: [GNSSEvent] = []
-        var samples: [Sample] = []
-        for event in received {
-            switch event {
-            case .gnss(let gnss):
-                events.append(gnss)
-                if case .fix(let fix) = gnss { samples.append(.fix(fix)) }
-            case .motion(let sensor, let sample):
-                samples.append(.motion(sensor, sample))
-            }
-        }
+        let samples = received.compactMap(\.sample)
+        let events = received.compactMap { event -> GNSSEvent? in if case .gnss(let gnss) = event { gnss } else { nil } }
         if !samples.isEmpty { sink.deliver(samples) }
         if let state = take(events, now: now) { sink.note(.gnss(state: state)) }
     }

@@ -155,16 +155,8 @@ public struct TraceInput: Sendable {
         case .nmea:
             // Fixes and, from UBX-ESF, motion samples, in stream order.
             var stream = GNSSReceiverStream()
-            var number = 0
-            for event in stream.push(data) + stream.finish() {
-                let sample: Sample
-                switch event {
-                case .gnss(.fix(let fix)): sample = .fix(fix)
-                case .motion(let sensor, let value): sample = .motion(sensor, value)
-                case .gnss(.transition): continue
-                }
-                number += 1
-                try body(.sample(sample), number)
+            for (number, sample) in (stream.push(data) + stream.finish()).compactMap(\.sample).enumerated() {
+                try body(.sample(sample), number + 1)
             }
             return
         case .gpsdJSON:
@@ -175,16 +167,8 @@ public struct TraceInput: Sendable {
                 events += stream.line(String(decoding: line, as: UTF8.self))
             }
             events += stream.finish()
-            var number = 0
-            for event in events {
-                let sample: Sample
-                switch event {
-                case .gnss(.fix(let fix)): sample = .fix(fix)
-                case .motion(let sensor, let value): sample = .motion(sensor, value)
-                case .gnss(.transition): continue
-                }
-                number += 1
-                try body(.sample(sample), number)
+            for (number, sample) in events.compactMap(\.sample).enumerated() {
+                try body(.sample(sample), number + 1)
             }
             return
         case .gpx:

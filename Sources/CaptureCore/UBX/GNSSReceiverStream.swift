@@ -4,6 +4,15 @@ public enum ReceiverEvent: Sendable, Equatable {
     case gnss(GNSSEvent)
     /// A motion sample of the receiver's own IMU (UBX-ESF), on GNSS time.
     case motion(MotionSensor, MotionSample)
+
+    /// The sample the event carries: its fix or motion sample; `nil` for fix acquired or lost.
+    public var sample: Sample? {
+        switch self {
+        case .gnss(.fix(let fix)): .fix(fix)
+        case .motion(let sensor, let value): .motion(sensor, value)
+        case .gnss(.transition): nil
+        }
+    }
 }
 
 /// Counters of a ``GNSSReceiverStream``.
