@@ -44,7 +44,8 @@ public final class Recorder: Sendable {
     /// What the driver thread publishes for `status`: read without waiting for it.
     let published = Mutex(Published())
     let startedAt = WallClock.now()
-    let traceTap: TraceTap?
+    /// The trace being recorded (`--record-trace`), for `status`.
+    let tracePath: String?
 
     let done = DispatchSemaphore(value: 0)
     /// Given at the end: wakes the sources and the control server, which wait in poll with its
@@ -66,7 +67,7 @@ public final class Recorder: Sendable {
     ///   - inboxCapacity: the samples each source's inbox holds until the recorder takes them
     ///     in; more are dropped and counted as lost.
     public init(
-        directory: String, store: Store, sources: [any SampleSource], flushInterval: Int64, trace: TraceTap? = nil,
+        directory: String, store: Store, sources: [any SampleSource], flushInterval: Int64, trace: sending TraceTap? = nil,
         gnssTime: GNSSTimePolicy = .auto, retention: RetentionPolicy? = nil,
         inboxCapacity: Int = Recorder.defaultInboxCapacity
     ) {
@@ -81,8 +82,8 @@ public final class Recorder: Sendable {
                 sources: sources.map(RecorderStateMachine.SourceInfo.init), flushInterval: flushInterval,
                 gnssTime: gnssTime, hostSynchronized: HostClock.isSynchronized(), tracing: trace != nil,
                 canPrune: retention != nil))
+        tracePath = trace?.path
         lane = Mutex(Lane(trace: trace))
-        traceTap = trace
     }
 
     // MARK: - Beginning
@@ -323,7 +324,7 @@ public final class Recorder: Sendable {
         status.pid = getpid()
         status.startedAt = startedAt
         status.staged = published.staged
-        status.recordingTrace = traceTap.map { tap in published.traceFailure.map { "\(tap.path) (stopped: \($0))" } ?? tap.path }
+        status.recordingTrace = tracePath.map { path in published.traceFailure.map { "\(path) (stopped: \($0))" } ?? path }
         return status
     }
 

@@ -1,6 +1,7 @@
 public import CaptureCore
 import CaptureSensors
 import Foundation
+import Synchronization
 public import CaptureStorage
 
 /// Replays a trace into a finished measurement through the recording engine, deterministically:
@@ -49,7 +50,7 @@ public struct Replay: Sendable {
         pipe.close()
         committer.finished.wait()
         // The committer's error comes from an earlier flush than any error of this thread.
-        if let error = committer.failure ?? parseError {
+        if let error = (committer.failure as (any Error)?) ?? parseError {
             if let id = committer.measurement { try? store.delete(id) }
             if case .illegal(let line, let lifecycleError) = error as? DriverError {
                 throw TraceFileError.malformed(
@@ -176,27 +177,34 @@ public struct Replay: Sendable {
 
 /// Encoded flushes handed from the engine's thread to the committing one, a few at a time
 /// (bounded memory). A failure on the committing side stops the producer at its next hand-over.
-final class FlushPipe: @unchecked Sendable {
+final class FlushPipe: Sendable {
     enum Step: Sendable {
         /// Creates the measurement with its first flush.
         case begin(EncodedFlush)
         case commit(EncodedFlush)
     }
 
+    private struct State {
+        var steps: [Step] = []
+        var closed = false
+        var stopped = false
+    }
+
     static let capacity = 16
+    /// Waited on for room and for steps; `state` is only touched with it held.
     private let condition = NSCondition()
-    private var steps: [Step] = []
-    private var closed = false
-    private var stopped = false
+    private let state = Mutex(State())
 
     struct Stopped: Error {}
 
     func put(_ step: Step) throws {
         condition.lock()
         defer { condition.unlock() }
-        while steps.count >= Self.capacity, !stopped { condition.wait() }
-        if stopped { throw Stopped() }
-        steps.append(step)
+        while state.withLock({ $0.steps.count >= Self.capacity && !$0.stopped }) { condition.wait() }
+        try state.withLock { state throws(Stopped) in
+            if state.stopped { throw Stopped() }
+            state.steps.append(step)
+        }
         condition.broadcast()
     }
 
@@ -205,16 +213,19 @@ final class FlushPipe: @unchecked Sendable {
     func take() -> [Step]? {
         condition.lock()
         defer { condition.unlock() }
-        while steps.isEmpty, !closed { condition.wait() }
+        while state.withLock({ $0.steps.isEmpty && !$0.closed }) { condition.wait() }
+        let steps = state.withLock { state in
+            defer { state.steps.removeAll(keepingCapacity: true) }
+            return state.steps
+        }
         guard !steps.isEmpty else { return nil }
-        defer { steps.removeAll(keepingCapacity: true) }
         condition.broadcast()
         return steps
     }
 
     func close() {
         condition.withLock {
-            closed = true
+            state.withLock { $0.closed = true }
             condition.broadcast()
         }
     }
@@ -222,21 +233,27 @@ final class FlushPipe: @unchecked Sendable {
     /// The committer gave up: wake and refuse the producer.
     func stop() {
         condition.withLock {
-            stopped = true
-            steps.removeAll()
+            state.withLock { state in
+                state.stopped = true
+                state.steps.removeAll()
+            }
             condition.broadcast()
         }
     }
 }
 
 /// Commits the pipe's flushes on its own thread.
-private final class Committer: @unchecked Sendable {
+private final class Committer: Sendable {
     let store: Store
     let sources: String
     let pipe: FlushPipe
-    /// Set on this thread; read by others only after `finished` is signalled.
-    var measurement: Int64?
-    var failure: (any Error)?
+    /// What the committing thread found: the measurement it began, and the failure that ended it.
+    private struct Outcome {
+        var measurement: Int64?
+        var failure: StoreError?
+    }
+    private let outcome = Mutex(Outcome())
+    /// Signalled when ``run()`` has returned.
     let finished = DispatchSemaphore(value: 0)
 
     init(store: Store, sources: String, pipe: FlushPipe) {
@@ -244,6 +261,11 @@ private final class Committer: @unchecked Sendable {
         self.sources = sources
         self.pipe = pipe
     }
+
+    /// The measurement begun, if any (read after ``finished``).
+    var measurement: Int64? { outcome.withLock { $0.measurement } }
+    /// Why committing stopped, if it did (read after ``finished``).
+    var failure: StoreError? { outcome.withLock { $0.failure } }
 
     /// Bytes of samples gathered before they are committed in one transaction: as in live
     /// capture (``StagedCommits/maximumWeight``), every transaction rewrites the pages it
@@ -255,13 +277,17 @@ private final class Committer: @unchecked Sendable {
 
     func run() {
         defer { finished.signal() }
-        do {
+        var measurement: Int64?
+        do throws(StoreError) {
             var gathered: [EncodedFlush] = []
             var weight = 0
             while let steps = pipe.take() {
                 for step in steps {
                     switch step {
-                    case .begin(let flush): measurement = try store.begin(flush, sources: sources)
+                    case .begin(let flush):
+                        let id = try store.begin(flush, sources: sources)
+                        measurement = id
+                        outcome.withLock { $0.measurement = id }
                     case .commit(let flush):
                         guard measurement != nil else { continue }
                         gathered.append(flush)
@@ -276,7 +302,7 @@ private final class Committer: @unchecked Sendable {
             }
             if let measurement { try store.commit(gathered, to: measurement) }
         } catch {
-            failure = error
+            outcome.withLock { $0.failure = error }
             pipe.stop()
             while pipe.take() != nil {}
         }

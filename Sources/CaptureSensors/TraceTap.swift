@@ -6,8 +6,8 @@ import SystemPackage
 /// (`capture start --record-trace FILE`), so a ride recorded on a device replays in CI.
 ///
 /// Lines are buffered in memory and written at ``flush()``, which the recorder calls with each of
-/// its commits. Not thread-safe: the recorder calls it under its own lock.
-public final class TraceTap: @unchecked Sendable {
+/// its commits. Not thread-safe, and not `Sendable`: the recorder's driver thread alone uses it.
+public final class TraceTap {
     /// The trace file.
     public let path: String
     private let fd: Int32
