@@ -3,6 +3,7 @@ import CaptureSensors
 import CaptureStorage
 import Foundation
 import Glibc
+import Synchronization
 import Testing
 
 @testable import CaptureRecorder
@@ -191,6 +192,25 @@ struct RecorderTests {
         // Taken into the recording before the status is answered.
         #expect(harness.command(.status).status?.pendingSamples == 20)
         #expect(harness.command(.status).status?.sources.first?.samples == 20)
+    }
+
+    @Test func statusIsAnsweredWhileTheDriverThreadIsInTheStore() throws {
+        // The driver thread holds its lane through every store action (a commit's fdatasync, a
+        // clock correction's transaction); `capture status` must not wait for it.
+        let harness = try RecorderHarness(flushInterval: 60_000)
+        defer { harness.command(.stop) }
+        harness.feed.feed(acceleration(5))
+        let answered = DispatchSemaphore(value: 0)
+        let pending = Mutex<Int?>(nil)
+        harness.recorder.lane.withLock { _ in
+            Thread {
+                let status = harness.command(.status).status
+                pending.withLock { $0 = status?.pendingSamples }
+                answered.signal()
+            }.start()
+            #expect(answered.wait(timeout: .now() + 5) == .success, "status waited for the driver's store action")
+        }
+        #expect(pending.withLock { $0 } == 5)
     }
 
     @Test func aSourceFarAheadOfTheRecorderLosesWhatItsInboxCannotHoldAndSaysSo() throws {
