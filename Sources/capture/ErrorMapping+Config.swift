@@ -1,9 +1,6 @@
 import CaptureConfig
 
-extension DeviceConfigurationError: CLIReportable {
-    /// 78 (EX_CONFIG) for the file and the environment; 64 for a bad option, like every other.
-    var exitStatus: ExitStatus { place.hasPrefix("-") ? .usage : .configuration }
-
+extension DeviceConfigurationError: CLIAdvised {
     var cliMessage: String {
         // `capture upload`'s options for the collector keep the messages they had.
         guard place.hasPrefix("-"), case .badValue(let found) = kind else { return description }
@@ -16,9 +13,7 @@ extension DeviceConfigurationError: CLIReportable {
     }
 }
 
-extension CollectorSettingsError: CLIReportable {
-    var exitStatus: ExitStatus { .configuration }
-
+extension CollectorSettingsError: CLIAdvised {
     var cliMessage: String {
         switch self {
         case .missing(let key, let searched):

@@ -1,14 +1,6 @@
 import CaptureExport
 
-extension ExportError: CLIReportable {
-    var exitStatus: ExitStatus {
-        switch self {
-        case .store(let error): error.exitStatus
-        case .transfer(let error): error.exitStatus
-        case .cannotCreateDirectory, .cannotWrite, .cannotRead: .ioError
-        case .directoryExpected: .usage
-        }
-    }
+extension ExportError: CLIAdvised {
     var cliMessage: String {
         switch self {
         case .store(let error): error.cliMessage

@@ -1,15 +1,6 @@
 import CaptureUpload
 
-extension OAuthError: CLIReportable {
-    var exitStatus: ExitStatus {
-        switch self {
-        case .unreachable: .unavailable
-        case .refused, .notLoggedIn, .noRefreshToken: .tokenRejected
-        case .cannotDelete: .ioError
-        case .misconfigured, .loginExposed, .notALogin, .loginMismatch: .configuration
-        }
-    }
-
+extension OAuthError: CLIAdvised {
     var cliMessage: String {
         switch self {
         case .refused where refusesCredentials: description + ": run `capture login`"
@@ -21,12 +12,7 @@ extension OAuthError: CLIReportable {
     }
 }
 
-extension DevicePolling.Failure: CLIReportable {
-    /// 69 while the issuer stayed unreachable; 77 for a login declined, expired or refused.
-    var exitStatus: ExitStatus {
-        if case .unreachable = self { return .unavailable }
-        return .tokenRejected
-    }
+extension DevicePolling.Failure: CLIAdvised {
     var cliMessage: String {
         switch self {
         case .expired: description + ": run `capture login` again"

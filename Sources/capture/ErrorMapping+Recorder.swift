@@ -2,52 +2,21 @@ import CaptureCore
 import CaptureRecorder
 import CaptureStorage
 
-extension ControlFailure: CLIReportable {
-    var exitStatus: ExitStatus {
-        switch kind {
-        case .notOpen: .notOpen
-        case .notCapturing: .notCapturing
-        case .notPaused: .notPaused
-        case .alreadyStarted: .alreadyOpen
-        case .badRequest: .usage
-        case .diskFull: .diskFull
-        case .storage: .ioError
-        }
-    }
+extension ControlFailure: CLIAdvised {
     var cliMessage: String {
         switch kind {
-        case .notOpen, .notCapturing, .notPaused: message + (LifecycleError.hint(exitStatus).map { "; " + $0 } ?? "")
+        case .notOpen, .notCapturing, .notPaused: message + (LifecycleError.hint(faultKind).map { "; " + $0 } ?? "")
         case .diskFull: message + "; " + StoreError.diskFullHint
         default: message
         }
     }
 }
 
-extension LaunchFailure: CLIReportable {
-    var exitStatus: ExitStatus {
-        switch kind {
-        case .recorderRunning, .measurementOpen: .alreadyOpen
-        case .notOpen: .notOpen
-        case .badSource: .usage
-        case .notFound: .notFound
-        case .malformedInput: .dataError
-        case .deviceUnavailable, .notStarted: .unavailable
-        case .diskFull: .diskFull
-        case .io: .ioError
-        case .unexpected: .failure
-        }
-    }
+extension LaunchFailure: CLIAdvised {
     var cliMessage: String { kind == .diskFull ? message + "; " + StoreError.diskFullHint : message }
 }
 
-extension RecorderControlError: CLIReportable {
-    var exitStatus: ExitStatus {
-        switch self {
-        case .measurementOpen: .alreadyOpen
-        case .recorderGone: .notCapturing
-        case .noAnswer, .recorderStarting: .unavailable
-        }
-    }
+extension RecorderControlError: CLIAdvised {
     var cliMessage: String {
         switch self {
         case .measurementOpen(_, _, recorderRunning: true): "\(description); stop it with `capture stop` first"

@@ -1,30 +1,6 @@
 import CaptureSensors
 
-extension TraceFileError: CLIReportable {
-    var exitStatus: ExitStatus {
-        switch self {
-        case .cannotOpen: .notFound
-        case .readFailed: .ioError
-        case .malformed: .dataError
-        }
-    }
-    var cliMessage: String { description }
-}
-
-extension DeviceError: CLIReportable {
-    var exitStatus: ExitStatus { isPermission ? .ioError : .unavailable }
-    var cliMessage: String { description }
-}
-
-extension SourceError: CLIReportable {
-    var exitStatus: ExitStatus {
-        switch self {
-        case .unknownKind, .malformed, .badAddress, .badRate, .notADeviceDirectory, .notUseful: .usage
-        case .noDevice, .noReceiver, .nothingFound: .notFound
-        case .unreadableDevice: .dataError
-        case .trace(let error): error.exitStatus
-        }
-    }
+extension SourceError: CLIAdvised {
     var cliMessage: String {
         switch self {
         case .unknownKind(_, let syntaxes):
@@ -34,8 +10,7 @@ extension SourceError: CLIReportable {
         case .badAddress: "\(description); use gpsd:HOST:PORT"
         case .badRate: "\(description); use iio:iio:deviceN@HZ"
         case .nothingFound: "\(description); use --source"
-        case .trace(let error): error.cliMessage
-        case .notADeviceDirectory, .noDevice, .notUseful, .unreadableDevice, .noReceiver: description
+        case .trace, .notADeviceDirectory, .noDevice, .notUseful, .unreadableDevice, .noReceiver: description
         }
     }
 }

@@ -1,14 +1,6 @@
 import CaptureStorage
 
-extension StoreError: CLIReportable {
-    var exitStatus: ExitStatus {
-        switch self {
-        case .measurementNotFound: .notFound
-        case .alreadyOpen: .alreadyOpen
-        case .diskFull: .diskFull
-        default: .ioError
-        }
-    }
+extension StoreError: CLIAdvised {
     var cliMessage: String {
         switch self {
         case .measurementNotFound: description + "; `capture list` shows the ones there are"
@@ -22,15 +14,7 @@ extension StoreError: CLIReportable {
     static let diskFullHint = "free some space, or delete measurements the collector already has"
 }
 
-extension TransferError: CLIReportable {
-    var exitStatus: ExitStatus {
-        switch self {
-        case .notFinished: .alreadyOpen
-        case .unrepresentable: .dataError
-        case .io, .cannotRead: .ioError
-        case .store(let error): error.exitStatus
-        }
-    }
+extension TransferError: CLIAdvised {
     var cliMessage: String {
         switch self {
         case .notFinished: description + " (`capture stop` it first)"
@@ -40,23 +24,14 @@ extension TransferError: CLIReportable {
     }
 }
 
-extension ImportError: CLIReportable {
-    var exitStatus: ExitStatus { .dataError }
+extension ImportError: CLIAdvised {
     var cliMessage: String {
         if case .alreadyImported = self { return description + "; " + ImportFileError.againHint }
         return description
     }
 }
 
-extension ImportFileError: CLIReportable {
-    var exitStatus: ExitStatus {
-        switch fault {
-        case .missing: .notFound
-        case .notRegularFile, .tooLarge, .notTransferFile, .invalidContent, .unrepresentable, .alreadyImported: .dataError
-        case .unreadable: .ioError
-        case .storage(let error): error.exitStatus
-        }
-    }
+extension ImportFileError: CLIAdvised {
     var cliMessage: String {
         switch fault {
         case .notRegularFile: description + "; import a .ccyf file"
@@ -66,20 +41,7 @@ extension ImportFileError: CLIReportable {
         default: description
         }
     }
-}
 
-extension ImportFileError {
     /// What to do about a ride that is already stored.
     static let againHint = "`capture import --again` stores it once more on purpose"
-}
-
-extension AttachmentError: CLIReportable {
-    var exitStatus: ExitStatus {
-        switch self {
-        case .unsupportedExtension: .usage
-        case .unreadable: .notFound
-        case .invalidContent, .duplicateName: .dataError
-        }
-    }
-    var cliMessage: String { description }
 }

@@ -1,15 +1,6 @@
 import CaptureUpload
 
-extension TokenFileError: CLIReportable {
-    var exitStatus: ExitStatus {
-        switch self {
-        case .malformed: .configuration
-        case .missing: .notFound
-        case .exposed: .tokenRejected
-        case .unreadable: .ioError
-        }
-    }
-
+extension TokenFileError: CLIAdvised {
     var cliMessage: String {
         switch self {
         case .exposed: description + "; chmod 600 it"
@@ -18,14 +9,7 @@ extension TokenFileError: CLIReportable {
     }
 }
 
-extension UploadRunFailure: CLIReportable {
-    var exitStatus: ExitStatus {
-        switch self {
-        case .tokenRejected: .tokenRejected
-        case .incomplete, .attachmentsIncomplete: .uploadIncomplete
-        }
-    }
-
+extension UploadRunFailure: CLIAdvised {
     var cliMessage: String {
         switch self {
         case .tokenRejected(let origin, let remedy):

@@ -1,4 +1,4 @@
-import Foundation
+import CaptureCore
 
 /// The documented exit codes of `capture`. The README lists the same table.
 enum ExitStatus: Int32, CaseIterable {
@@ -56,6 +56,27 @@ enum ExitStatus: Int32, CaseIterable {
         case .tokenRejected: "credentials refused, or token file readable by others"
         case .configuration: "bad configuration file or value; upload: no URL or token"
         }
+    }
+
+    /// The code for a library error of `kind`.
+    init(_ kind: FaultKind) {
+        self =
+            switch kind {
+            case .unexpected: .failure
+            case .alreadyOpen: .alreadyOpen
+            case .notOpen: .notOpen
+            case .notCapturing: .notCapturing
+            case .notPaused: .notPaused
+            case .badArgument: .usage
+            case .badData: .dataError
+            case .notFound: .notFound
+            case .unavailable: .unavailable
+            case .diskFull: .diskFull
+            case .io: .ioError
+            case .incomplete: .uploadIncomplete
+            case .credentials: .tokenRejected
+            case .configuration: .configuration
+            }
     }
 
     /// The EXIT CODES section of `--help`, made from the cases above.

@@ -1,0 +1,14 @@
+extension LifecycleError: KindedError {
+    public var faultKind: FaultKind {
+        switch self {
+        case .alreadyStarted: .alreadyOpen
+        case .notOpen: .notOpen
+        case .notCapturing: .notCapturing
+        case .notPaused: .notPaused
+        }
+    }
+}
+
+extension CyfaceError: KindedError {
+    public var faultKind: FaultKind { .badData }
+}

@@ -1,0 +1,12 @@
+public import CaptureCore
+
+extension ExportError: KindedError {
+    public var faultKind: FaultKind {
+        switch self {
+        case .store(let error): error.faultKind
+        case .transfer(let error): error.faultKind
+        case .cannotCreateDirectory, .cannotWrite, .cannotRead: .io
+        case .directoryExpected: .badArgument
+        }
+    }
+}

@@ -1,0 +1,41 @@
+public import CaptureCore
+
+extension ControlFailure: KindedError {
+    public var faultKind: FaultKind {
+        switch kind {
+        case .notOpen: .notOpen
+        case .notCapturing: .notCapturing
+        case .notPaused: .notPaused
+        case .alreadyStarted: .alreadyOpen
+        case .badRequest: .badArgument
+        case .diskFull: .diskFull
+        case .storage: .io
+        }
+    }
+}
+
+extension LaunchFailure: KindedError {
+    public var faultKind: FaultKind {
+        switch kind {
+        case .recorderRunning, .measurementOpen: .alreadyOpen
+        case .notOpen: .notOpen
+        case .badSource: .badArgument
+        case .notFound: .notFound
+        case .malformedInput: .badData
+        case .deviceUnavailable, .notStarted: .unavailable
+        case .diskFull: .diskFull
+        case .io: .io
+        case .unexpected: .unexpected
+        }
+    }
+}
+
+extension RecorderControlError: KindedError {
+    public var faultKind: FaultKind {
+        switch self {
+        case .measurementOpen: .alreadyOpen
+        case .recorderGone: .notCapturing
+        case .noAnswer, .recorderStarting: .unavailable
+        }
+    }
+}
