@@ -163,6 +163,7 @@ let package = Package(
             dependencies: [
                 "CaptureCore", "CaptureStorage", "CaptureUpload",
                 .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: strict),

@@ -195,4 +195,20 @@ public struct DeviceConfiguration: Sendable {
         return DeviceConfiguration(
             file: file, filePlace: place, entries: try resolver.resolve(), flags: flags, uploadJSON: uploadJSON)
     }
+
+    /// ``load(flags:environment:file:systemPath:isSource:)`` for the commands that reach a
+    /// recorder already running (status, pause, resume, modality, stop): the recorder runs on
+    /// the settings it was started with, so a configuration file broken since then must not
+    /// keep anyone from stopping it. A fault in the file is returned beside the configuration
+    /// loaded without that file (flags, environment and defaults; a `data_dir` set only in that
+    /// file is not seen then). A bad flag or environment value still throws.
+    public static func loadTolerantOfFile(
+        flags: [ConfigKey: Flag] = [:], isSource: @escaping (String) -> Bool = { _ in true }
+    ) throws(DeviceConfigurationError) -> (device: DeviceConfiguration, ignored: DeviceConfigurationError?) {
+        do {
+            return (try load(flags: flags, isSource: isSource), nil)
+        } catch let error where error.isInFile {
+            return (try load(flags: flags, file: "/dev/null", isSource: isSource), error)
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CaptureConfig
 import Logging
 import Foundation
 
@@ -31,7 +32,7 @@ struct Capture: AsyncParsableCommand {
     /// error (`capture: …; see `capture start --help``), not the error plus the whole usage, and
     /// that what a command throws is mapped here, once, to its line and exit code (``CLIError``).
     static func main() async {
-        LoggingSystem.bootstrap { _ in CLILogHandler() }
+        LoggingSystem.bootstrap { _ in PlainLogHandler() }
         let names = Set(configuration.subcommands.map { $0._commandName })
         let arguments = CommandLineRepair.hoistingGlobalOptions(Array(CommandLine.arguments.dropFirst()), subcommands: names)
         if let word = CommandLineRepair.unknownSubcommand(arguments, subcommands: names) {

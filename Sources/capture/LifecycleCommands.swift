@@ -1,4 +1,5 @@
 import ArgumentParser
+import CaptureConfig
 import CaptureCore
 import CaptureRecorder
 import CaptureSensors

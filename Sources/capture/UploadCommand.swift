@@ -3,7 +3,6 @@ import CaptureConfig
 import CaptureCore
 import CaptureUpload
 import Foundation
-import Synchronization
 
 struct Upload: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -115,7 +114,7 @@ struct Upload: AsyncParsableCommand {
             payloadLimit: device.payloadLimit?.bytes)
         let run = UploadRun(store: store, dataDirectory: data.path, settings: settings, options: options)
         let printer = ResultPrinter(
-            progress: Progress(enabled: !output.json && isatty(2) == 1), printsLines: !output.json)
+            progress: TransferProgress(enabled: !output.json && isatty(2) == 1), printsLines: !output.json)
         let selection = selection
         // One uploader per data directory (`capture sync` takes the same lock).
         let held = try await UploaderLock.whileHeld(directory: data.path) {
@@ -162,7 +161,7 @@ struct Upload: AsyncParsableCommand {
 
 /// Draws the progress bar while a measurement is sent and prints its line when it is done.
 private struct ResultPrinter: UploadRunObserver {
-    let progress: Progress
+    let progress: TransferProgress
     let printsLines: Bool
 
     func transferBegins(measurement: Int64, bytes: Int64) { progress.begin(measurement, total: bytes) }
@@ -179,72 +178,6 @@ private struct ResultPrinter: UploadRunObserver {
     func finished(_ result: UploadResult) {
         progress.end()
         if printsLines { print(Upload.line(result)) }
-    }
-}
-
-/// Progress on standard error: a bar on a terminal, nothing otherwise (the caller prints a
-/// line per measurement).
-final class Progress: Sendable {
-    private struct State {
-        var id: Int64 = 0
-        var total: Int64 = 0
-        var sent: Int64 = 0
-        var began = Date()
-        var lastDraw = Date.distantPast
-        var note = ""
-        /// Whether a bar is on the screen, to be cleared by `end()`.
-        var drawn = false
-    }
-
-    let enabled: Bool
-    private let state = Mutex(State())
-
-    init(enabled: Bool) { self.enabled = enabled }
-
-    func begin(_ id: Int64, total: Int64) {
-        state.withLock { $0 = State(id: id, total: total) }
-    }
-
-    func update(_ sent: Int64) {
-        guard enabled else { return }
-        state.withLock { state in
-            state.sent = sent
-            let now = Date()
-            // At most ten redraws a second.
-            guard now.timeIntervalSince(state.lastDraw) >= 0.1 || sent == state.total else { return }
-            state.lastDraw = now
-            state.drawn = true
-            Self.draw(state, now: now)
-        }
-    }
-
-    func note(_ text: String) {
-        guard enabled else { return }
-        state.withLock { state in
-            state.note = text
-            state.drawn = true
-            Self.draw(state, now: Date())
-        }
-    }
-
-    /// Clears the bar, if one was drawn.
-    func end() {
-        guard enabled, state.withLock({ state in defer { state.drawn = false }; return state.drawn }) else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
-    }
-
-    private static func draw(_ state: State, now: Date) {
-        let fraction = state.total > 0 ? min(1, Double(state.sent) / Double(state.total)) : 0
-        let width = 24
-        let filled = Int(fraction * Double(width))
-        let elapsed = max(now.timeIntervalSince(state.began), 0.001)
-        let rate = Double(state.sent) / elapsed
-        let eta = rate > 0 ? Double(state.total - state.sent) / rate : 0
-        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-        var line = "measurement \(state.id) [\(bar)] \(ByteCount.text(state.sent))/\(ByteCount.text(state.total)) "
-            + "\(ByteCount.text(Int64(rate)))/s ETA \(TextFormat.duration(Int64(eta * 1000)))"
-        if !state.note.isEmpty { line += " – \(state.note)" }
-        FileHandle.standardError.write(Data("\r\u{1B}[K\(line.prefix(160))".utf8))
     }
 }
 

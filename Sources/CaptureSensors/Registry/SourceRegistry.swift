@@ -40,6 +40,13 @@ public struct SourceRegistry: Sendable {
         return (kind, argument)
     }
 
+    /// Whether `spec` names a registered kind with what it needs (a `capture.sources` entry):
+    /// kinds whose argument is required say so in their syntax (`trace:FILE`, `nmea:PATH`).
+    public func isSource(_ spec: String) -> Bool {
+        guard let (kind, argument) = try? parse(spec) else { return false }
+        return argument.map { !$0.isEmpty } ?? kind.syntax.hasPrefix(kind.name + "[")
+    }
+
     /// Makes the source `spec` names, checking now what can be checked.
     public func makeSource(_ spec: String, options: SourceOptions = SourceOptions()) throws(SourceError) -> any SampleSource {
         let (kind, argument) = try parse(spec)

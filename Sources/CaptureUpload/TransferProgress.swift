@@ -1,0 +1,79 @@
+import CaptureCore
+public import Foundation
+import Synchronization
+
+/// A progress bar for one transfer at a time on standard error, when it is a terminal: begin a
+/// transfer, report the bytes the collector holds, add a note (a retry), end it. Redraws at
+/// most ten times a second; nothing is drawn when ``enabled`` is false.
+public final class TransferProgress: Sendable {
+    /// What the bar shows.
+    public struct State: Sendable, Equatable {
+        public var id: Int64 = 0
+        public var total: Int64 = 0
+        public var sent: Int64 = 0
+        public var began = Date()
+        var lastDraw = Date.distantPast
+        public var note = ""
+        /// Whether a bar is on the screen, to be cleared by `end()`.
+        var drawn = false
+
+        public init(id: Int64 = 0, total: Int64 = 0, sent: Int64 = 0, began: Date = Date(), note: String = "") {
+            (self.id, self.total, self.sent, self.began, self.note) = (id, total, sent, began, note)
+        }
+    }
+
+    public let enabled: Bool
+    private let state = Mutex(State())
+
+    public init(enabled: Bool) { self.enabled = enabled }
+
+    public func begin(_ id: Int64, total: Int64) {
+        state.withLock { $0 = State(id: id, total: total) }
+    }
+
+    public func update(_ sent: Int64) {
+        guard enabled else { return }
+        state.withLock { state in
+            state.sent = sent
+            let now = Date()
+            guard now.timeIntervalSince(state.lastDraw) >= 0.1 || sent == state.total else { return }
+            state.lastDraw = now
+            state.drawn = true
+            Self.draw(Self.line(state, now: now))
+        }
+    }
+
+    public func note(_ text: String) {
+        guard enabled else { return }
+        state.withLock { state in
+            state.note = text
+            state.drawn = true
+            Self.draw(Self.line(state, now: Date()))
+        }
+    }
+
+    /// Clears the bar, if one was drawn.
+    public func end() {
+        guard enabled, state.withLock({ state in defer { state.drawn = false }; return state.drawn }) else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+
+    /// `measurement 7 [######..] 1.2 MB/2.4 MB 600 kB/s ETA 0:00:02 – note`, at most 160 characters.
+    public static func line(_ state: State, now: Date) -> String {
+        let fraction = state.total > 0 ? min(1, Double(state.sent) / Double(state.total)) : 0
+        let width = 24
+        let filled = Int(fraction * Double(width))
+        let elapsed = max(now.timeIntervalSince(state.began), 0.001)
+        let rate = Double(state.sent) / elapsed
+        let eta = rate > 0 ? Double(state.total - state.sent) / rate : 0
+        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+        var line = "measurement \(state.id) [\(bar)] \(ByteCount.text(state.sent))/\(ByteCount.text(state.total)) "
+            + "\(ByteCount.text(Int64(rate)))/s ETA \(TextFormat.duration(Int64(eta * 1000)))"
+        if !state.note.isEmpty { line += " – \(state.note)" }
+        return String(line.prefix(160))
+    }
+
+    private static func draw(_ line: String) {
+        FileHandle.standardError.write(Data("\r\u{1B}[K\(line)".utf8))
+    }
+}
