@@ -16,6 +16,15 @@ extension DeviceConfiguration {
             dataDirectory: dataDirectory.value)
     }
 
+    /// How an upload run goes as configured: the retry budget (`collector.retry_budget`) with
+    /// the standard back-off, `privacy.zones` and `collector.payload_limit`.
+    public func uploadOptions(appVersion: String) -> UploadRun.Options {
+        var policy = UploadStateMachine.RetryPolicy.standard
+        policy.budget = Int64(retryBudget.value.seconds * 1000)
+        return UploadRun.Options(
+            appVersion: appVersion, retryPolicy: policy, privacyZones: privacyZones.value, payloadLimit: payloadLimit?.bytes)
+    }
+
     /// What an upload needs, as one value for ``UploadRun``: the collector's URL, the trusted
     /// origins and the credentials: a `--token-file` given on the command line, else OAuth 2.0
     /// when `auth.issuer` is set anywhere, else the token file, which is read here.

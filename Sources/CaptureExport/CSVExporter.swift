@@ -34,6 +34,16 @@ public enum CSVTable: String, Sendable, CaseIterable {
 /// before anything is created.
 public struct CSVExporter: MeasurementExporter {
     public let name = "csv"
+    public let summary = """
+        one table per sensor in SI units with a header line: accelerometer (m/s²), gyroscope \
+        (rad/s), magnetometer (µT), pressure (Pa), locations (degrees, m, m/s). Times are Unix \
+        milliseconds; `track` 0 marks data in a pause gap. With -o DIR the five files \
+        accelerometer.csv, gyroscope.csv, magnetometer.csv, pressure.csv and locations.csv are \
+        written into DIR (created if needed); without -o, or with -o -, the one table chosen by \
+        --table (default: locations) goes to standard output. -o x.csv is refused (exit 64) \
+        rather than made a directory: give a directory, or --table to standard output (capture \
+        export 1 --format csv --table gyroscope > gyr.csv).
+        """
 
     /// The CSV exporter.
     public init() {}

@@ -34,4 +34,9 @@ public struct ExporterRegistry: Sendable {
     public func exporter(named name: String) -> (any MeasurementExporter)? {
         exporters.first { $0.name == name }
     }
+
+    /// A paragraph per format: its name, padded, and its summary.
+    public var help: String {
+        exporters.map { $0.name.padding(toLength: 9, withPad: " ", startingAt: 0) + $0.summary }.joined(separator: "\n\n")
+    }
 }

@@ -9,6 +9,10 @@ public import CaptureStorage
 /// (CaptureFormats/GPX, beside its reader).
 public struct GPXExporter: DocumentExporter {
     public let name = "gpx"
+    public let summary = """
+        GPX 1.1: one <trk> with one <trkseg> per track; each point has <ele>, <time> and, in \
+        <extensions>, speed (m/s) and horizontal accuracy (m).
+        """
 
     /// The GPX exporter.
     public init() {}

@@ -12,6 +12,12 @@ public import CaptureStorage
 /// (CaptureFormats/GeoJSON, beside its reader).
 public struct GeoJSONExporter: DocumentExporter {
     public let name = "geojson"
+    public let summary = """
+        a FeatureCollection with one LineString feature per track (geometry null when the track \
+        has fewer than two fixes); properties: track, modality (at the track's start), start and \
+        end (ISO 8601 UTC), distance (metres, geodesic over clean fixes, the figure `capture \
+        show` reports), fixes.
+        """
 
     /// The GeoJSON exporter.
     public init() {}

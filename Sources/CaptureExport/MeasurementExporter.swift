@@ -15,6 +15,10 @@ public protocol MeasurementExporter: Sendable {
     /// The format's name as `capture export --format` spells it (`gpx`).
     var name: String { get }
 
+    /// What the format holds, a paragraph of `capture export --help` (the CLI lists every
+    /// registered format with it, so a new format documents itself there).
+    var summary: String { get }
+
     /// Whether ``ExportOptions/clean`` applies: by default `true`; a format that carries every
     /// fix (the Cyface transfer file) says `false`.
     var filtersFixes: Bool { get }

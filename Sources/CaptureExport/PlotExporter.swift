@@ -14,6 +14,9 @@ import Foundation
 /// drawn point are left out of the picture. Privacy zones and `--clean` apply as in every export.
 public struct PlotExporter: MeasurementExporter {
     public let name = "svg"
+    public let summary = """
+        the picture `capture plot` draws (see `capture plot --help`).
+        """
 
     /// The plot exporter.
     public init() {}

@@ -51,3 +51,21 @@ extension SampleCounts {
             + "prs \(pressure), fixes \(locations)"
     }
 }
+
+extension MeasurementListEntry {
+    /// `capture list`'s table: a header line, then a line per entry.
+    public static func table(_ entries: [MeasurementListEntry]) -> [String] {
+        let header = "ID      STATUS       MODALITY    START                 DURATION  TRACKS  FIXES   SAMPLES   UPLOAD"
+        return [header] + entries.map(\.row)
+    }
+
+    var row: String {
+        let samples = counts.accelerometer + counts.gyroscope + counts.magnetometer
+        let cells: [(String, Int)] = [
+            (String(id), 8), (status.rawValue, 13), (modality, 12), (TextFormat.time(start), 22),
+            (end.map { TextFormat.duration($0 - start) } ?? "-", 10), (String(tracks), 8), (String(counts.locations), 8),
+            (String(samples), 10),
+        ]
+        return cells.map { $0.0.padding(toLength: $0.1, withPad: " ", startingAt: 0) }.joined() + upload.text
+    }
+}

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CaptureCore
 import CaptureConfig
 import Logging
 import Foundation
@@ -36,7 +37,7 @@ struct Capture: AsyncParsableCommand {
         let names = Set(configuration.subcommands.map { $0._commandName })
         let arguments = CommandLineRepair.hoistingGlobalOptions(Array(CommandLine.arguments.dropFirst()), subcommands: names)
         if let word = CommandLineRepair.unknownSubcommand(arguments, subcommands: names) {
-            let hint = CommandLineRepair.suggestion(for: word, among: names).map { ". Did you mean '\($0)'? See" } ?? "; see"
+            let hint = Spelling.closest(to: word, among: names).map { ". Did you mean '\($0)'? See" } ?? "; see"
             FileHandle.standardError.write(Data("capture: unknown command '\(word)'\(hint) `capture --help`\n".utf8))
             Foundation.exit(ExitStatus.usage.rawValue)
         }

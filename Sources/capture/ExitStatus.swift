@@ -1,39 +1,22 @@
 import CaptureCore
 
-/// The documented exit codes of `capture`. The README lists the same table.
+/// The documented exit codes of `capture` (sysexits.h where one fits), each with its line in
+/// ``summary``. The README lists the same table.
 enum ExitStatus: Int32, CaseIterable {
     case success = 0
-    /// Something unexpected; the message says what.
     case failure = 1
-    /// `start` while a measurement is open; `export --format cyface` of one that is not finished.
     case alreadyOpen = 3
-    /// `pause`, `resume`, `stop` or `modality` with no open measurement.
     case notOpen = 4
-    /// `pause` or `modality` while the measurement is paused or interrupted.
     case notCapturing = 5
-    /// `resume` while the measurement is capturing.
     case notPaused = 6
-    /// Bad arguments (unknown modality, bad option value). ArgumentParser's own usage errors use it too.
     case usage = 64
-    /// A malformed input file (trace or transfer file), stored values a transfer file cannot hold,
-    /// or a transfer file whose ride is already stored (`import` without `--again`).
     case dataError = 65
-    /// A file or measurement that does not exist.
     case notFound = 66
-    /// The recorder could not be started or did not answer.
     case unavailable = 69
-    /// The disk is full; nothing committed was lost.
     case diskFull = 73
-    /// The database or a file could not be read or written.
     case ioError = 74
-    /// `upload`: at least one measurement failed or was not found; the others were uploaded.
     case uploadIncomplete = 75
-    /// The collector rejected the token (401), the issuer the refresh token or secret, a login
-    /// was declined or expired, or the token file is readable by others.
     case tokenRejected = 77
-    /// A bad configuration file or environment value (unknown key, bad value, unreadable or
-    /// malformed file: docs/configuration.md), before anything starts; `upload`: no collector
-    /// URL or token is configured, or upload.json is malformed.
     case configuration = 78
 
     /// One line for `--help`, and the README's table word for word (`ExitCodeTableTests` checks

@@ -33,29 +33,7 @@ struct Export: ParsableCommand {
         commandName: "export",
         abstract: "Write a measurement as a Cyface transfer file, GPX, GeoJSON or CSV.",
         discussion: """
-            cyface   the Cyface v3 transfer file, byte for byte what an upload sends (raw \
-            deflate of 00 03 + protobuf). Only finished measurements (exit 3 otherwise); the \
-            file is cached in <data dir>/transfer/ and reused until the measurement changes. \
-            It always carries every fix, so --clean does not apply.
-
-            gpx      GPX 1.1: one <trk> with one <trkseg> per track; each point has <ele>, \
-            <time> and, in <extensions>, speed (m/s) and horizontal accuracy (m).
-
-            geojson  a FeatureCollection with one LineString feature per track (geometry null \
-            when the track has fewer than two fixes); properties: track, modality (at the \
-            track's start), start and end (ISO 8601 UTC), distance (metres, geodesic over clean \
-            fixes, the figure `capture show` reports), fixes.
-
-            csv      one table per sensor in SI units with a header line: accelerometer (m/s²), \
-            gyroscope (rad/s), magnetometer (µT), pressure (Pa), locations (degrees, m, m/s). \
-            Times are Unix milliseconds; `track` 0 marks data in a pause gap. With -o DIR the \
-            five files accelerometer.csv, gyroscope.csv, magnetometer.csv, pressure.csv and \
-            locations.csv are written into DIR (created if needed); without -o, or with -o -, \
-            the one table chosen by --table (default: locations) goes to standard output. -o \
-            x.csv is refused (exit 64) rather than made a directory: give a directory, or \
-            --table to standard output (capture export 1 --format csv --table gyroscope > gyr.csv).
-
-            svg      the picture `capture plot` draws (see `capture plot --help`).
+            \(ExporterRegistry.standard.help)
 
             privacy.zones (configuration file) apply to every format, as to uploads: fixes \
             inside a zone are left out, and so are the motion and pressure samples from the last \

@@ -21,21 +21,7 @@ struct List: ParsableCommand {
             print("no measurements yet; `capture start` or `capture replay` makes one")
             return
         }
-        print("ID      STATUS       MODALITY    START                 DURATION  TRACKS  FIXES   SAMPLES   UPLOAD")
-        for entry in entries {
-            let duration = entry.end.map { TextFormat.duration($0 - entry.start) } ?? "-"
-            let samples = entry.counts.accelerometer + entry.counts.gyroscope + entry.counts.magnetometer
-            print(
-                String(entry.id).padding(toLength: 8, withPad: " ", startingAt: 0)
-                    + entry.status.rawValue.padding(toLength: 13, withPad: " ", startingAt: 0)
-                    + entry.modality.padding(toLength: 12, withPad: " ", startingAt: 0)
-                    + TextFormat.time(entry.start).padding(toLength: 22, withPad: " ", startingAt: 0)
-                    + duration.padding(toLength: 10, withPad: " ", startingAt: 0)
-                    + String(entry.tracks).padding(toLength: 8, withPad: " ", startingAt: 0)
-                    + String(entry.counts.locations).padding(toLength: 8, withPad: " ", startingAt: 0)
-                    + String(samples).padding(toLength: 10, withPad: " ", startingAt: 0)
-                    + entry.upload.text)
-        }
+        MeasurementListEntry.table(entries).forEach { print($0) }
     }
 }
 
@@ -118,26 +104,12 @@ struct Replay: ParsableCommand {
         if speed != nil, max { throw ValidationError("--speed and --max exclude each other") }
     }
 
-    struct Summary: Codable {
-        var measurement: Int64
-        var samples: Int
-        var seconds: Double
-        var samplesPerSecond: Double
-    }
-
     func run() throws {
         let store = try data.openStore(durability: .relaxed)
-        let began = Date()
-        let id = try CaptureRecorder.Replay(
+        let summary = try CaptureRecorder.Replay(
             path: trace, modality: modality, flushInterval: flushInterval.milliseconds, speed: speed
-        ).run(into: store)
-        let seconds = Date().timeIntervalSince(began)
-        if output.json {
-            let samples = try store.counts(of: id).total
-            try printJSON(Summary(measurement: id, samples: samples, seconds: seconds, samplesPerSecond: Double(samples) / seconds))
-        } else {
-            print(id)
-        }
+        ).runTimed(into: store)
+        if output.json { try printJSON(summary) } else { print(summary.measurement) }
         // A finished measurement: with upload.auto it is delivered in the background too.
         AutomaticDelivery.startIfConfigured(directory: data.path, device: try data.device())
     }

@@ -37,66 +37,44 @@ struct Sync: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
     @Flag(help: "Deliver whatever waits now, whatever the policy and the backoff say.") var now = false
 
-    /// What `--json` prints.
-    struct Report: Encodable {
-        var decision: String
-        var reason: String?
-        var waiting: Int
-        var results: [UploadResult] = []
-        var nextAttemptAt: Int64?
-        var metered: String?
-    }
-
     func run() async throws {
         let device = try data.device()
         let directory = data.path
-        guard let store = try data.existingStore() else {
-            try say(Report(decision: "nothing-waiting", waiting: 0), "sync: nothing waits (no measurements yet)")
-            return
+        let outcome: DeliveryPass.Outcome
+        if let store = try data.existingStore() {
+            let pass = DeliveryPass(
+                store: store, dataDirectory: directory, policy: device.delivery, retention: device.retention,
+                options: device.uploadOptions(appVersion: BuildInfo.version),
+                settings: { try device.uploadSettings() })
+            outcome = try await pass.run(force: now, note: Self.log)
+        } else {
+            outcome = .nothingWaiting
         }
-        let options = UploadRun.Options(
-            appVersion: BuildInfo.version,
-            retryPolicy: .init(initialDelay: 250, maximumDelay: 30_000, budget: Int64(device.retryBudget.value.seconds * 1000)),
-            privacyZones: device.privacyZones.value, payloadLimit: device.payloadLimit?.bytes)
-        let pass = DeliveryPass(
-            store: store, dataDirectory: directory, policy: device.delivery, retention: device.retention, options: options,
-            settings: { try device.uploadSettings() })
-        switch try await pass.run(force: now, note: Self.log) {
-        case .busy(let waiting):
-            try say(
-                Report(decision: "busy", reason: "another upload is running", waiting: waiting),
-                "sync: another upload is running in \(directory); nothing to do")
-        case .nothingWaiting:
-            try say(Report(decision: "nothing-waiting", waiting: 0), "sync: nothing waits")
-        case .notYet(let reason, let waiting):
-            try say(Report(decision: "not-yet", reason: reason, waiting: waiting), "sync: not yet: \(reason)")
+        if output.json { try printJSON(outcome.report) } else { Self.lines(outcome, directory: directory).forEach { print($0) } }
+        switch outcome {
+        case .unreachable: throw ExitCode(ExitStatus.uploadIncomplete.rawValue)
+        case .delivered(let report, _, _, _): try report.check()
+        default: break
+        }
+    }
+
+    /// What a pass did, for a person.
+    static func lines(_ outcome: DeliveryPass.Outcome, directory: String) -> [String] {
+        switch outcome {
+        case .busy: ["sync: another upload is running in \(directory); nothing to do"]
+        case .nothingWaiting: ["sync: nothing waits"]
+        case .notYet(let reason, _): ["sync: not yet: \(reason)"]
         case .backingOff(let until, let state, let waiting):
-            try say(
-                Report(decision: "backing-off", reason: state.lastError, waiting: waiting, nextAttemptAt: until),
+            [
                 "sync: \(waiting) waiting; \(state.failures) pass(es) failed (\(state.lastError ?? "?")); "
-                    + "next attempt at \(TextFormat.time(until)); --now tries anyway")
+                    + "next attempt at \(TextFormat.time(until)); --now tries anyway"
+            ]
         case .metered(let waiting):
-            try say(
-                Report(decision: "metered", reason: "the connection is metered", waiting: waiting, metered: Metering.metered.rawValue),
-                "sync: \(waiting) waiting; not sent: NetworkManager says the connection is metered (upload.unmetered_only)")
-        case .unreachable(let state, let waiting, let metering):
-            try say(
-                Report(
-                    decision: "unreachable", reason: state.lastError, waiting: waiting, nextAttemptAt: state.nextAttemptAt,
-                    metered: metering?.rawValue),
-                "sync: \(waiting) waiting; \(state.lastError ?? "?"); next attempt at \(state.nextAttemptAt.map(TextFormat.time) ?? "?")")
-            throw ExitCode(ExitStatus.uploadIncomplete.rawValue)
-        case .delivered(let report, let state, let waiting, let metering):
-            if output.json {
-                try printJSON(
-                    Report(
-                        decision: "delivered", waiting: waiting, results: report.results, nextAttemptAt: state.nextAttemptAt,
-                        metered: metering?.rawValue))
-            } else {
-                report.results.forEach { print(Upload.line($0)) }
-                if let next = state.nextAttemptAt { print("sync: next attempt at \(TextFormat.time(next))") }
-            }
-            try report.check()
+            ["sync: \(waiting) waiting; not sent: NetworkManager says the connection is metered (upload.unmetered_only)"]
+        case .unreachable(let state, let waiting, _):
+            ["sync: \(waiting) waiting; \(state.lastError ?? "?"); next attempt at \(state.nextAttemptAt.map(TextFormat.time) ?? "?")"]
+        case .delivered(let report, let state, _, _):
+            report.results.map(Upload.line) + (state.nextAttemptAt.map { ["sync: next attempt at \(TextFormat.time($0))"] } ?? [])
         }
     }
 
@@ -107,10 +85,6 @@ struct Sync: AsyncParsableCommand {
         case .meteringUnknown: Log.warning("capture: warning: whether the connection is metered is unknown (no NetworkManager); sending")
         case .pruned(let count): Log.info("sync: pruned \(count) measurement(s) as retention.* allows")
         }
-    }
-
-    private func say(_ report: Report, _ line: String) throws {
-        if output.json { try printJSON(report) } else { print(line) }
     }
 }
 

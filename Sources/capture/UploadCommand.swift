@@ -90,10 +90,7 @@ struct Upload: AsyncParsableCommand {
     }
 
     func run() async throws {
-        // Buffers of 128 KiB and more come from mmap and go back to the system when freed:
-        // glibc's adaptive threshold would otherwise keep them in per-thread arenas, and the
-        // peak RSS of a large upload would grow with the number of threads that touched them.
-        _ = glibcMallopt(-3 /* M_MMAP_THRESHOLD, <malloc.h> */, 128 * 1024)
+        UploadRun.returnLargeBuffersToTheSystem()
         var flags: [ConfigKey: DeviceConfiguration.Flag] = [:]
         if let url { flags[.collectorURL] = .init(url, option: "--url") }
         if let tokenFile { flags[.tokenFile] = .init(tokenFile, option: "--token-file") }
@@ -102,16 +99,12 @@ struct Upload: AsyncParsableCommand {
         if !trustOrigin.isEmpty { flags[.trustedOrigins] = .init(trustOrigin, option: "--trust-origin") }
         let device = try data.device(flags)
         let settings = try device.uploadSettings()
-        let budget = device.retryBudget.value.seconds
         guard let store = try data.existingStore() else {
             if output.json { try printJSON([UploadResult]()) } else { print("nothing to upload: no measurements yet") }
             return
         }
-        let options = UploadRun.Options(
-            appVersion: BuildInfo.version, chunkSize: chunkSize,
-            retryPolicy: .init(initialDelay: 250, maximumDelay: 30_000, budget: Int64(budget * 1000)),
-            transferFileOverride: transferFile, privacyZones: device.privacyZones.value,
-            payloadLimit: device.payloadLimit?.bytes)
+        var options = device.uploadOptions(appVersion: BuildInfo.version)
+        (options.chunkSize, options.transferFileOverride) = (chunkSize, transferFile)
         let run = UploadRun(store: store, dataDirectory: data.path, settings: settings, options: options)
         let printer = ResultPrinter(
             progress: TransferProgress(enabled: !output.json && isatty(2) == 1), printsLines: !output.json)
@@ -180,7 +173,3 @@ private struct ResultPrinter: UploadRunObserver {
         if printsLines { print(Upload.line(result)) }
     }
 }
-
-/// glibc's `mallopt(3)`; `<malloc.h>` is not part of the Glibc module.
-@_silgen_name("mallopt")
-private func glibcMallopt(_ parameter: Int32, _ value: Int32) -> Int32

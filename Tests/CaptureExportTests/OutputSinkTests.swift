@@ -76,6 +76,7 @@ import Testing
     struct Fake: MeasurementExporter {
         var name: String
         var filtersFixes = true
+        var summary = "a fake format"
         func export(_ id: Int64, from store: Store, options: ExportOptions, to destination: ExportDestination) throws(ExportError) {}
     }
 

@@ -1,0 +1,22 @@
+public import CaptureStorage
+import Foundation
+
+extension Replay {
+    /// A replay's result for scripts (`capture replay --json`): the new measurement, its samples,
+    /// how long the replay took and its pace.
+    public struct Summary: Codable, Sendable {
+        public var measurement: Int64
+        public var samples: Int
+        public var seconds: Double
+        public var samplesPerSecond: Double
+    }
+
+    /// ``run(into:)``, timed.
+    public func runTimed(into store: Store) throws -> Summary {
+        let began = Date()
+        let id = try run(into: store)
+        let seconds = Date().timeIntervalSince(began)
+        let samples = try store.counts(of: id).total
+        return Summary(measurement: id, samples: samples, seconds: seconds, samplesPerSecond: Double(samples) / seconds)
+    }
+}
