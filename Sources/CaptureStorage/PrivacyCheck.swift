@@ -24,13 +24,6 @@ public struct PrivacyCheck: Sendable, Equatable {
         public var mode: String
         /// The command that makes it private: `chmod 700 DIR` or `chmod 600 FILE`.
         public var chmod: String
-
-        /// Creates an exposure.
-        public init(path: String, mode: String, chmod: String) {
-            self.path = path
-            self.mode = mode
-            self.chmod = chmod
-        }
     }
 
     /// The paths group or others can get at, the directory first; empty when the data is private.

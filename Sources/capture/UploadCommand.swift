@@ -11,41 +11,27 @@ struct Upload: AsyncParsableCommand {
         discussion: """
             Without IDs, uploads every finished measurement that is pending, interrupted or \
             failed, oldest first; --all also retries skipped ones; --resume only continues \
-            interrupted uploads (of the IDs given, if any). An interrupted upload is always \
-            continued where the collector stands, never restarted from 0 unless it says so. One measurement's failure does not stop the others; a rejected \
-            token (401) stops the run.
+            interrupted uploads (of the IDs given, if any). One measurement's failure does not \
+            stop the others; a rejected token (401) stops the run.
 
-            The session, the file's size and hash and the acknowledged offset are stored before \
-            the first byte is sent, so after a crash, `kill -9` or a reboot `capture upload \
-            --resume` asks the collector where it stands and continues from there. Network \
-            errors, timeouts, 5xx, 429 and 403 (which the collector answers while unavailable) \
-            lead to a status query and a resume at the collector's Range end + 1, with \
-            exponential back-off and jitter within --retry-budget, waiting at least as long as a \
-            Retry-After says; a 308 continues at its Range end + 1 (without Range: a status \
-            query); a 404 opens a new session from byte 0. 409 to the pre-request (already \
-            stored) counts as uploaded; 409 to a status query is not taken for that (the \
-            collector also answers it for a skip condition): a new pre-request says which. 412 \
-            marks the measurement skipped, and so does a transfer file larger than the \
-            collector's payload limit (--payload-limit, $CAPTURE_COLLECTOR_PAYLOAD_LIMIT or \
-            collector.payload_limit, default 100M as the collector's own), before anything is \
-            sent: the collector would refuse it on every run. Other 4xx mark it failed with the \
-            collector's reason; `capture upload --all` tries skipped ones again.
+            Nothing is sent twice or restarted: the session, the file's size and hash and the \
+            acknowledged offset are stored before the first byte goes out, so after a crash or a \
+            reboot `capture upload --resume` asks the collector where it stands and continues \
+            there. Network errors, timeouts, 5xx, 429 and 403 are retried from the collector's \
+            offset with exponential back-off and jitter within --retry-budget (at least as long \
+            as a Retry-After says). 412, or a transfer file over the collector's payload limit \
+            (checked before anything is sent), marks a measurement skipped; another 4xx marks it \
+            failed with the collector's reason. Every answer and what capture does about it: \
+            docs/upload.md, "What happens".
 
             The collector URL (such as https://host/api/v4) comes from --url, \
-            $CAPTURE_UPLOAD_URL, collector.url in the configuration file (`capture config`) or \
-            "url" in <data dir>/upload.json; the bearer token from the file named by \
-            --token-file, $CAPTURE_TOKEN_FILE, collector.token_file or "tokenFile" in \
-            upload.json; --retry-budget from $CAPTURE_COLLECTOR_RETRY_BUDGET or \
-            collector.retry_budget (default 15m). The \
-            token file must not be readable by group or others (chmod 600), and the token is \
-            never printed. HTTPS certificates are verified.
-
-            The token is sent only to the collector URL's origin (scheme, host and port). A \
-            collector whose session Location points at another origin fails that measurement \
-            ("another origin … not trusted with the token"), and nothing is sent there, unless \
-            that origin is trusted: --trust-origin URL (repeatable), $CAPTURE_TRUSTED_ORIGINS \
-            (URLs separated by spaces or commas), collector.trusted_origins or "trustedOrigins" \
-            (an array) in upload.json.
+            $CAPTURE_UPLOAD_URL, collector.url (`capture config`) or "url" in \
+            <data dir>/upload.json; the token from `capture login` (auth.issuer), or the file named \
+            by --token-file, $CAPTURE_TOKEN_FILE, collector.token_file or "tokenFile" in \
+            upload.json (mode 600; the token is never printed). HTTPS certificates are verified. \
+            The token goes only to the URL's origin: a session Location at another origin fails \
+            that measurement unless --trust-origin (repeatable), $CAPTURE_TRUSTED_ORIGINS or \
+            collector.trusted_origins names it.
 
             EXIT CODES: 0 everything chosen was uploaded or skipped, 75 some measurements \
             failed (the others were uploaded), 77 the token was rejected (401) or the token \
