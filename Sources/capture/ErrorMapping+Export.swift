@@ -6,7 +6,7 @@ extension ExportError: CLIReportable {
         case .store(let error): error.exitStatus
         case .transfer(let error): error.exitStatus
         case .cannotCreateDirectory, .cannotWrite, .cannotRead: .ioError
-        case .directoryExpected: .usage
+        case .directoryExpected, .fileRequired: .usage
         }
     }
     var cliMessage: String {
@@ -14,6 +14,7 @@ extension ExportError: CLIReportable {
         case .store(let error): error.cliMessage
         case .transfer(let error): error.cliMessage
         case .cannotCreateDirectory, .cannotWrite, .cannotRead: description
+        case .fileRequired: description + "; give -o FILE.gpkg"
         case .directoryExpected:
             description + "; pass a directory (-o DIR) for every table, or --table TABLE without -o for one on standard output"
         }

@@ -31,7 +31,7 @@ struct ExportTable: ExpressibleByArgument {
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Write a measurement as a Cyface transfer file, GPX, GeoJSON or CSV.",
+        abstract: "Write a measurement as a Cyface transfer file, GPX, GeoJSON, CSV or a GeoPackage.",
         discussion: """
             cyface   the Cyface v3 transfer file, byte for byte what an upload sends (raw \
             deflate of 00 03 + protobuf). Only finished measurements (exit 3 otherwise); the \
@@ -54,6 +54,9 @@ struct Export: ParsableCommand {
             the one table chosen by --table (default: locations) goes to standard output. -o \
             x.csv is refused (exit 64) rather than made a directory: give a directory, or \
             --table to standard output (capture export 1 --format csv --table gyroscope > gyr.csv).
+
+            gpkg     an OGC GeoPackage (EPSG:4326) for QGIS or GDAL: the layers fixes (points) and \
+            tracks (lines). A database file, so -o FILE.gpkg only; `capture surface` adds its layers.
 
             svg      the picture `capture plot` draws (see `capture plot --help`).
 
