@@ -1,3 +1,4 @@
+import CaptureCore
 import CaptureExport
 import CaptureStorage
 import CaptureSurface
@@ -108,5 +109,28 @@ import Testing
         guard let layers = try SurfaceFixtures.ogrLayers(scratch.path + "/map.gpkg") else { return }
         #expect(layers["surface_cells"]?.features == both.cells.count)
         #expect(layers["surface_windows"]?.features == both.reports.map(\.windows.count).reduce(0, +))
+    }
+}
+
+/// Privacy zones: a window they touch is left out and counted, and no output holds a position
+/// inside one.
+@Suite struct SurfacePrivacyTests {
+    @Test func windowsInAZoneAreLeftOutAndCounted() throws {
+        let scratch = try SurfaceFixtures.scratch("privacy")
+        let store = try SurfaceFixtures.store(in: scratch, replaying: [SurfaceOutputTests.bicycle])
+        let fixes = try store.fixes(of: 1)
+        let centre = fixes[fixes.count / 3]
+        let zone = try #require(PrivacyZone(latitude: centre.latitude, longitude: centre.longitude, radius: 150))
+        let open = try SurfaceAnalysis.analyse(1, in: store, options: SurfaceOptions())
+        let hidden = try SurfaceAnalysis.analyse(1, in: store, options: SurfaceOptions(privacyZones: [zone]))
+        #expect(open.excluded.privacy == 0)
+        #expect(hidden.excluded.privacy >= 20, "300 m of track at least: \(hidden.excluded.privacy)")
+        #expect(hidden.windows.count + hidden.excluded.privacy <= open.windows.count + 2)
+        for window in hidden.windows {
+            for point in window.points {
+                let distance = Geodesy.distance(from: (point.latitude, point.longitude), to: (zone.latitude, zone.longitude))
+                #expect(distance > 145, "window \(window.index) has a point \(distance) m from the zone's centre")
+            }
+        }
     }
 }
