@@ -169,9 +169,9 @@ struct Import: ParsableCommand {
             problem and its byte offset (exit 65); nothing is stored.
 
             The same ride is not stored twice by accident: a file whose content (fixes, events, \
-            samples, whatever its compression) was imported before is refused with exit 65, \
-            naming the measurement that holds it, as an upload would send it as a second ride. \
-            --again imports it as a new measurement on purpose.
+            samples, whatever its compression) was imported before, or was exported from a ride \
+            recorded here, is refused with exit 65, naming the measurement that holds it, as an \
+            upload would send it twice. --again imports it as a new measurement on purpose.
 
             \(ExitStatus.help)
             """)
