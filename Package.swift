@@ -151,8 +151,20 @@ let package = Package(
             swiftSettings: strict),
         // Exports of a stored measurement (GPX, GeoJSON, CSV, Cyface) behind one exporter
         // abstraction and a registry; its tests run in-process against a temporary store.
+        // GeoPackage (an SQLite file) through the GRDB the store already uses.
         .target(
-            name: "CaptureExport", dependencies: ["CaptureCore", "CaptureFormats", "CaptureStorage"], swiftSettings: strict),
+            name: "CaptureExport",
+            dependencies: ["CaptureCore", "CaptureFormats", "CaptureStorage", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict),
+        // Road surface quality: gravity-aligned vertical acceleration, distance windows, mergeable
+        // statistics, classes per modality, the grid of many rides, and their GIS outputs.
+        .target(
+            name: "CaptureSurface", dependencies: ["CaptureCore", "CaptureFormats", "CaptureStorage", "CaptureExport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "CaptureSurfaceTests",
+            dependencies: ["CaptureCore", "CaptureStorage", "CaptureExport", "CaptureSurface", "CaptureRecorder", "CaptureTestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "CaptureExportTests",
             dependencies: ["CaptureCore", "CaptureStorage", "CaptureExport", "CaptureRecorder", "CaptureTestSupport"],
@@ -161,7 +173,7 @@ let package = Package(
         .target(
             name: "CaptureConfig",
             dependencies: [
-                "CaptureCore", "CaptureStorage", "CaptureUpload",
+                "CaptureCore", "CaptureStorage", "CaptureUpload", "CaptureSurface",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
@@ -175,7 +187,7 @@ let package = Package(
             name: "capture",
             dependencies: [
                 "CaptureCore", "CaptureStorage", "CaptureSensors", "CaptureRecorder", "CaptureUpload", "CaptureExport",
-                "CaptureConfig", "CaptureDoctor",
+                "CaptureConfig", "CaptureDoctor", "CaptureSurface",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -14,6 +14,7 @@ extension ConfigKey {
         keepUploadedDays, maxStoreSize, dropUnsent,
         sources, modality, flushInterval,
         privacyZones,
+        surfaceThresholds,
     ]
 
     public static let dataDirectory = ConfigKey(
@@ -133,4 +134,13 @@ extension ConfigKey {
         expected: "a list of {latitude, longitude, radius} with latitude −90…90, longitude −180…180 and radius in metres "
             + "above 0, at most 100000 (in the environment: LAT,LON,RADIUS separated by semicolons)",
         meaning: "places whose fixes never leave the device")
+
+    // What `capture surface` calls good and bad.
+
+    public static let surfaceThresholds = ConfigKey(
+        "surface.thresholds", environment: "CAPTURE_SURFACE_THRESHOLDS", type: .surfaceThresholds,
+        default: .unset(documented: "`BICYCLE=1.2,2.2,3.5;CAR=0.6,1.2,2.2;BUS=0.6,1.2,2.2;TRAIN=0.4,0.8,1.6;WALKING=3,4,5.5;*=1.2,2.2,3.5`"),
+        expected: "MODALITY=A,B,C items separated by semicolons, each three ascending positive numbers (m/s²), "
+            + "such as BICYCLE=1.2,2.2,3.5;CAR=0.6,1.2,2.2 (* for any other modality)",
+        meaning: "upper bounds of surface classes 0, 1 and 2 per modality: the standard deviation of vertical acceleration")
 }

@@ -1,5 +1,6 @@
 import CaptureCore
 import CaptureStorage
+import CaptureSurface
 import CaptureUpload
 import Foundation
 
@@ -42,6 +43,9 @@ public enum ConfigValueType: Sendable, Equatable {
     /// A list of privacy zones; in the environment `LAT,LON,RADIUS` separated by semicolons, in
     /// the file a list of `{latitude, longitude, radius}` (read by ``ConfigFile``).
     case zones
+    /// `surface.thresholds`: `MODALITY=A,B,C` items separated by semicolons or spaces, each three
+    /// ascending m/s² bounds of classes 0, 1 and 2 (``SurfaceThresholds/parse(_:)``).
+    case surfaceThresholds
 
     /// How the file holds a value of this type, for the typed read of ``ConfigFile``.
     enum FileValue {
@@ -120,6 +124,9 @@ public enum ConfigValueType: Sendable, Equatable {
         case .modality:
             guard let modality = Modality(parsing: trimmed) else { throw bad() }
             return .modality(modality)
+        case .surfaceThresholds:
+            guard SurfaceThresholds.parse(trimmed) != nil else { throw bad() }
+            return .text(trimmed)
         case .zones:
             var zones: [PrivacyZone] = []
             for part in trimmed.split(separator: ";") where !part.trimmingCharacters(in: .whitespaces).isEmpty {

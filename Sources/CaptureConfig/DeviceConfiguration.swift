@@ -1,6 +1,7 @@
 public import CaptureCore
 public import CaptureStorage
 public import CaptureUpload
+public import CaptureSurface
 import Foundation
 
 /// How much `capture` writes to stderr besides its results.
@@ -137,6 +138,10 @@ public struct DeviceConfiguration: Sendable {
     public var flushInterval: Setting<TimeSpan> { typed(.flushInterval, \.span)! }
     /// `privacy.zones`.
     public var privacyZones: Setting<[PrivacyZone]> { typed(.privacyZones, \.zones)! }
+    /// `surface.thresholds` over the defaults (checked when read).
+    public var surfaceThresholds: SurfaceThresholds {
+        typed(.surfaceThresholds, \.text).flatMap { SurfaceThresholds.parse($0.value) } ?? .standard
+    }
 
     /// `upload.*` as a policy.
     public var delivery: DeliveryPolicy {

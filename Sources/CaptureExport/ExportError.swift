@@ -16,6 +16,8 @@ public enum ExportError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A format of several files (CSV: one per table) was given a path that names a single file
     /// of that kind (`x.csv`); nothing was created.
     case directoryExpected(path: String, tables: Int)
+    /// A format that is a database file (GeoPackage) was asked for on standard output.
+    case fileRequired(format: String)
 
     /// One line: what failed.
     public var description: String {
@@ -27,6 +29,7 @@ public enum ExportError: Error, Sendable, Equatable, CustomStringConvertible {
         case .cannotRead(let path): "cannot read \(path)"
         case .directoryExpected(let path, let tables):
             "a CSV export writes \(tables) tables into a directory, and \(path) names a .csv file; nothing was written"
+        case .fileRequired(let format): "a \(format) export is a database file and cannot go to standard output"
         }
     }
 

@@ -15,6 +15,7 @@ public struct ExporterRegistry: Sendable {
         GPXExporter(),
         GeoJSONExporter(),
         CSVExporter(),
+        GeoPackageExporter(),
         PlotExporter(),
     ])
 
@@ -27,7 +28,7 @@ public struct ExporterRegistry: Sendable {
         }
     }
 
-    /// The names, in registration order (`cyface, gpx, geojson, csv, svg`).
+    /// The names, in registration order (`cyface, gpx, geojson, csv, gpkg, svg`).
     public var names: [String] { exporters.map(\.name) }
 
     /// The exporter called `name` (exact spelling), or `nil`.

@@ -6,7 +6,7 @@ extension ExportError: KindedError {
         case .store(let error): error.faultKind
         case .transfer(let error): error.faultKind
         case .cannotCreateDirectory, .cannotWrite, .cannotRead: .io
-        case .directoryExpected: .badArgument
+        case .directoryExpected, .fileRequired: .badArgument
         }
     }
 }

@@ -17,9 +17,11 @@ public struct PlotExporter: MeasurementExporter {
     public let summary = """
         the picture `capture plot` draws (see `capture plot --help`).
         """
+    /// Colours the track by spans of time (the road surface) instead of speed.
+    public var colouring: PlotColouring?
 
-    /// The plot exporter.
-    public init() {}
+    /// The plot exporter; `colouring` replaces the speed colours of the track.
+    public init(colouring: PlotColouring? = nil) { self.colouring = colouring }
 
     // Layout, in SVG user units (pixels at 100 %).
     static let width = 960.0
@@ -33,7 +35,8 @@ public struct PlotExporter: MeasurementExporter {
         _ id: Int64, from store: Store, options: ExportOptions, to destination: ExportDestination
     ) throws(ExportError) {
         let record = try exporting { try store.measurement(id) }
-        let plot = try exporting { try Survey(record: record, store: store, options: options) }
+        var plot = try exporting { try Survey(record: record, store: store, options: options) }
+        plot.colouring = colouring
         try OutputSink.writing(to: destination) { sink in
             try sink.write(plot.header())
             try plot.drawTrack(store: store, options: options, to: sink)
@@ -68,6 +71,7 @@ extension PlotExporter {
         /// Time spans of pauses and moments of modality changes.
         var pauses: [(from: Int64, to: Int64)] = []
         var changes: [(time: Int64, modality: String)] = []
+        var colouring: PlotColouring?
 
         init(record: MeasurementRecord, store: Store, options: ExportOptions) throws {
             self.record = record
@@ -191,7 +195,8 @@ extension PlotExporter {
                 polyline { fill: none; stroke-width: 3; stroke-linejoin: round; stroke-linecap: round }
 
                 """
-            for (index, colour) in PlotGeometry.speedColours.enumerated() { svg += ".s\(index) { stroke: \(colour) }\n" }
+            let colours = colouring.map { $0.colours + [PlotColouring.unrated] } ?? PlotGeometry.speedColours
+            for (index, colour) in colours.enumerated() { svg += ".s\(index) { stroke: \(colour) }\n" }
             svg += """
                 .axis { stroke: #444; stroke-width: 1; fill: none } .grid { stroke: #ddd; stroke-width: 1; fill: none }
                 .change { stroke: #7b3294; stroke-width: 1.5; stroke-dasharray: 5 4; fill: none } .pause { fill: #e6e6e6 }
@@ -239,7 +244,7 @@ extension PlotExporter {
                     }
                     let pixel = fit.pixel(projection.metres(latitude: fix.latitude, longitude: fix.longitude))
                     let speed = Self.speed(of: fix, after: previous).map { $0 * 3.6 } ?? 0
-                    let next = PlotGeometry.speedClass(speed, top: topSpeed)
+                    let next = colouring?.index(at: fix.timestamp) ?? PlotGeometry.speedClass(speed, top: topSpeed)
                     previous = fix
                     if let last = drawn, next == colour,
                         (pixel.x - last.x) * (pixel.x - last.x) + (pixel.y - last.y) * (pixel.y - last.y) < 2.25
@@ -316,6 +321,7 @@ extension PlotExporter {
                 <text x="\(Self.coordinate(x + length / 2))" y="\(baseline - 10)" text-anchor="middle" class="label">\(PlotGeometry.distanceLabel(metres))</text>
 
                 """
+            if let colouring { return svg + categories(colouring, baseline: baseline) }
             let colours = PlotGeometry.speedColours
             let box = 28.0
             let left = map.x + map.width - 16 - box * Double(colours.count)
@@ -326,6 +332,21 @@ extension PlotExporter {
             for index in [0, colours.count] {
                 let value = topSpeed * Double(index) / Double(colours.count)
                 svg += "<text x=\(quoted(left + box * Double(index))) y=\(quoted(baseline + 11)) text-anchor=\"middle\" class=\"muted\" font-size=\"10\">\(PlotGeometry.number(value.rounded()))</text>\n"
+            }
+            return svg
+        }
+
+        /// The legend of a ``PlotColouring``: a swatch and a label per colour, and the unrated grey.
+        func categories(_ colouring: PlotColouring, baseline: Double) -> String {
+            let map = PlotExporter.map
+            let items = Array(zip(colouring.labels, colouring.colours)) + [("not rated", PlotColouring.unrated)]
+            let box = 62.0
+            let left = map.x + map.width - 16 - box * Double(items.count)
+            var svg = "<text x=\"\(left)\" y=\"\(baseline - 14)\" class=\"label\">\(TextFormat.xmlEscaped(colouring.title))</text>\n"
+            for (index, item) in items.enumerated() {
+                let x = left + box * Double(index)
+                svg += "<rect x=\(quoted(x)) y=\(quoted(baseline - 8)) width=\"\(box - 4)\" height=\"8\" fill=\"\(item.1)\"/>"
+                svg += "<text x=\(quoted(x)) y=\(quoted(baseline + 11)) class=\"muted\" font-size=\"10\">\(TextFormat.xmlEscaped(item.0))</text>\n"
             }
             return svg
         }

@@ -130,7 +130,9 @@ extension Store {
     ///
     /// - The content's digest (``CyfaceTransferFile/contentDigest``) is remembered with the
     ///   measurement; content imported before is refused unless `duplicates` is
-    ///   ``ImportDuplicates/importAgain`` (the check and the insert are one transaction).
+    ///   ``ImportDuplicates/importAgain`` (the check and the insert are one transaction). So is
+    ///   the content of a measurement recorded in this store (its export coming back,
+    ///   ``recordedMeasurement(matching:digest:)``).
     ///
     /// - Throws: ``ImportError`` for inconsistent lifecycle events or content already imported,
     ///   ``StoreError`` for storage failures, ``CyfaceError`` if a value cannot be stored in the
@@ -168,6 +170,9 @@ extension Store {
             measurement: 0, tracks: slicing.intervals.count, locations: file.fixes.count, accelerometer: 0, gyroscope: 0,
             magnetometer: 0, events: events.count, inPauseGaps: 0, skippedMetadataEvents: file.metadataEvents.count)
         let digest = file.contentDigest
+        if duplicates == .refuse, let recorded = try recordedMeasurement(matching: file, digest: digest) {
+            throw ImportError.alreadyImported(measurement: recorded)
+        }
         do {
             summary.measurement = try queue.write { db -> Int64 in
                 if duplicates == .refuse,

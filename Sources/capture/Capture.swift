@@ -17,7 +17,7 @@ struct Capture: AsyncParsableCommand {
 
             `capture replay ride.trace` turns a recorded ride into a finished measurement \
             through the same recorder code, deterministically (docs/trace-format.md).
-            `capture export ID --format cyface|gpx|geojson|csv` writes a measurement out;
+            `capture export ID --format cyface|gpx|geojson|csv|gpkg` writes a measurement out;
             `capture import FILE` reads a Cyface transfer file back in.
 
             \(ExitStatus.help)
@@ -25,7 +25,7 @@ struct Capture: AsyncParsableCommand {
         version: BuildInfo.description,
         subcommands: [
             Start.self, Pause.self, Resume.self, Stop.self, ModalityCommand.self, Status.self, List.self,
-            Show.self, Delete.self, Replay.self, Export.self, Plot.self, Import.self, Upload.self, Sensors.self, Record.self,
+            Show.self, Delete.self, Replay.self, Export.self, Plot.self, SurfaceCommand.self, Import.self, Upload.self, Sensors.self, Record.self,
             ConfigCommand.self, Sync.self, Metrics.self, Prune.self, Doctor.self, Login.self, Logout.self, Attach.self, GNSS.self,
         ])
 

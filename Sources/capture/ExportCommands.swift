@@ -1,6 +1,7 @@
 import ArgumentParser
 import CaptureExport
 import CaptureStorage
+import CaptureSurface
 
 /// A `--format` of `capture export`: a name from ``ExporterRegistry/standard``.
 struct ExportFormat: ExpressibleByArgument {
@@ -31,7 +32,7 @@ struct ExportTable: ExpressibleByArgument {
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Write a measurement as a Cyface transfer file, GPX, GeoJSON or CSV.",
+        abstract: "Write a measurement as a Cyface transfer file, GPX, GeoJSON, CSV or a GeoPackage.",
         discussion: """
             \(ExporterRegistry.standard.help)
 
@@ -98,7 +99,8 @@ struct Plot: ParsableCommand {
             The store is streamed, so a day-long ride takes as little memory as a short one; the \
             track leaves out points closer than 1.5 px to the previous one. Open the file in any \
             browser. privacy.zones apply as in every export; --clean keeps only clean fixes. The \
-            same picture: `capture export ID --format svg`.
+            same picture: `capture export ID --format svg`. --colour surface colours the track \
+            by the class of each 10 m window instead (`capture surface --help`), grey where none.
 
             EXAMPLE: capture plot 1 -o ride.svg
 
@@ -109,13 +111,18 @@ struct Plot: ParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("The SVG file to write; - for standard output.", valueName: "path"))
     var output: String?
     @Flag(help: "Keep only clean fixes (1 < speed < 100 m/s, accuracy < 20 m).") var clean = false
+    @Option(help: "Colour the track by speed, or by surface class (capture surface).") var colour = PlotColour.speed
+
+    enum PlotColour: String, ExpressibleByArgument, CaseIterable { case speed, surface }
 
     func run() throws {
-        let zones = try data.device().privacyZones.value
+        let device = try data.device()
         guard let store = try data.existingStore() else { throw StoreError.measurementNotFound(id) }
-        try PlotExporter().export(
-            id, from: store, options: ExportOptions(dataDirectory: data.path, clean: clean, privacyZones: zones),
-            to: ExportDestination(path: output))
+        let options = ExportOptions(dataDirectory: data.path, clean: clean, privacyZones: device.privacyZones.value)
+        guard colour == .surface else { return try PlotExporter().export(id, from: store, options: options, to: .init(path: output)) }
+        try Surface.plot(
+            id, in: store, options: SurfaceOptions(thresholds: device.surfaceThresholds, privacyZones: device.privacyZones.value),
+            export: options, to: ExportDestination(path: output))
     }
 }
 
@@ -137,9 +144,9 @@ struct Import: ParsableCommand {
             problem and its byte offset (exit 65); nothing is stored.
 
             The same ride is not stored twice by accident: a file whose content (fixes, events, \
-            samples, whatever its compression) was imported before is refused with exit 65, \
-            naming the measurement that holds it, as an upload would send it as a second ride. \
-            --again imports it as a new measurement on purpose.
+            samples, whatever its compression) was imported before, or was exported from a ride \
+            recorded here, is refused with exit 65, naming the measurement that holds it, as an \
+            upload would send it twice. --again imports it as a new measurement on purpose.
 
             \(ExitStatus.help)
             """)

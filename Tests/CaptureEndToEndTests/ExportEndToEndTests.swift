@@ -31,7 +31,11 @@ import Testing
         let sameBytes = stdout.stdoutBytes == [UInt8](cached)
         #expect(sameBytes, "export to standard output differs from the cached transfer file")
 
-        let imported = try cli.json(["import", path])
+        // The export of a ride recorded here is that ride: refused, naming it; --again copies it.
+        let back = try cli.run(["import", path])
+        #expect(back.status == 65, "\(back.stderr)")
+        #expect(back.stderr.hasPrefix("capture: \(path) is already stored as measurement 1; nothing imported"), "\(back.stderr)")
+        let imported = try cli.json(["import", "--again", path])
         #expect(imported["measurement"] as? Int == 2)
         #expect(imported["inPauseGaps"] as? Int == 0)
 
@@ -175,9 +179,11 @@ import Testing
         // Nothing of any failed import was stored.
         #expect(try cli.databaseDump() == before)
 
-        // The uncompressed file without its header is accepted as well.
+        // The uncompressed file without its header is accepted as well (a copy of measurement 1,
+        // which it is, on purpose).
         try Data(plain.dropFirst(2)).write(to: URL(fileURLWithPath: path))
-        let bare = try cli.run(["import", path])
+        #expect(try cli.run(["import", path]).status == 65, "measurement 1's content, however packed")
+        let bare = try cli.run(["import", "--again", path])
         #expect(bare.status == 0, "\(bare.stderr)")
         #expect(bare.stdout == "2\n")
     }

@@ -108,7 +108,7 @@ import Testing
         #expect(text.contains("\"end\":null") && text.contains("\"geometry\":null"))
     }
 
-    @Test(arguments: ["cyface", "gpx", "geojson", "csv", "svg"])
+    @Test(arguments: ["cyface", "gpx", "geojson", "csv", "gpkg", "svg"])
     func anUnknownMeasurementLeavesNoFile(_ name: String) throws {
         let exporter = try #require(ExporterRegistry.standard.exporter(named: name))
         let path = output + "/never." + name

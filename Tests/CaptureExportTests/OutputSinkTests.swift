@@ -81,7 +81,7 @@ import Testing
     }
 
     @Test func standardFormatsInHelpOrder() throws {
-        #expect(ExporterRegistry.standard.names == ["cyface", "gpx", "geojson", "csv", "svg"])
+        #expect(ExporterRegistry.standard.names == ["cyface", "gpx", "geojson", "csv", "gpkg", "svg"])
         #expect(ExporterRegistry.standard.exporter(named: "gpx") is GPXExporter)
         #expect(ExporterRegistry.standard.exporter(named: "pdf") == nil)
         #expect(ExporterRegistry.standard.exporter(named: "GPX") == nil, "names are exact, as --format spells them")
@@ -92,11 +92,11 @@ import Testing
     @Test func aNewFormatIsOneRegistration() throws {
         var registry = ExporterRegistry.standard
         registry.register(Fake(name: "kml"))
-        #expect(registry.names == ["cyface", "gpx", "geojson", "csv", "svg", "kml"])
+        #expect(registry.names == ["cyface", "gpx", "geojson", "csv", "gpkg", "svg", "kml"])
         #expect(registry.exporter(named: "kml") is Fake)
         // The same name replaces, in place.
         registry.register(Fake(name: "gpx", filtersFixes: false))
-        #expect(registry.names == ["cyface", "gpx", "geojson", "csv", "svg", "kml"])
+        #expect(registry.names == ["cyface", "gpx", "geojson", "csv", "gpkg", "svg", "kml"])
         #expect(registry.exporter(named: "gpx")?.filtersFixes == false)
         #expect(ExporterRegistry.standard.exporter(named: "gpx") is GPXExporter, "the standard registry is a value")
     }

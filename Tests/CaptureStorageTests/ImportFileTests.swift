@@ -37,7 +37,8 @@ import Testing
 
     @Test func aValidFileBecomesAFinishedMeasurement() throws {
         let path = try validFile()
-        let summary = try store.importTransferFile(at: path)
+        // The file is measurement 1's: a copy on purpose.
+        let summary = try store.importTransferFile(at: path, duplicates: .importAgain)
         #expect(summary.measurement == 2 && summary.locations == 2 && summary.tracks == 1)
         let record = try store.measurement(2)
         #expect(record.status == .finished && record.modality == "BICYCLE" && record.sources == "import:\(path)")
@@ -92,9 +93,14 @@ import Testing
     }
 
     @Test func theSameRideIsRefusedWhateverItsPackingUnlessImportedAgain() throws {
-        let path = try validFile()
-        #expect(try store.importTransferFile(at: path).measurement == 2)
-        #expect(fault(of: path) == .alreadyImported(measurement: 2))
+        // A copy: the cached file goes with its measurement.
+        let path = directory + "/ride.ccyf"
+        try FileManager.default.copyItem(atPath: try validFile(), toPath: path)
+        // Measurement 1, recorded here, coming back as its export: recognised by its content.
+        #expect(fault(of: path) == .alreadyImported(measurement: 1))
+        #expect(try store.measurements().count == 1)
+        #expect(try store.importTransferFile(at: path, duplicates: .importAgain).measurement == 2)
+        #expect(fault(of: path) == .alreadyImported(measurement: 1))
         #expect(
             ImportFileError(path: path, fault: .alreadyImported(measurement: 2)).description
                 == "\(path) is already stored as measurement 2; nothing imported")
@@ -106,10 +112,13 @@ import Testing
             events: decoded.events)
         try Data(try TransferFileWriter.serialize(measurement, batchSize: 1)).write(to: URL(fileURLWithPath: repacked))
         #expect(decoded.contentDigest == (try TransferFileDecoder.decode(try TransferFileWriter.serialize(measurement))).contentDigest)
-        #expect(fault(of: repacked) == .alreadyImported(measurement: 2))
+        #expect(fault(of: repacked) == .alreadyImported(measurement: 1))
         #expect(try store.measurements().count == 2, "a refused import stored nothing")
-        // On purpose: a new measurement; refusals then name the first copy.
+        // On purpose: a new measurement; refusals then name the original.
         #expect(try store.importTransferFile(at: path, duplicates: .importAgain).measurement == 3)
+        #expect(fault(of: repacked) == .alreadyImported(measurement: 1))
+        // Without the recorded ride, the first imported copy is named.
+        try store.deleteMeasurement(1, directory: directory + "/data")
         #expect(fault(of: repacked) == .alreadyImported(measurement: 2))
         // Other content is another ride.
         let other = CyfaceMeasurement(fixes: [Fix(timestamp: 5_000, latitude: 52, longitude: 13)])

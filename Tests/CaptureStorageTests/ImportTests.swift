@@ -51,7 +51,12 @@ import Testing
         let id = try Measurements.twoTracks(in: store)
         let file = try store.transferFile(for: id, directory: directory.path)
         let decoded = try TransferFileDecoder.decode([UInt8](try #require(FileManager.default.contents(atPath: file.path))))
-        let summary = try store.importMeasurement(decoded, sources: "import:test")
+        // The ride recorded here, coming back: recognised and refused, unless on purpose.
+        #expect(throws: ImportError.alreadyImported(measurement: id)) {
+            try store.importMeasurement(decoded, sources: "import:test")
+        }
+        #expect(try store.measurements().count == 1)
+        let summary = try store.importMeasurement(decoded, sources: "import:test", duplicates: .importAgain)
         let copy = summary.measurement
         #expect(copy != id)
         #expect(summary.inPauseGaps == 0)

@@ -218,7 +218,7 @@ enum Measurements {
             try store.commit(engine.takeFlush(), to: open)
         }
         try flush(0)
-        let imported = try store.importMeasurement(decoded, sources: "import:test").measurement
+        let imported = try store.importMeasurement(decoded, sources: "import:test", duplicates: .importAgain).measurement
         try flush(100)
         try store.commit(try engine.apply(.stop, at: base + 3_000), to: open)
         let ids = try store.read { db in

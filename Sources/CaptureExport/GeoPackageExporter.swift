@@ -1,0 +1,82 @@
+import CaptureCore
+import CaptureFormats
+public import CaptureStorage
+
+/// An OGC GeoPackage (``GeoPackage``) with two layers: `fixes`, one point per fix (measurement,
+/// track, time as Unix ms and ISO 8601 UTC, altitude, speed, horizontal accuracy, modality), and
+/// `tracks`, one LineString per track of two fixes or more (measurement, track, modality at its
+/// start, start and end, distance in metres, fixes). Privacy zones and `--clean` apply as in every
+/// export. A GeoPackage is a database file, so it is written to a file only (`-o ride.gpkg`).
+public struct GeoPackageExporter: MeasurementExporter {
+    public let name = "gpkg"
+    public let summary = """
+        an OGC GeoPackage (EPSG:4326) for QGIS or GDAL: the layers fixes (points) and tracks \
+        (lines). A database file, so -o FILE.gpkg only; `capture surface` adds its layers.
+        """
+
+    /// The GeoPackage exporter.
+    public init() {}
+
+    public func export(
+        _ id: Int64, from store: Store, options: ExportOptions, to destination: ExportDestination
+    ) throws(ExportError) {
+        let record = try exporting { try store.measurement(id) }
+        guard case .file(let path) = destination else {
+            throw .fileRequired(format: name)
+        }
+        try GeoPackage.write(to: path) { gpkg in
+            let layers = try Self.rideLayers(in: &gpkg)
+            try Self.addRide(record, from: store, options: options, to: &gpkg, layers: layers)
+        }
+    }
+
+    /// The `fixes` and `tracks` layers, empty.
+    public static func rideLayers(in gpkg: inout GeoPackage) throws -> (fixes: GeoPackage.Layer, tracks: GeoPackage.Layer) {
+        let fixes = try gpkg.layer(
+            "fixes", .point,
+            columns: [
+                ("measurement", .integer), ("track", .integer), ("ts", .integer), ("time", .text), ("altitude", .real),
+                ("speed", .real), ("accuracy", .real), ("modality", .text),
+            ], description: "capture: every fix (WGS 84); ts in Unix ms, altitude m, speed m/s, accuracy m")
+        let tracks = try gpkg.layer(
+            "tracks", .lineString,
+            columns: [
+                ("measurement", .integer), ("track", .integer), ("modality", .text), ("start", .text), ("end", .text),
+                ("distance", .real), ("fixes", .integer),
+            ], description: "capture: one line per track; distance in metres")
+        return (fixes, tracks)
+    }
+
+    /// Adds measurement `record`'s fixes and tracks to `layers`.
+    public static func addRide(
+        _ record: MeasurementRecord, from store: Store, options: ExportOptions, to gpkg: inout GeoPackage,
+        layers: (fixes: GeoPackage.Layer, tracks: GeoPackage.Layer)
+    ) throws {
+        let events = try store.events(of: record.id)
+        let privacy = try options.privacy(of: record.id, in: store)
+        for track in try store.tracks(of: record.id) {
+            let all = try store.fixes(of: record.id, track: track.number).filter { !privacy.hides($0) }
+            let fixes = options.kept(all, privacy)
+            for fix in fixes {
+                try gpkg.insert(
+                    into: layers.fixes, .point(longitude: fix.longitude, latitude: fix.latitude),
+                    [
+                        .integer(record.id), .integer(Int64(track.number)), .integer(fix.timestamp),
+                        .text(TextFormat.isoTime(fix.timestamp)), fix.altitude.map(GeoPackage.Value.real) ?? .null,
+                        fix.speed.map(GeoPackage.Value.real) ?? .null,
+                        fix.horizontalAccuracy.map(GeoPackage.Value.real) ?? .null,
+                        .text(Modality.spelling(at: fix.timestamp, events: events, initial: record.modality)),
+                    ])
+            }
+            try gpkg.insert(
+                into: layers.tracks,
+                fixes.count < 2 ? nil : .lineString(fixes.map { ($0.longitude, $0.latitude) }),
+                [
+                    .integer(record.id), .integer(Int64(track.number)),
+                    .text(Modality.spelling(at: track.startTime, events: events, initial: record.modality)),
+                    .text(TextFormat.isoTime(track.startTime)), track.endTime.map { .text(TextFormat.isoTime($0)) } ?? .null,
+                    .real(Geodesy.trackDistance(all)), .integer(Int64(fixes.count)),
+                ])
+        }
+    }
+}

@@ -1,0 +1,12 @@
+public import CaptureCore
+
+extension SurfaceError: KindedError {
+    public var faultKind: FaultKind {
+        switch self {
+        case .store(let error): error.faultKind
+        case .export(let error): error.faultKind
+        case .noAccelerometer, .nothingToAnalyse: .notFound
+        case .unknownFormat: .badArgument
+        }
+    }
+}
