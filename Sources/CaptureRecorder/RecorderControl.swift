@@ -244,6 +244,24 @@ public struct RecorderControl: Sendable {
     }
 }
 
+extension RecorderControl {
+    /// Every measurement, oldest first, as `capture list` prints them; the open one counted as
+    /// ``status()`` counts it: what is in the database and what its live recorder has staged in
+    /// the flush log (durable, not yet moved into the database), so that `list` and `status`
+    /// never disagree about a recording in progress.
+    public func list() throws -> [MeasurementListEntry] {
+        guard let store = try existingStore() else { return [] }
+        var entries = try store.listEntries(recorderRunning: recorderIsRunning)
+        let status = try status()
+        if let open = status.measurement, let committed = status.committed,
+            let index = entries.firstIndex(where: { $0.id == open })
+        {
+            entries[index].counts = committed
+        }
+        return entries
+    }
+}
+
 /// What `capture status` shows. Field names and values are the `--json` output's.
 public struct StatusReport: Codable, Sendable, Equatable {
     /// The data directory (absolute).

@@ -103,6 +103,20 @@ struct RecorderControlTests {
         #expect(try harness.store.measurement(harness.measurement).status == .finished)
     }
 
+    /// Issue 32: `list` showed 0 samples while `status` counted what waits in the flush log.
+    @Test func listCountsWhatStatusCountsWhileRecording() throws {
+        let harness = try RecorderHarness(flushInterval: 100)
+        defer { harness.command(.stop) }
+        let control = RecorderControl(directory: harness.directory)
+        harness.feed.feed(acceleration(10))
+        #expect(try waitUntil { try harness.committed().accelerometer == 10 })
+        // Flushed into the flush log, not yet moved into the database: the case that differed.
+        #expect(try harness.store.counts(of: harness.measurement).accelerometer == 0)
+        let entry = try #require(try control.list().first { $0.id == harness.measurement })
+        #expect(entry.counts.accelerometer == 10)
+        #expect(entry.counts == (try control.status().committed))
+    }
+
     @Test func readinessCrossesThePipeAsTypedJSON() throws {
         for value in [Readiness.ready(measurement: 42), .failed(LaunchFailure(kind: .diskFull, message: "the disk is full"))] {
             #expect(Readiness(decoding: value.encoded()) == value)
