@@ -32,7 +32,7 @@ public struct PlotExporter: MeasurementExporter {
     public func export(
         _ id: Int64, from store: Store, options: ExportOptions, to destination: ExportDestination
     ) throws(ExportError) {
-        let record = try exporting { try store.measurement(id) }
+        let record = try finishedRecord(id, in: store)
         let plot = try exporting { try Survey(record: record, store: store, options: options) }
         try OutputSink.writing(to: destination) { sink in
             try sink.write(plot.header())
