@@ -239,6 +239,7 @@ public struct RecorderControl: Sendable {
             }
         } else {
             report.state = .interrupted
+            report.ended = RecordingEnd.read(measurement: open.id, directory: directory)
         }
         return report
     }
@@ -282,6 +283,8 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var committed: SampleCounts?
     /// What the running recorder says about itself.
     public var recorder: RecorderStatus?
+    /// For an interrupted measurement: why its recording ended, when its journal says.
+    public var ended: RecordingEnd?
     /// Finished measurements per upload state (pending, uploading, uploaded, skipped, failed).
     public var uploads: [String: Int]?
     /// Delivery figures over all finished measurements (absent while there are none).

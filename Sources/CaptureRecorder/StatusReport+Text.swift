@@ -34,6 +34,7 @@ extension StatusReport {
         ]
         if state == .interrupted {
             lines.append("  the recorder is not running: " + interrupted)
+            if let ended { lines.append("  ended      " + ended.text) }
         }
         if let counts = committed { lines.append("  committed  " + counts.text) }
         if let recorder = recorder {
