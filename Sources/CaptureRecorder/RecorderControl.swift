@@ -97,9 +97,9 @@ public struct RecorderControl: Sendable {
     public var recorderIsRunning: Bool { RecorderLock.isHeld(directory: directory) }
 
     /// The store, if the directory has one; nothing is created.
+    /// A path that is not a data directory (a file, `/etc`) is refused (``DataDirectory``).
     func existingStore() throws(StoreError) -> Store? {
-        guard FileManager.default.fileExists(atPath: directory + "/capture.sqlite") else { return nil }
-        return try Store(directory: directory)
+        try DataDirectory.existingStore(at: directory)
     }
 
     // MARK: - Start
@@ -207,6 +207,8 @@ public struct RecorderControl: Sendable {
     /// What `capture status` shows: the open measurement, its live recorder, the upload tally.
     public func status() throws -> StatusReport {
         var report = StatusReport(dataDirectory: directory, state: .idle)
+        // Refused first: a directory capture did not make is not reported on, nor its mode.
+        try DataDirectory.check(directory)
         report.exposed = PrivacyCheck(dataDirectory: directory).exposures
         guard let store = try existingStore() else { return report }
         report.device = try store.deviceID()
