@@ -214,8 +214,12 @@ public struct RecorderControl: Sendable {
         report.device = try store.deviceID()
         let uploads = try store.uploads()
         var tally: [String: Int] = [:]
+        // An upload is running only while an uploader holds the data directory's upload lock;
+        // a session left by one that was stopped (Ctrl-C, a crash) is an interrupted upload.
+        let uploading = ExclusiveFileLock.isHeld(path: directory + "/upload.lock")
         for record in try store.measurements() where !record.isOpen {
-            tally[(uploads[record.id]?.status ?? .pending).rawValue, default: 0] += 1
+            let status = uploads[record.id]?.status ?? .pending
+            tally[status == .uploading && !uploading ? StatusReport.interruptedUpload : status.rawValue, default: 0] += 1
         }
         report.uploads = tally
         let totals = try store.deliveryTotals()
@@ -287,8 +291,11 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var recorder: RecorderStatus?
     /// For an interrupted measurement: why its recording ended, when its journal says.
     public var ended: RecordingEnd?
-    /// Finished measurements per upload state (pending, uploading, uploaded, skipped, failed).
+    /// Finished measurements per upload state (pending, uploading, uploaded, skipped, failed;
+    /// ``interruptedUpload`` for a session no running uploader holds).
     public var uploads: [String: Int]?
+    /// The key of ``uploads`` for an upload that was stopped and waits to be resumed.
+    public static let interruptedUpload = "interrupted"
     /// Delivery figures over all finished measurements (absent while there are none).
     public var delivery: DeliveryTotals?
     /// What `capture sync` remembers: failed passes in a row, the next attempt (absent before

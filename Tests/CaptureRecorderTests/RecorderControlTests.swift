@@ -117,6 +117,23 @@ struct RecorderControlTests {
         #expect(entry.counts == (try control.status().committed))
     }
 
+    /// Issue 32: after Ctrl-C, status kept saying `1 uploading` though nothing ran.
+    @Test func anUploadIsShownAsRunningOnlyWhileAnUploaderHoldsTheDirectory() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (store, id) = try interrupted()
+        _ = try RecorderControl(directory: directory).stop()
+        try store.beginUpload(of: id, sessionURL: "http://127.0.0.1:9/s/1", totalLength: 100, sha256: nil)
+        let control = RecorderControl(directory: directory)
+        #expect(try control.status().uploads == ["interrupted": 1])
+        #expect(try control.status().text(interrupted: "").contains("uploads    1 interrupted"))
+        guard let lock = ExclusiveFileLock(path: directory + "/upload.lock") else {
+            Issue.record("cannot take the upload lock")
+            return
+        }
+        #expect(try control.status().uploads == ["uploading": 1])
+        _ = consume lock
+    }
+
     @Test func readinessCrossesThePipeAsTypedJSON() throws {
         for value in [Readiness.ready(measurement: 42), .failed(LaunchFailure(kind: .diskFull, message: "the disk is full"))] {
             #expect(Readiness(decoding: value.encoded()) == value)
