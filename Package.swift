@@ -104,6 +104,8 @@ let package = Package(
                 "CaptureCore", "CaptureStorage",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                // NIOConnectionError: what a failed connection attempt throws (ConnectionProblem).
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -234,6 +236,9 @@ let package = Package(
             dependencies: [
                 "CaptureCore", "CaptureStorage", "CaptureUpload", "CaptureCollector",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                // The errors ConnectionProblemTests words.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: strict),
         // The collector's routes, in-process through HummingbirdTesting.

@@ -75,6 +75,11 @@ public struct Doctor: Sendable {
         guard access(directory, W_OK | X_OK) == 0 else {
             return [.fail("data directory", "\(directory) is not writable by this user", "run capture as its owner, or chown it")]
         }
+        do {
+            try DataDirectory.check(directory)
+        } catch {
+            return [.fail("data directory", error.description, "set data_dir to a new or empty directory")]
+        }
         let exposed = PrivacyCheck(dataDirectory: directory).exposures
         guard exposed.isEmpty else {
             return [

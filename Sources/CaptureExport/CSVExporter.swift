@@ -51,7 +51,7 @@ public struct CSVExporter: MeasurementExporter {
     public func export(
         _ id: Int64, from store: Store, options: ExportOptions, to destination: ExportDestination
     ) throws(ExportError) {
-        let record = try exporting { try store.measurement(id) }
+        let record = try finishedRecord(id, in: store)
         switch destination {
         case .standardOutput:
             try OutputSink.writing(to: .standardOutput) { try write(options.table ?? .locations, of: record, from: store, options: options, to: $0) }

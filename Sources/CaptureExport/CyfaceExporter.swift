@@ -22,6 +22,7 @@ public struct CyfaceExporter: MeasurementExporter {
     public func export(
         _ id: Int64, from store: Store, options: ExportOptions, to destination: ExportDestination
     ) throws(ExportError) {
+        _ = try finishedRecord(id, in: store)
         let file = try exporting {
             try store.transferFile(for: id, directory: options.dataDirectory, privacyZones: options.privacyZones)
         }

@@ -20,7 +20,7 @@ public struct GeoPackageExporter: MeasurementExporter {
     public func export(
         _ id: Int64, from store: Store, options: ExportOptions, to destination: ExportDestination
     ) throws(ExportError) {
-        let record = try exporting { try store.measurement(id) }
+        let record = try finishedRecord(id, in: store)
         guard case .file(let path) = destination else {
             throw .fileRequired(format: name)
         }

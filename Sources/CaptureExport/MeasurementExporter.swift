@@ -26,6 +26,11 @@ public protocol MeasurementExporter: Sendable {
     /// Writes measurement `id` of `store` to `destination`.
     ///
     /// The measurement is looked up before any output is opened, so an unknown id leaves no file.
+    /// One rule for every format: only a finished measurement is exported; an open one (being
+    /// recorded, paused or interrupted) is refused with ``ExportError/transfer(_:)``
+    /// (``CaptureStorage/TransferError/notFinished(_:)``) and nothing is written, since what it
+    /// holds is still moving from the recorder's flush log into the store
+    /// (``finishedRecord(_:in:)``).
     ///
     /// - Throws: ``ExportError``; a file destination is then left as it was.
     func export(_ id: Int64, from store: Store, options: ExportOptions, to destination: ExportDestination) throws(ExportError)
@@ -44,11 +49,24 @@ extension MeasurementExporter {
     public var filtersFixes: Bool { true }
 }
 
+extension MeasurementExporter {
+    /// Measurement `id`, if it is finished: the one check every exporter makes before it opens
+    /// any output.
+    ///
+    /// - Throws: ``ExportError/store(_:)`` for an unknown id, ``ExportError/transfer(_:)``
+    ///   (``CaptureStorage/TransferError/notFinished(_:)``) for an open measurement.
+    public func finishedRecord(_ id: Int64, in store: Store) throws(ExportError) -> MeasurementRecord {
+        let record = try exporting { try store.measurement(id) }
+        guard !record.isOpen else { throw .transfer(.notFinished(id)) }
+        return record
+    }
+}
+
 extension DocumentExporter {
     public func export(
         _ id: Int64, from store: Store, options: ExportOptions, to destination: ExportDestination
     ) throws(ExportError) {
-        let record = try exporting { try store.measurement(id) }
+        let record = try finishedRecord(id, in: store)
         try OutputSink.writing(to: destination) { try write(record, from: store, options: options, to: $0) }
     }
 }

@@ -34,7 +34,7 @@ public struct PlotExporter: MeasurementExporter {
     public func export(
         _ id: Int64, from store: Store, options: ExportOptions, to destination: ExportDestination
     ) throws(ExportError) {
-        let record = try exporting { try store.measurement(id) }
+        let record = try finishedRecord(id, in: store)
         var plot = try exporting { try Survey(record: record, store: store, options: options) }
         plot.colouring = colouring
         try OutputSink.writing(to: destination) { sink in

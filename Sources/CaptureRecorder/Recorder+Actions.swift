@@ -210,9 +210,10 @@ extension Recorder {
             guard !lane.finished else { return }
             lane.finished = true
             let deferred = lane.staged?.deferred ?? 0
-            lane.journal?.note(
-                RecorderStateMachine.JournalEntry.summary(captured: captured, lost: lost, commitsDeferred: deferred).fields,
-                at: WallClock.now())
+            var fields = RecorderStateMachine.JournalEntry.summary(captured: captured, lost: lost, commitsDeferred: deferred).fields
+            // What ended it, when a failure did, for `capture status` (RecordingEnd).
+            if let failure = machine.withLock({ $0.failure }) { fields.merge(RecordingEnd.fields(for: failure)) { $1 } }
+            lane.journal?.note(fields, at: WallClock.now())
             lane.staged?.close()
             stopSignal.stop()
             done.signal()

@@ -97,9 +97,9 @@ public struct RecorderControl: Sendable {
     public var recorderIsRunning: Bool { RecorderLock.isHeld(directory: directory) }
 
     /// The store, if the directory has one; nothing is created.
+    /// A path that is not a data directory (a file, `/etc`) is refused (``DataDirectory``).
     func existingStore() throws(StoreError) -> Store? {
-        guard FileManager.default.fileExists(atPath: directory + "/capture.sqlite") else { return nil }
-        return try Store(directory: directory)
+        try DataDirectory.existingStore(at: directory)
     }
 
     // MARK: - Start
@@ -207,13 +207,19 @@ public struct RecorderControl: Sendable {
     /// What `capture status` shows: the open measurement, its live recorder, the upload tally.
     public func status() throws -> StatusReport {
         var report = StatusReport(dataDirectory: directory, state: .idle)
+        // Refused first: a directory capture did not make is not reported on, nor its mode.
+        try DataDirectory.check(directory)
         report.exposed = PrivacyCheck(dataDirectory: directory).exposures
         guard let store = try existingStore() else { return report }
         report.device = try store.deviceID()
         let uploads = try store.uploads()
         var tally: [String: Int] = [:]
+        // An upload is running only while an uploader holds the data directory's upload lock;
+        // a session left by one that was stopped (Ctrl-C, a crash) is an interrupted upload.
+        let uploading = ExclusiveFileLock.isHeld(path: directory + "/upload.lock")
         for record in try store.measurements() where !record.isOpen {
-            tally[(uploads[record.id]?.status ?? .pending).rawValue, default: 0] += 1
+            let status = uploads[record.id]?.status ?? .pending
+            tally[status == .uploading && !uploading ? StatusReport.interruptedUpload : status.rawValue, default: 0] += 1
         }
         report.uploads = tally
         let totals = try store.deliveryTotals()
@@ -239,8 +245,27 @@ public struct RecorderControl: Sendable {
             }
         } else {
             report.state = .interrupted
+            report.ended = RecordingEnd.read(measurement: open.id, directory: directory)
         }
         return report
+    }
+}
+
+extension RecorderControl {
+    /// Every measurement, oldest first, as `capture list` prints them; the open one counted as
+    /// ``status()`` counts it: what is in the database and what its live recorder has staged in
+    /// the flush log (durable, not yet moved into the database), so that `list` and `status`
+    /// never disagree about a recording in progress.
+    public func list() throws -> [MeasurementListEntry] {
+        guard let store = try existingStore() else { return [] }
+        var entries = try store.listEntries(recorderRunning: recorderIsRunning)
+        let status = try status()
+        if let open = status.measurement, let committed = status.committed,
+            let index = entries.firstIndex(where: { $0.id == open })
+        {
+            entries[index].counts = committed
+        }
+        return entries
     }
 }
 
@@ -264,8 +289,13 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var committed: SampleCounts?
     /// What the running recorder says about itself.
     public var recorder: RecorderStatus?
-    /// Finished measurements per upload state (pending, uploading, uploaded, skipped, failed).
+    /// For an interrupted measurement: why its recording ended, when its journal says.
+    public var ended: RecordingEnd?
+    /// Finished measurements per upload state (pending, uploading, uploaded, skipped, failed;
+    /// ``interruptedUpload`` for a session no running uploader holds).
     public var uploads: [String: Int]?
+    /// The key of ``uploads`` for an upload that was stopped and waits to be resumed.
+    public static let interruptedUpload = "interrupted"
     /// Delivery figures over all finished measurements (absent while there are none).
     public var delivery: DeliveryTotals?
     /// What `capture sync` remembers: failed passes in a row, the next attempt (absent before

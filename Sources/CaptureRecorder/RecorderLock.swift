@@ -16,9 +16,6 @@ public struct RecorderLock: ~Copyable {
 
     /// Whether a recorder holds the lock for `directory` right now.
     public static func isHeld(directory: String) -> Bool {
-        let fd = open(directory + "/recorder.lock", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        return flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK
+        ExclusiveFileLock.isHeld(path: directory + "/recorder.lock")
     }
 }

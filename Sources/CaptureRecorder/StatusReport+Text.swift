@@ -8,9 +8,8 @@ extension StatusReport {
     public func text(interrupted: String) -> String {
         var uploadLine = ""
         if let uploads = uploads, !uploads.isEmpty {
-            uploadLine = "\n  uploads    " + UploadRecord.Status.allCases.compactMap { status in
-                uploads[status.rawValue].map { "\($0) \(status.rawValue)" }
-            }.joined(separator: ", ")
+            let keys = UploadRecord.Status.allCases.map(\.rawValue) + [Self.interruptedUpload]
+            uploadLine = "\n  uploads    " + keys.compactMap { key in uploads[key].map { "\($0) \(key)" } }.joined(separator: ", ")
         }
         var deliveryLines = ""
         if let delivery = delivery {
@@ -34,6 +33,7 @@ extension StatusReport {
         ]
         if state == .interrupted {
             lines.append("  the recorder is not running: " + interrupted)
+            if let ended { lines.append("  ended      " + ended.text) }
         }
         if let counts = committed { lines.append("  committed  " + counts.text) }
         if let recorder = recorder {

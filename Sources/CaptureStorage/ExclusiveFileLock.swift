@@ -18,4 +18,13 @@ public struct ExclusiveFileLock: ~Copyable {
     }
 
     deinit { close(fd) }
+
+    /// Whether another process holds the lock on `path` right now (a shared, non-blocking probe:
+    /// nothing is created, and the lock is not kept).
+    public static func isHeld(path: String) -> Bool {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK
+    }
 }

@@ -34,9 +34,16 @@ public struct PrivacyCheck: Sendable, Equatable {
 
     /// Looks at the data directory and at `capture.sqlite`, `-journal`, `-wal` and `-shm` in it
     /// (the last two of a store made in WAL mode by an earlier version): any
-    /// permission bit for group or others counts. Paths that do not exist are not exposures.
+    /// permission bit for group or others counts. Paths that do not exist are not exposures, and
+    /// neither is a directory without a store: capture did not make it, and it is not for
+    /// capture to advise changing its mode.
     public init(dataDirectory: String) {
         var exposures: [Exposure] = []
+        guard FileManager.default.fileExists(atPath: (dataDirectory as NSString).appendingPathComponent("capture.sqlite"))
+        else {
+            self.exposures = []
+            return
+        }
         let paths: [(String, UInt32)] =
             [(dataDirectory, PrivateFiles.directoryMode)]
             + ["capture.sqlite", "capture.sqlite-journal", "capture.sqlite-wal", "capture.sqlite-shm"].map {

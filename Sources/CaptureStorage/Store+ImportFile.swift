@@ -39,11 +39,16 @@ public struct ImportFileError: Error, Sendable, Equatable, CustomStringConvertib
     public var path: String
     /// What is wrong with it.
     public var fault: Fault
+    /// For ``Fault/notTransferFile(_:)``: what the file is instead, when it is a recording capture
+    /// reads in another way ("a GPX track", "a capture trace"); recognised by a caller that knows
+    /// those formats (`FileImport` in CaptureRecorder).
+    public var looksLike: String?
 
     /// Describes a failed import of `path`.
-    public init(path: String, fault: Fault) {
+    public init(path: String, fault: Fault, looksLike: String? = nil) {
         self.path = path
         self.fault = fault
+        self.looksLike = looksLike
     }
 
     /// One line: the file and what is wrong with it.
@@ -53,7 +58,10 @@ public struct ImportFileError: Error, Sendable, Equatable, CustomStringConvertib
         case .notRegularFile: "\(path) is not a regular file"
         case .tooLarge(let bytes): "\(path): \(bytes) bytes is larger than any transfer file; nothing imported"
         case .unreadable: "cannot read \(path)"
-        case .notTransferFile(let error): "\(path): not a Cyface v3 transfer file: \(error)"
+        case .notTransferFile(let error):
+            if let looksLike { "\(path) is \(looksLike), not a Cyface v3 transfer file; nothing imported" } else {
+                "\(path): not a Cyface v3 transfer file: \(error)"
+            }
         case .invalidContent(let error): "\(path): \(error)"
         case .alreadyImported(let id): "\(path) is already stored as measurement \(id); nothing imported"
         case .unrepresentable(let error): "\(path): \(error)"

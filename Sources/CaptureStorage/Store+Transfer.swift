@@ -28,7 +28,7 @@ public enum TransferError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .store(let error): error.description
         case .notFinished(let id):
-            "measurement \(id) is not finished; only finished measurements can be serialised"
+            "measurement \(id) is not finished; only a finished measurement is exported or uploaded"
         case .unrepresentable(let id, let detail):
             "measurement \(id) cannot be written as a Cyface v3 transfer file: \(detail)"
         case .io(let path, let reason): "cannot write \(path): \(reason)"

@@ -55,17 +55,36 @@ public enum Delivery {
     public static func nowMs() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
 
     /// Whether the collector answers HTTP at all (any status), within `timeout` seconds: a GET
-    /// of its base URL, without the token. `nil` when it answers, else why not.
+    /// of its base URL, without the token. `nil` when it answers, else why not, as a
+    /// ``ConnectionProblem`` words it (`connection refused (127.0.0.1:1)`).
     public static func probe(_ url: String, timeout: Int64 = 5) async -> String? {
-        let client = HTTPClient.shared
         do {
-            var request = HTTPClientRequest(url: url)
-            request.method = .GET
-            let response = try await client.execute(request, timeout: .seconds(timeout))
-            _ = try? await response.body.collect(upTo: 64 * 1024)
+            try await withProbeClient { client in
+                var request = HTTPClientRequest(url: url)
+                request.method = .GET
+                let response = try await client.execute(request, timeout: .seconds(timeout))
+                _ = try? await response.body.collect(upTo: 64 * 1024)
+            }
             return nil
         } catch {
-            return "\(error)"
+            return ConnectionProblem(error, url: url).description
+        }
+    }
+
+    /// Runs `body` with a client that fails a request at the first failed connection (the
+    /// shared client retries connecting until the deadline, and then reports the last error
+    /// only), then shuts it down.
+    static func withProbeClient<T: Sendable>(_ body: (HTTPClient) async throws -> T) async throws -> T {
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+        configuration.connectionPool.retryConnectionEstablishment = false
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        do {
+            let value = try await body(client)
+            try? await client.shutdown()
+            return value
+        } catch {
+            try? await client.shutdown()
+            throw error
         }
     }
 }
@@ -95,11 +114,14 @@ extension Delivery {
         request.headers.replaceOrAdd(name: "Content-Range", value: "bytes */1")
         request.headers.replaceOrAdd(name: "Content-Length", value: "0")
         do {
-            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(timeout))
-            _ = try? await response.body.collect(upTo: 64 * 1024)
-            return response.status.code == 401 ? .refused : .accepted(status: Int(response.status.code))
+            let status = try await withProbeClient { client in
+                let response = try await client.execute(request, timeout: .seconds(timeout))
+                _ = try? await response.body.collect(upTo: 64 * 1024)
+                return Int(response.status.code)
+            }
+            return status == 401 ? .refused : .accepted(status: status)
         } catch {
-            return .unreachable("\(error)")
+            return .unreachable(ConnectionProblem(error, url: base).description)
         }
     }
 }

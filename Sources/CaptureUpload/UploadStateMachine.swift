@@ -84,17 +84,30 @@ public struct UploadStateMachine: Sendable {
         /// A 404 right after a fresh pre-request, this many times in a row, is a failure rather
         /// than a reason to open yet another session.
         public var maximumRestarts: Int
+        /// The budget, in ms, while the collector has not answered once (a refused connection,
+        /// a name that does not resolve, a misspelt URL): a collector never reached is reported
+        /// within a minute, not after the whole ``budget``; one that answered and then failed
+        /// gets the whole budget. Never more than ``budget``.
+        public var unansweredBudget: Int64
 
         /// 250 ms doubling to 30 s, for up to 15 minutes: long enough to ride out a collector
         /// restart, short enough that a dead collector is reported within a coffee break.
         public static let standard = RetryPolicy(initialDelay: 250, maximumDelay: 30_000, budget: 15 * 60_000)
 
+        /// One minute: enough for a collector that is restarting to come up, short enough that a
+        /// wrong URL is noticed while the user still waits.
+        public static let standardUnansweredBudget: Int64 = 60_000
+
         /// Creates a policy; all times in milliseconds.
-        public init(initialDelay: Int64, maximumDelay: Int64, budget: Int64, maximumRestarts: Int = 5) {
+        public init(
+            initialDelay: Int64, maximumDelay: Int64, budget: Int64, maximumRestarts: Int = 5,
+            unansweredBudget: Int64 = standardUnansweredBudget
+        ) {
             self.initialDelay = max(1, initialDelay)
             self.maximumDelay = max(self.initialDelay, maximumDelay)
             self.budget = max(0, budget)
             self.maximumRestarts = max(1, maximumRestarts)
+            self.unansweredBudget = min(self.budget, max(0, unansweredBudget))
         }
 
         /// The delay before retry number `failures` (1-based), given a uniform `random` in [0, 1):
@@ -155,6 +168,12 @@ public struct UploadStateMachine: Sendable {
     /// What went wrong last (the reason of the latest back-off, and of the failure when the
     /// budget runs out).
     public private(set) var lastProblem = ""
+    /// Whether the collector has answered HTTP (any status) in this run: before, the short
+    /// ``RetryPolicy/unansweredBudget`` applies.
+    public private(set) var answered: Bool
+    /// What is left of ``RetryPolicy/unansweredBudget`` for this upload, in ms (earlier uploads
+    /// of the same run to a collector that never answered used the rest).
+    private let unansweredBudgetLeft: Int64
 
     /// The number of bytes the collector has acknowledged so far (from 308 `Range` headers),
     /// for persisting and for progress. Reset to 0 by a new session.
@@ -184,11 +203,17 @@ public struct UploadStateMachine: Sendable {
     ///     stored session elsewhere is dropped for a new pre-request. Nil allows any origin.
     ///   - renewable: whether a 401 may be answered by renewing the credentials (once, until
     ///     another answer comes) and going on from the collector's offset.
+    ///   - answered: whether the collector answered earlier in this run (then the whole budget
+    ///     applies from the start).
+    ///   - unansweredSpent: ms of the unanswered budget that earlier uploads of this run spent.
     ///   - random: the jitter source; inject a seeded generator in tests.
     public init(
         totalLength: Int64, chunkSize: Int64? = nil, policy: RetryPolicy = .standard, scope: TokenScope? = nil,
-        renewable: Bool = false, random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
+        renewable: Bool = false, answered: Bool = false, unansweredSpent: Int64 = 0,
+        random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
     ) {
+        self.answered = answered
+        self.unansweredBudgetLeft = max(0, policy.unansweredBudget - max(0, unansweredSpent))
         self.renewable = renewable
         self.totalLength = totalLength
         self.chunkSize = chunkSize.map { max(1, $0) }
@@ -216,6 +241,7 @@ public struct UploadStateMachine: Sendable {
     /// The collector answered the pre-request.
     public mutating func preRequestAnswered(_ response: Response, elapsed: Int64) -> Action {
         guard case .preRequesting = state else { return illegal("preRequestAnswered") }
+        answered = true
         if response.status != 401 { renewedAfter401 = false }
         switch response.status {
         case 200, 201:
@@ -239,6 +265,7 @@ public struct UploadStateMachine: Sendable {
     /// The collector answered a PUT of bytes.
     public mutating func putAnswered(_ response: Response, elapsed: Int64) -> Action {
         guard case .putting(let session, let range) = state else { return illegal("putAnswered") }
+        answered = true
         if response.status != 401 { renewedAfter401 = false }
         switch response.status {
         case 200, 201:
@@ -265,6 +292,7 @@ public struct UploadStateMachine: Sendable {
     /// The collector answered a status query.
     public mutating func statusAnswered(_ response: Response, elapsed: Int64) -> Action {
         guard case .querying(let session) = state else { return illegal("statusAnswered") }
+        answered = true
         if response.status != 401 { renewedAfter401 = false }
         switch response.status {
         case 200, 201:
@@ -431,8 +459,11 @@ public struct UploadStateMachine: Sendable {
             delay = atLeast
             lastProblem += " (Retry-After \((atLeast + 999) / 1000) s)"
         }
-        guard elapsed + delay <= policy.budget else {
-            return finish(.failed(reason: "gave up after \(failures) attempt(s) in \(elapsed / 1000) s: \(lastProblem)"))
+        let budget = answered ? policy.budget : unansweredBudgetLeft
+        guard elapsed + delay <= budget else {
+            let never = answered ? "" : ", the collector never answered"
+            return finish(
+                .failed(reason: "gave up after \(failures) attempt(s) in \(elapsed / 1000) s\(never): \(lastProblem)"))
         }
         state = .backingOff(session: session)
         return .backOff(milliseconds: delay)

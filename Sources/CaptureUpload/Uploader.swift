@@ -5,6 +5,7 @@ import Foundation
 public import Logging
 import NIOCore
 import NIOHTTP1
+import Synchronization
 
 /// What the uploader tells its caller while it works. The session and every acknowledgement
 /// are reported before the next byte is sent, so a caller that stores them can resume after a
@@ -37,6 +38,16 @@ public final class Uploader: Sendable {
     private let client: HTTPClient
     private let logger: Logger
     private let userAgent: String
+    /// What this uploader (one run) learnt about the collector so far.
+    private let reach = Mutex(Reach())
+
+    /// Whether the collector answered in this run, and how much of the short budget for one
+    /// that never did is spent.
+    private struct Reach {
+        var answered = false
+        var unansweredSpent: Int64 = 0
+        var reported = false
+    }
 
     /// Creates an uploader.
     ///
@@ -66,6 +77,9 @@ public final class Uploader: Sendable {
             timeout: .init(connect: .seconds(10), read: .seconds(60)),
             decompression: .disabled)
         configuration.httpVersion = .http1Only
+        // A failed connection fails the request at once (AsyncHTTPClient would otherwise retry it
+        // silently until the request's deadline): the state machine retries, and says so.
+        configuration.connectionPool.retryConnectionEstablishment = false
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
@@ -87,14 +101,21 @@ public final class Uploader: Sendable {
         _ file: TransferFile, metadata: UploadMetadata, session: String?, observer: some UploadObserver,
         endpoint: String = "measurements"
     ) async -> UploadStateMachine.Outcome {
+        let known = reach.withLock { $0 }
         var machine = UploadStateMachine(
             totalLength: file.size, chunkSize: chunkSize, policy: policy, scope: scope,
-            renewable: authenticator.renewable)
+            renewable: authenticator.renewable, answered: known.answered, unansweredSpent: known.unansweredSpent)
         let clock = ContinuousClock()
         let began = clock.now
         func elapsed() -> Int64 {
             let duration = clock.now - began
             return duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        }
+        defer {
+            let spent = elapsed()
+            reach.withLock { reach in
+                if machine.answered { reach.answered = true } else { reach.unansweredSpent += spent }
+            }
         }
         var action = machine.start(session: session)
         var persistedSession = session
@@ -117,7 +138,7 @@ public final class Uploader: Sendable {
                 case .done(let outcome):
                     return outcome
                 case .backOff(let milliseconds):
-                    observer.retrying(after: milliseconds, problem: machine.lastProblem)
+                    observer.retrying(after: milliseconds, problem: firstReport(machine))
                     try await Task.sleep(for: .milliseconds(milliseconds))
                     action = machine.backOffElapsed(elapsed: elapsed())
                     continue
@@ -154,7 +175,7 @@ public final class Uploader: Sendable {
                     } catch let error as LocalFileError {
                         return .failed(reason: error.description)
                     } catch {
-                        action = machine.transportFailed(describe(error), elapsed: elapsed())
+                        action = machine.transportFailed(describe(error, url: base + endpoint), elapsed: elapsed())
                     }
                 case .put(let url, let range):
                     do {
@@ -164,14 +185,14 @@ public final class Uploader: Sendable {
                     } catch let error as LocalFileError {
                         return .failed(reason: error.description)
                     } catch {
-                        action = machine.transportFailed(describe(error), elapsed: elapsed())
+                        action = machine.transportFailed(describe(error, url: url), elapsed: elapsed())
                     }
                 case .queryStatus(let url):
                     do {
                         let response = try await queryStatus(url, file: file, metadata: metadata, token: token)
                         action = machine.statusAnswered(response, elapsed: elapsed())
                     } catch {
-                        action = machine.transportFailed(describe(error), elapsed: elapsed())
+                        action = machine.transportFailed(describe(error, url: url), elapsed: elapsed())
                     }
                 }
             }
@@ -279,5 +300,18 @@ public final class Uploader: Sendable {
                 response.headers.first(name: "Retry-After"), now: Int64((Date().timeIntervalSince1970 * 1000).rounded())))
     }
 
-    private func describe(_ error: any Error) -> String { "network: \(error)" }
+    /// A request's failure without an answer, in the words every command uses.
+    private func describe(_ error: any Error, url: String) -> String {
+        ConnectionProblem(error, url: url).description
+    }
+
+    /// The machine's last problem; the first one of a run whose collector has not answered
+    /// names the collector's URL, so that a misspelt or dead one is seen at once.
+    private func firstReport(_ machine: UploadStateMachine) -> String {
+        let first = reach.withLock { reach in
+            defer { reach.reported = true }
+            return !reach.reported && !reach.answered && !machine.answered
+        }
+        return first ? "the collector at \(base) does not answer: \(machine.lastProblem)" : machine.lastProblem
+    }
 }

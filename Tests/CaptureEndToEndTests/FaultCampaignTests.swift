@@ -64,7 +64,11 @@ import Testing
         let store = try Store(directory: cli.dataDirectory)
         #expect(try store.integrityCheck() == "ok")
         #expect(try store.counts(of: 2).total == 0)
-        #expect(try cli.json(["status"])["state"] as? String == "interrupted")
+        let status = try cli.json(["status"])
+        #expect(status["state"] as? String == "interrupted")
+        // Why it ended is in status, not only in recorder.log (issue 32).
+        #expect((status["ended"] as? [String: Any])?["kind"] as? String == "store-full", "\(status)")
+        #expect(try cli.run(["status"]).stdout.contains("\n  ended      the store was full: the disk holding"))
         #expect(try cli.run(["stop"]).status == 0)
         #expect(try store.measurement(2).status == .finished)
     }

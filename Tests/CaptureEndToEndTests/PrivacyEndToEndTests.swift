@@ -107,4 +107,28 @@ private func modes(under directory: String) -> [String: String] {
         let quiet = try cli.run(["status"])
         #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(quiet.stderr)")
     }
+
+    /// Issue 32: `status --data-dir /etc` advised `chmod 700 /etc`, and `--data-dir /etc/passwd`
+    /// said idle with exit 0. Both are refused as `replay` refuses a file, nothing advised.
+    @Test func aPathThatIsNotADataDirectoryIsRefusedWithoutAdvice() throws {
+        let foreign = scratch("etc")
+        try FileManager.default.createDirectory(atPath: foreign, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: foreign) }
+        #expect(chmod(foreign, 0o755) == 0)
+        #expect(FileManager.default.createFile(atPath: foreign + "/passwd", contents: Data("root:x:0:0\n".utf8)))
+        for command in [["status"], ["status", "--json"], ["pause"]] {
+            let refused = try Program.run(CLI.executable, command + ["--data-dir", foreign]).cliResult
+            expectRefusal(
+                refused, 74,
+                "cannot open the data directory \(foreign): it is not a capture data directory: it holds other files (passwd) "
+                    + "and no capture.sqlite; choose a new or empty directory with --data-dir", "\(command)")
+            #expect(!refused.stderr.contains("chmod"), "\(refused.stderr)")
+        }
+        let file = try Program.run(CLI.executable, ["status", "--data-dir", foreign + "/passwd"]).cliResult
+        expectRefusal(
+            file, 74, "cannot open the data directory \(foreign)/passwd: it is a file, not a directory; choose another --data-dir",
+            "status of a file")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: foreign) == ["passwd"], "nothing was created")
+        #expect(permissions(foreign) == 0o755)
+    }
 }

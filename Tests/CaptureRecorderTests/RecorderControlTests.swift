@@ -103,6 +103,37 @@ struct RecorderControlTests {
         #expect(try harness.store.measurement(harness.measurement).status == .finished)
     }
 
+    /// Issue 32: `list` showed 0 samples while `status` counted what waits in the flush log.
+    @Test func listCountsWhatStatusCountsWhileRecording() throws {
+        let harness = try RecorderHarness(flushInterval: 100)
+        defer { harness.command(.stop) }
+        let control = RecorderControl(directory: harness.directory)
+        harness.feed.feed(acceleration(10))
+        #expect(try waitUntil { try harness.committed().accelerometer == 10 })
+        // Flushed into the flush log, not yet moved into the database: the case that differed.
+        #expect(try harness.store.counts(of: harness.measurement).accelerometer == 0)
+        let entry = try #require(try control.list().first { $0.id == harness.measurement })
+        #expect(entry.counts.accelerometer == 10)
+        #expect(entry.counts == (try control.status().committed))
+    }
+
+    /// Issue 32: after Ctrl-C, status kept saying `1 uploading` though nothing ran.
+    @Test func anUploadIsShownAsRunningOnlyWhileAnUploaderHoldsTheDirectory() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (store, id) = try interrupted()
+        _ = try RecorderControl(directory: directory).stop()
+        try store.beginUpload(of: id, sessionURL: "http://127.0.0.1:9/s/1", totalLength: 100, sha256: nil)
+        let control = RecorderControl(directory: directory)
+        #expect(try control.status().uploads == ["interrupted": 1])
+        #expect(try control.status().text(interrupted: "").contains("uploads    1 interrupted"))
+        guard let lock = ExclusiveFileLock(path: directory + "/upload.lock") else {
+            Issue.record("cannot take the upload lock")
+            return
+        }
+        #expect(try control.status().uploads == ["uploading": 1])
+        _ = consume lock
+    }
+
     @Test func readinessCrossesThePipeAsTypedJSON() throws {
         for value in [Readiness.ready(measurement: 42), .failed(LaunchFailure(kind: .diskFull, message: "the disk is full"))] {
             #expect(Readiness(decoding: value.encoded()) == value)
