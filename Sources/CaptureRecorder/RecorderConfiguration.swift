@@ -27,6 +27,9 @@ public struct RecorderConfiguration: Sendable, Equatable {
     /// What may be pruned when the store is full (`retention:`; the recorder process reads the
     /// configuration file itself, so it is not among ``arguments(recover:)``).
     public var retention: RetentionPolicy?
+    /// Where rides begin and end (`ride.*`; read from the configuration file like ``retention``).
+    /// With `ride.detect: auto` a new recorder waits armed instead of starting a measurement.
+    public var ride: RideSettings = .standard
 
     /// A configuration; only the directory and the sources have no default.
     public init(
