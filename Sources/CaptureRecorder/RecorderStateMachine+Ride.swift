@@ -260,6 +260,8 @@ extension RecorderStateMachine {
         ]
         ride.lastRide = id
         ride.stillSince = nil
+        // Armed anew: motion must be seen afresh (a verdict of the ride's last moments is not).
+        ride.detector = MotionDetector()
         ride.since = time - (correction ?? 0)
         engine = Recording()
         trackStart = .min
