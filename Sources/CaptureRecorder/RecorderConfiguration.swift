@@ -48,6 +48,11 @@ public struct RecorderConfiguration: Sendable, Equatable {
         self.maximumSize = maximumSize
     }
 
+    /// The ceiling the store is opened with: `--max-store-size`, else `retention.max_store_size`,
+    /// so that a recorder keeps the store within its budget as it records (reaching it prunes as
+    /// ``retention`` allows and goes on), not only `capture sync` after it.
+    public var storeCeiling: ByteSize? { maximumSize ?? retention?.maxStoreSize }
+
     /// The options of `capture _record` for this configuration (after the subcommand).
     /// With `recover`, the recorder continues the open measurement instead of starting one.
     public func arguments(recover: Bool = false) -> [String] {

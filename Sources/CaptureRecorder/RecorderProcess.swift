@@ -30,7 +30,7 @@ public enum RecorderProcess {
             guard let lock = RecorderLock(directory: directory) else {
                 throw LaunchFailure(kind: .recorderRunning, message: "another recorder is running in \(directory)")
             }
-            let store = try Store(directory: directory, maximumSize: configuration.maximumSize?.bytes)
+            let store = try Store(directory: directory, maximumSize: configuration.storeCeiling?.bytes)
             let registry = SourceRegistry.standard
             // A scan waits in the kernel at most half a flush interval, so it is committed at most
             // 1.5 flush intervals after it was taken.

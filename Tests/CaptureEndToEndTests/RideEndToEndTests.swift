@@ -114,6 +114,9 @@ import Testing
         #expect(stopped.status == 0, "\(stopped.stderr)")
         #expect(stopped.stdout.contains("\"measurement\" : 2"), "\(stopped.stdout)")
         #expect(kill(recorder.pid, 0) == 0, "capture stop ended the recorder, not the ride")
+        // Armed, there is no ride to stop: exit 4, as with no measurement open.
+        let again = try cli.run(["stop"])
+        #expect(again.status == 4, "\(again.stderr)")
         kill(recorder.pid, SIGTERM)
         #expect(recorder.wait() == 0, "\(recorder.stderr)")
 

@@ -103,6 +103,15 @@ struct RecorderControlTests {
         #expect(try harness.store.measurement(harness.measurement).status == .finished)
     }
 
+    @Test func theRecorderKeepsTheFlagsCeilingElseTheRetentionBudget() {
+        var configuration = RecorderConfiguration(directory: "/d", sources: [])
+        #expect(configuration.storeCeiling == nil)
+        configuration.retention = RetentionPolicy(maxStoreSize: ByteSize(parsing: "2G"))
+        #expect(configuration.storeCeiling == ByteSize(parsing: "2G"))
+        configuration.maximumSize = ByteSize(parsing: "512M")
+        #expect(configuration.storeCeiling == ByteSize(parsing: "512M"))
+    }
+
     @Test func readinessCrossesThePipeAsTypedJSON() throws {
         for value in [Readiness.ready(measurement: 42), .failed(LaunchFailure(kind: .diskFull, message: "the disk is full"))] {
             #expect(Readiness(decoding: value.encoded()) == value)
