@@ -172,7 +172,7 @@ public struct DeviceConfiguration: Sendable {
         else { return .standard }
         return RideSettings(
             detect: detect, resumeWithin: resumeWithin, endAfterStill: endAfterStill, preRoll: preRoll,
-            minDistance: minDistance, maxDuration: maxDuration)
+            minDistance: minDistance, maxDuration: maxDuration, payloadLimit: payloadLimit?.bytes)
     }
 
     /// Where each key came from.

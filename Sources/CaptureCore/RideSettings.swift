@@ -22,14 +22,18 @@ public struct RideSettings: Sendable, Equatable {
     public var minDistance: Double
     /// `ride.max_duration`, ms: a longer ride is continued as a new measurement.
     public var maxDuration: Int64
+    /// `collector.payload_limit`, bytes (`nil`: unlimited): a measurement is continued as a new
+    /// one before its transfer file could pass it.
+    public var payloadLimit: Int64?
 
     /// The defaults of the configuration's table.
     public static let standard = RideSettings()
 
     public init(
         detect: Detection = .off, resumeWithin: Int64 = 120_000, endAfterStill: Int64 = 300_000, preRoll: Int64 = 10_000,
-        minDistance: Double = 50, maxDuration: Int64 = 12 * 3_600_000
+        minDistance: Double = 50, maxDuration: Int64 = 12 * 3_600_000, payloadLimit: Int64? = 100 * 1_048_576
     ) {
+        self.payloadLimit = payloadLimit
         self.detect = detect
         self.resumeWithin = resumeWithin
         self.endAfterStill = endAfterStill

@@ -157,10 +157,10 @@ extension Recorder {
         case .begin(let flush, let sources):
             let id = try store.begin(flush, sources: sources.joined(separator: "\n"))
             lane.open(measurement: id, directory: directory, store: store)
-        case .beginRide(let flush, let sources):
+        case .beginRide(let flush, let sources, let reason):
             let id = try store.begin(flush, sources: sources.joined(separator: "\n"))
             lane.open(measurement: id, directory: directory, store: store)
-            try store.countRide(.begunByMotion)
+            try store.countRide(reason == .motion ? .begunByMotion : .begunBySize)
             let now = WallClock.now()
             handle { $0.began(measurement: id, at: now) }
         case .endRide(let captured, let discard, let end):

@@ -86,6 +86,9 @@ struct RideRules: Sendable {
     /// Whether the ride under way began by motion (its `ride_begun` line is due).
     var begunBy: RideEvent.Begin?
     var preRollFrom: Int64 = 0
+    /// Whether the measurement under way continues one that reached its size or duration limit:
+    /// then it is part of a ride that moved, never discarded for its own distance.
+    var continued = false
     /// Metres along the ride's fixes.
     var distance = 0.0
     var lastPosition: (latitude: Double, longitude: Double)?
@@ -192,7 +195,7 @@ extension RecorderStateMachine {
         ride.preRoll = []
         ride.begunBy = .motion
         ride.preRollFrom = start
-        var actions = begin(at: start)
+        var actions = begin(at: start, by: .motion)
         var traced: [TraceRecord] = []
         for entry in held {
             ingest(entry.sample, from: entry.source, arrived: entry.arrived, traced: &traced, actions: &actions)
@@ -203,7 +206,7 @@ extension RecorderStateMachine {
     }
 
     /// A new measurement at `time` (events' clock) in the ride's modality.
-    private mutating func begin(at time: Int64) -> [Action] {
+    mutating func begin(at time: Int64, by reason: RideEvent.Begin) -> [Action] {
         engine = Recording()
         // A new lifecycle takes a start at any time.
         guard let flush = try? engine.apply(.start(ride.modality), at: time) else { return [] }
@@ -214,7 +217,8 @@ extension RecorderStateMachine {
         ride.distance = 0
         ride.lastPosition = nil
         ride.capturedAtBegin = captured
-        var actions: [Action] = [.beginRide(flush, sources: sources.map(\.name))]
+        ride.continued = reason == .size
+        var actions: [Action] = [.beginRide(flush, sources: sources.map(\.name), by: reason)]
         if let correction { actions.append(.recordClockCorrection(correction)) }
         return actions
     }
@@ -247,7 +251,7 @@ extension RecorderStateMachine {
         if end == .motion { _ = engine.takeFlush() }
         let stop = max(time, trackStart)
         guard let flush = try? engine.apply(.stop, at: stop) else { return [] }
-        let discard = end != .size && ride.distance < ride.settings.minDistance
+        let discard = end != .size && !ride.continued && ride.distance < ride.settings.minDistance
         var rideCaptured = captured
         for sensor in MotionSensor.allCases { rideCaptured[sensor] -= ride.capturedAtBegin[sensor] }
         rideCaptured.pressure -= ride.capturedAtBegin.pressure

@@ -57,9 +57,10 @@ public struct RecorderStateMachine: Sendable {
         /// Begins the measurement in the store with this flush (its `start`), then reports the new
         /// id with ``RecorderStateMachine/began(measurement:at:)``.
         case begin(Flush, sources: [String])
-        /// A ride begun by motion: begins the measurement as ``begin(_:sources:)`` does, counts it
-        /// and reports its id with ``RecorderStateMachine/began(measurement:at:)``.
-        case beginRide(Flush, sources: [String])
+        /// A ride begun by motion (or continuing one at its size limit): begins the measurement
+        /// as ``begin(_:sources:)`` does, counts it and reports its id with
+        /// ``RecorderStateMachine/began(measurement:at:)``.
+        case beginRide(Flush, sources: [String], by: RideEvent.Begin)
         /// The ride has ended (its stop staged before): commits what is staged, closes its
         /// journal with `captured`, counts it, and either deletes it (`discard`: it moved less
         /// than `ride.min_distance`) or hands it to delivery. The recorder goes on, armed.
@@ -168,6 +169,8 @@ public struct RecorderStateMachine: Sendable {
     var correction: Int64?
     /// When the current track began (its START or RESUME), on the events' clock.
     var trackStart: Int64 = .min
+    /// The latest sample time staged at a flush: a seam (``continueAsNew(at:)``) is after it.
+    var stagedUntil: Int64 = .min
     /// Samples that arrived while capturing but were taken before the track began (a device
     /// buffer read just after a resume); counted with those dropped while paused.
     var droppedBeforeTrack = 0
@@ -355,7 +358,10 @@ public struct RecorderStateMachine: Sendable {
         // Standing still, what comes is held back: the tail a ride's end cuts.
         let rule = rideCheck(at: now)
         guard ride.stillSince == nil, !rule.contains(where: \.endsRide) else { return rule }
-        return rule + [.stage(engine.takeFlush()), .trace([], flush: true)]
+        if seamDue(at: now) { return rule + continueAsNew(at: now) }
+        let flush = engine.takeFlush()
+        if let last = flush.lastSampleTime { stagedUntil = max(stagedUntil, last) }
+        return rule + [.stage(flush), .trace([], flush: true)]
     }
 
     // MARK: - Commands

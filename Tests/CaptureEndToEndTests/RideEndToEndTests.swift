@@ -140,6 +140,47 @@ import Testing
         #expect(metrics.contains("capture_rides_total{event=\"ended\",by=\"command\"} 1"))
     }
 
+    @Test("a ride over the payload limit is continued as new measurements, each under the limit, end to start")
+    func overThePayloadLimit() throws {
+        signal(SIGPIPE, SIG_IGN)
+        let sysfs = try DeviceEndToEndTests.fakeRoot()
+        defer { sysfs.remove() }
+        let terminal = try PseudoTerminal()
+        let world = World()
+        defer { world.stopped.store(true, ordering: .relaxed) }
+        Self.accelerometer(sysfs.path + "/dev/iio:device0", world).start()
+        let cli = CLI()
+        // 64 KiB of the bound are overhead; the rest holds about 5 s of a 100 Hz accelerometer.
+        let recorder = try Subprocess(
+            Self.environment(cli.dataDirectory, ["CAPTURE_COLLECTOR_PAYLOAD_LIMIT=80K"]) + [
+                CLI.executable, "start", "--foreground", "--continue-interrupted", "--sysfs-root", sysfs.path, "--source",
+                "iio:iio:device0", "--source", "nmea:" + terminal.path, "--flush-interval", "0.2", "--data-dir",
+                cli.dataDirectory,
+            ], bytes: [], executable: "/usr/bin/env")
+        defer { recorder.stop() }
+        terminal.closeSlave()
+        world.moving.store(true, ordering: .relaxed)
+        for _ in 0..<60 {
+            _ = terminal.write(Self.epoch(world))
+            usleep(250_000)
+        }
+        kill(recorder.pid, SIGTERM)
+        #expect(recorder.wait() == 0, "\(recorder.stderr)")
+        let listed = try JSONSerialization.jsonObject(with: Data(try cli.run(["list", "--json"]).stdout.utf8)) as? [[String: Any]] ?? []
+        #expect(listed.count >= 2, "\(listed)")
+        var previousEnd: Int?
+        for id in 1...listed.count {
+            let shown = try cli.json(["show", "\(id)"])
+            let counts = shown["counts"] as? [String: Int] ?? [:]
+            // The recorder's bound: 25 bytes a motion sample, 100 a fix, 64 KiB.
+            let bound = 25 * (counts["accelerometer"] ?? 0) + 100 * (counts["locations"] ?? 0) + 65_536
+            #expect(bound < 80 * 1024, "measurement \(id): \(counts)")
+            if let previousEnd { #expect(shown["start"] as? Int == previousEnd, "measurement \(id) starts where \(id - 1) ends") }
+            previousEnd = shown["end"] as? Int
+        }
+        #expect(try cli.run(["metrics"]).stdout.contains("capture_rides_total{event=\"begun\",by=\"size\"} \(listed.count - 1)"))
+    }
+
     @Test("a power cut shorter than ride.resume_within continues the ride on a new track; a longer one finishes it and a new ride begins")
     func powerCuts() throws {
         let cli = CLI()
