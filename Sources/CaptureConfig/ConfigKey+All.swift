@@ -13,6 +13,7 @@ extension ConfigKey {
         uploadAuto, minWaiting, maxAge, unmeteredOnly,
         keepUploadedDays, maxStoreSize, dropUnsent,
         sources, modality, flushInterval,
+        rideDetect, resumeWithin, endAfterStill, preRoll, minDistance, maxDuration,
         privacyZones,
         surfaceThresholds,
     ]
@@ -126,6 +127,34 @@ extension ConfigKey {
         "capture.flush_interval", environment: "CAPTURE_CAPTURE_FLUSH_INTERVAL", option: "--flush-interval",
         type: .duration(in: 0.05...3600), default: "1s", expected: "a duration from 50ms to 1h, such as 500ms, 1s or 30s",
         meaning: "time between commits; a crash loses at most this much")
+
+    // Where rides begin and end (RideSettings; docs/rides.md).
+
+    public static let rideDetect = ConfigKey(
+        "ride.detect", environment: "CAPTURE_RIDE_DETECT", type: .rideDetect, default: "off", expected: "off or auto",
+        meaning: "auto: motion and power decide where rides begin and end; off: only commands and trace marks do")
+
+    public static let resumeWithin = ConfigKey(
+        "ride.resume_within", environment: "CAPTURE_RIDE_RESUME_WITHIN", type: .duration(), default: "2m",
+        expected: "a duration such as \(TimeSpan.examples)",
+        meaning: "an interrupted measurement younger than this is continued on a new track; an older one is finished")
+
+    public static let endAfterStill = ConfigKey(
+        "ride.end_after_still", environment: "CAPTURE_RIDE_END_AFTER_STILL", type: .duration(in: 1...86_400), default: "5m",
+        expected: "a duration from 1s to 1d, such as 5m", meaning: "standing still this long ends the ride (ride.detect: auto)")
+
+    public static let preRoll = ConfigKey(
+        "ride.pre_roll", environment: "CAPTURE_RIDE_PRE_ROLL", type: .duration(in: 0...300), default: "10s",
+        expected: "a duration from 0s to 5m, such as 10s",
+        meaning: "a ride begun by motion also holds the samples of this long before the motion")
+
+    public static let minDistance = ConfigKey(
+        "ride.min_distance", environment: "CAPTURE_RIDE_MIN_DISTANCE", type: .distance, default: "50m",
+        expected: "a distance such as 50m or 1.5km", meaning: "a ride begun by motion that moved less is discarded and counted")
+
+    public static let maxDuration = ConfigKey(
+        "ride.max_duration", environment: "CAPTURE_RIDE_MAX_DURATION", type: .duration(in: 60...604_800), default: "12h",
+        expected: "a duration from 1m to 7d, such as 12h", meaning: "a longer ride is continued as a new measurement")
 
     // What never leaves the device.
 

@@ -49,6 +49,7 @@ public struct ConfigReport: Encodable, Sendable {
             case .modality(let modality): modality?.rawValue ?? "none (a trace's start mark, else UNKNOWN)"
             case .level(let level): level.rawValue
             case .drop(let drop): drop.rawValue
+            case .metres(let metres): metres == metres.rounded() && metres < 1e15 ? "\(Int64(metres))m" : "\(metres)m"
             case .none: "none"
             }
         }
@@ -85,6 +86,7 @@ public struct ConfigReport: Encodable, Sendable {
             case .modality(let modality): try container.encode(modality?.rawValue, forKey: .value)
             case .level(let level): try container.encode(level.rawValue, forKey: .value)
             case .drop(let drop): try container.encode(drop.rawValue, forKey: .value)
+            case .metres(let metres): try container.encode(metres, forKey: .value)
             case .none: try container.encodeNil(forKey: .value)
             }
         }

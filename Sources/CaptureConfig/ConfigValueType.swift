@@ -38,6 +38,10 @@ public enum ConfigValueType: Sendable, Equatable {
     case size
     /// `never` or `oldest`.
     case unsentDrop
+    /// `off` or `auto` (``RideSettings/Detection``).
+    case rideDetect
+    /// A distance: metres (`50m`, `50`) or kilometres (`1.5km`), at least 0.
+    case distance
     /// A modality, in any case.
     case modality
     /// A list of privacy zones; in the environment `LAT,LON,RADIUS` separated by semicolons, in
@@ -121,6 +125,15 @@ public enum ConfigValueType: Sendable, Equatable {
         case .unsentDrop:
             guard let drop = RetentionPolicy.UnsentDrop(rawValue: trimmed.lowercased()) else { throw bad() }
             return .drop(drop)
+        case .rideDetect:
+            guard let detect = RideSettings.Detection(rawValue: trimmed.lowercased()) else { throw bad() }
+            return .text(detect.rawValue)
+        case .distance:
+            let lower = trimmed.lowercased()
+            let (number, scale): (Substring, Double) =
+                lower.hasSuffix("km") ? (lower.dropLast(2), 1000) : lower.hasSuffix("m") ? (lower.dropLast(), 1) : (lower[...], 1)
+            guard let value = Double(number.trimmingCharacters(in: .whitespaces)), value.isFinite, value >= 0 else { throw bad() }
+            return .metres(value * scale)
         case .modality:
             guard let modality = Modality(parsing: trimmed) else { throw bad() }
             return .modality(modality)

@@ -92,6 +92,8 @@ public struct DeviceConfiguration: Sendable {
         case modality(Modality?)
         case level(LogLevel)
         case drop(RetentionPolicy.UnsentDrop)
+        /// A distance in metres.
+        case metres(Double)
         case none
 
         var text: String? { if case .text(let value) = self { value } else { nil } }
@@ -159,6 +161,23 @@ public struct DeviceConfiguration: Sendable {
             case .drop(let drop) = value(.dropUnsent)
         else { return .standard }
         return RetentionPolicy(keepUploadedDays: days, maxStoreSize: size, dropUnsent: drop)
+    }
+
+    /// `ride.*` as the recorder's settings.
+    public var ride: RideSettings {
+        func value(_ key: ConfigKey) -> Value { entries[key]!.value }
+        func milliseconds(_ key: ConfigKey) -> Int64? {
+            guard case .span(let span) = value(key) else { return nil }
+            return Int64((span.seconds * 1000).rounded())
+        }
+        guard case .text(let word) = value(.rideDetect), let detect = RideSettings.Detection(rawValue: word),
+            let resumeWithin = milliseconds(.resumeWithin), let endAfterStill = milliseconds(.endAfterStill),
+            let preRoll = milliseconds(.preRoll), let maxDuration = milliseconds(.maxDuration),
+            case .metres(let minDistance) = value(.minDistance)
+        else { return .standard }
+        return RideSettings(
+            detect: detect, resumeWithin: resumeWithin, endAfterStill: endAfterStill, preRoll: preRoll,
+            minDistance: minDistance, maxDuration: maxDuration, payloadLimit: payloadLimit?.bytes)
     }
 
     /// Where each key came from.

@@ -177,4 +177,6 @@ public struct RecorderStatus: Codable, Sendable, Equatable {
     public var clock: ClockReport?
     /// Samples durable in the flush log, not yet in the database (StagedCommits).
     public var staged: SampleCounts?
+    /// With `ride.detect: auto`: armed, recording or still, and since when.
+    public var ride: RideStatus?
 }

@@ -157,6 +157,31 @@ extension Recorder {
         case .begin(let flush, let sources):
             let id = try store.begin(flush, sources: sources.joined(separator: "\n"))
             lane.open(measurement: id, directory: directory, store: store)
+        case .beginRide(let flush, let sources, let reason):
+            let id = try store.begin(flush, sources: sources.joined(separator: "\n"))
+            lane.open(measurement: id, directory: directory, store: store)
+            try store.countRide(reason == .motion ? .begunByMotion : .begunBySize)
+            let now = WallClock.now()
+            handle { $0.began(measurement: id, at: now) }
+        case .endRide(let captured, let discard, let end):
+            guard let id = lane.measurement else { return }
+            if let staged = lane.staged {
+                publishMoving()
+                defer { publishStaged(staged) }
+                try staged.commitStaged()
+            }
+            lane.journal?.note(
+                RecorderStateMachine.JournalEntry.summary(captured: captured, lost: [:], commitsDeferred: lane.staged?.deferred ?? 0)
+                    .fields, at: WallClock.now())
+            lane.journal = nil
+            lane.measurement = nil
+            try store.countRide(end.count)
+            if discard {
+                try store.deleteMeasurement(id, directory: directory)
+                try store.countRide(.discardedAsStill)
+            } else {
+                rideEnded(id)
+            }
         case .commit(let flush):
             try store.commit(flush, to: lane.measurement ?? 0)
         case .stage(let flush):
@@ -244,5 +269,16 @@ extension Recorder {
         }
         guard let report = try? store.prune(policy, now: WallClock.now(), directory: directory) else { return false }
         return !report.removed.isEmpty
+    }
+}
+
+extension RideEvent.End {
+    /// What the store counts for a ride that ended so.
+    var count: RideCount {
+        switch self {
+        case .motion: .endedByMotion
+        case .command: .endedByCommand
+        case .size: .endedBySize
+        }
     }
 }

@@ -46,6 +46,9 @@ public final class Recorder: Sendable {
     let startedAt = WallClock.now()
     /// The trace being recorded (`--record-trace`), for `status`.
     let tracePath: String?
+    /// Called on the driver thread with each ride that ended and was kept (`ride.detect: auto`):
+    /// the automatic delivery.
+    let rideEnded: @Sendable (Int64) -> Void
 
     let done = DispatchSemaphore(value: 0)
     /// Given at the end: wakes the sources and the control server, which wait in poll with its
@@ -66,11 +69,15 @@ public final class Recorder: Sendable {
     ///   - retention: what may be pruned when the store is full.
     ///   - inboxCapacity: the samples each source's inbox holds until the recorder takes them
     ///     in; more are dropped and counted as lost.
+    ///   - ride: where rides begin and end; with `ride.detect: auto` call ``arm(modality:)``.
+    ///   - rideEnded: given each ride that ended and was kept, on the driver thread.
     public init(
         directory: String, store: Store, sources: [any SampleSource], flushInterval: Int64, trace: sending TraceTap? = nil,
         gnssTime: GNSSTimePolicy = .auto, retention: RetentionPolicy? = nil,
-        inboxCapacity: Int = Recorder.defaultInboxCapacity
+        inboxCapacity: Int = Recorder.defaultInboxCapacity, ride: RideSettings = .standard,
+        rideEnded: @escaping @Sendable (Int64) -> Void = { _ in }
     ) {
+        self.rideEnded = rideEnded
         self.directory = directory
         self.store = store
         self.flushInterval = flushInterval
@@ -81,7 +88,7 @@ public final class Recorder: Sendable {
             RecorderStateMachine(
                 sources: sources.map(RecorderStateMachine.SourceInfo.init), flushInterval: flushInterval,
                 gnssTime: gnssTime, hostSynchronized: HostClock.isSynchronized(), tracing: trace != nil,
-                canPrune: retention != nil))
+                canPrune: retention != nil, ride: ride))
         tracePath = trace?.path
         lane = Mutex(Lane(trace: trace))
     }
@@ -99,6 +106,13 @@ public final class Recorder: Sendable {
         }
         try performNow(machine.withLock { $0.began(measurement: id, at: now) })
         return id
+    }
+
+    /// Waits armed for motion (`ride.detect: auto`): nothing is begun until a ride is.
+    public func arm(modality: Modality) throws(StoreError) {
+        try openStaging()
+        let now = WallClock.now()
+        machine.withLock { $0.arm(modality: modality, at: now) }
     }
 
     /// Continues the open measurement after its recorder died (``RecorderStateMachine/recover(_:at:)``).
@@ -177,7 +191,7 @@ public final class Recorder: Sendable {
         let signals = (handlingSignals ? [SIGTERM, SIGINT] : []).map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [self] in _ = self.command(ControlRequest(command: .stop)) }
+            source.setEventHandler { [self] in self.shutdown() }
             source.resume()
             return source
         }
@@ -310,6 +324,14 @@ public final class Recorder: Sendable {
             if let failure = machine.withLock({ $0.failure }) { return ControlReply(ok: false, failure: ControlFailure(failure)) }
             return ControlReply(ok: true, status: status(), outcome: outcome)
         }
+    }
+
+    /// Ends the run (SIGTERM, SIGINT): a ride under way ends, an armed recorder stops waiting.
+    func shutdown() {
+        let now = WallClock.now()
+        let performed = DispatchSemaphore(value: 0)
+        handle(barrier: performed) { $0.shutdown(at: now) }
+        performed.wait()
     }
 
     private func status() -> RecorderStatus {

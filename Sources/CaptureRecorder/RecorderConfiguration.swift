@@ -27,6 +27,9 @@ public struct RecorderConfiguration: Sendable, Equatable {
     /// What may be pruned when the store is full (`retention:`; the recorder process reads the
     /// configuration file itself, so it is not among ``arguments(recover:)``).
     public var retention: RetentionPolicy?
+    /// Where rides begin and end (`ride.*`; read from the configuration file like ``retention``).
+    /// With `ride.detect: auto` a new recorder waits armed instead of starting a measurement.
+    public var ride: RideSettings = .standard
 
     /// A configuration; only the directory and the sources have no default.
     public init(
@@ -44,6 +47,11 @@ public struct RecorderConfiguration: Sendable, Equatable {
         self.flushInterval = flushInterval
         self.maximumSize = maximumSize
     }
+
+    /// The ceiling the store is opened with: `--max-store-size`, else `retention.max_store_size`,
+    /// so that a recorder keeps the store within its budget as it records (reaching it prunes as
+    /// ``retention`` allows and goes on), not only `capture sync` after it.
+    public var storeCeiling: ByteSize? { maximumSize ?? retention?.maxStoreSize }
 
     /// The options of `capture _record` for this configuration (after the subcommand).
     /// With `recover`, the recorder continues the open measurement instead of starting one.

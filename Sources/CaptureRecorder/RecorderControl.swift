@@ -1,5 +1,6 @@
 public import CaptureCore
 public import CaptureStorage
+import CaptureSensors
 import Foundation
 import Glibc
 
@@ -22,6 +23,8 @@ public struct LifecycleReport: Codable, Sendable, Equatable {
     /// For `stop` of an interrupted measurement on a full store: flushes its recorder had made
     /// durable in the flush log that did not fit into the database and were given up.
     public var givenUp: Int?
+    /// With `ride.detect: auto`: where the ride rules stand (after `stop`: armed).
+    public var ride: RideStatus?
 
     public init(
         measurement: Int64, state: MeasurementState, track: Int, modality: Modality?, pid: Int32? = nil,
@@ -40,6 +43,12 @@ public struct LifecycleReport: Codable, Sendable, Equatable {
         self.init(
             measurement: status.measurement, state: status.state, track: status.track, modality: status.modality,
             pid: status.pid)
+        ride = status.ride
+        // Armed after a ride ended (`capture stop`): the report is about that ride.
+        if status.measurement == 0, let last = status.ride?.lastRide {
+            measurement = last
+            state = .finished
+        }
     }
 
     /// The report for a measurement as stored (when no recorder answers for it).
@@ -119,6 +128,34 @@ public struct RecorderControl: Sendable {
         return (open.id, open.sources.split(separator: "\n").map(String.init))
     }
 
+    /// What a recorder starting after an interruption (`capture start --continue-interrupted`,
+    /// the systemd unit after a power cut) does with the interrupted measurement: one whose last
+    /// committed data is younger than `ride.resume_within` is returned, to be continued on a new
+    /// track; an older one is finished at its last committed sample
+    /// (``Recovery/endByInterruption(store:directory:at:)``) and `nil` returned, so that a new
+    /// measurement begins. `nil` too when nothing is open or a recorder runs.
+    public func interruptedMeasurement(
+        continuing ride: RideSettings, now: Int64? = nil
+    ) throws -> (id: Int64, sources: [String])? {
+        let now = now ?? WallClock.now()
+        guard let interrupted = try interruptedMeasurement(), let store = try existingStore() else { return nil }
+        guard let lock = RecorderLock(directory: directory) else { throw RecorderControlError.recorderStarting }
+        let continues = try Self.continues(interrupted.id, store: store, ride: ride, at: now)
+        if !continues { _ = try Recovery.endByInterruption(store: store, directory: directory, at: now) }
+        _ = consume lock
+        return continues ? interrupted : nil
+    }
+
+    /// Whether measurement `id`'s committed data ends within `ride.resume_within` of `now`.
+    private static func continues(_ id: Int64, store: Store, ride: RideSettings, at now: Int64) throws -> Bool {
+        // What the dead recorder staged counts: its committed data ends where the flush log does.
+        _ = try store.applyFlushLog(wait: true, dropping: false)
+        let stored = try store.lastTimestamp(of: id) ?? store.measurement(id).startTime
+        // Stored times may be on GNSS time; the age is taken on the host clock.
+        let committedEnd = stored - (try store.clockCorrection(of: id) ?? 0)
+        return ride.continues(committedEnd: committedEnd, at: now)
+    }
+
     /// Starts a background recorder for a new measurement, once ``refuseIfOpen()`` passes.
     public func start(_ configuration: RecorderConfiguration) throws -> LifecycleReport {
         try refuseIfOpen()
@@ -168,6 +205,8 @@ public struct RecorderControl: Sendable {
             return report
         }
         let report = try send(ControlRequest(command: .stop))
+        // With `ride.detect: auto` the ride ended and the recorder goes on, armed.
+        guard report.ride == nil else { return report }
         // Wait for the recorder to exit, so that the next command finds the directory free.
         for _ in 0..<200 where recorderIsRunning { usleep(50_000) }
         return report
@@ -226,7 +265,16 @@ public struct RecorderControl: Sendable {
         if totals != DeliveryTotals() { report.delivery = totals }
         let sync = try store.deliveryState()
         if sync != DeliveryState() { report.sync = sync }
-        guard let open = try store.openMeasurement() else { return report }
+        let rides = RideTally(try store.rideCounts())
+        if rides != RideTally() { report.rides = rides }
+        guard let open = try store.openMeasurement() else {
+            // Armed (`ride.detect: auto`): a recorder runs with nothing open.
+            if recorderIsRunning {
+                report.recorder = try? RecorderClient.send(ControlRequest(command: .status), directory: directory).status
+                report.ride = report.recorder?.ride
+            }
+            return report
+        }
         report.measurement = open.id
         report.track = open.trackCount
         report.modality = try store.currentModality(of: open.id)
@@ -238,6 +286,7 @@ public struct RecorderControl: Sendable {
         if recorderIsRunning {
             report.recorder = try? RecorderClient.send(ControlRequest(command: .status), directory: directory).status
             if let live = report.recorder {
+                report.ride = live.ride
                 report.state = live.state
                 report.track = live.track
                 report.modality = live.modality
@@ -301,6 +350,10 @@ public struct StatusReport: Codable, Sendable, Equatable {
     /// What `capture sync` remembers: failed passes in a row, the next attempt (absent before
     /// the first pass).
     public var sync: DeliveryState?
+    /// With `ride.detect: auto`: armed, recording or still, and since when.
+    public var ride: RideStatus?
+    /// How rides began and ended (absent while none did so by the ride rules or a power cut).
+    public var rides: RideTally?
     /// The data directory and database files that group or others can read, each with the
     /// `chmod` that makes it private; empty when the data is private (``PrivacyCheck``).
     public var exposed: [PrivacyCheck.Exposure] = []
@@ -309,5 +362,29 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public init(dataDirectory: String, state: MeasurementState) {
         self.dataDirectory = dataDirectory
         self.state = state
+    }
+}
+
+/// How rides began and ended, as the store counts them (``RideCount``). Field names are the
+/// `--json` output's.
+public struct RideTally: Codable, Sendable, Equatable {
+    public var begunByMotion = 0
+    public var begunBySize = 0
+    public var endedByMotion = 0
+    public var endedByPower = 0
+    public var endedBySize = 0
+    public var endedByCommand = 0
+    public var discardedAsStill = 0
+
+    public init() {}
+
+    public init(_ counts: [RideCount: Int]) {
+        begunByMotion = counts[.begunByMotion] ?? 0
+        begunBySize = counts[.begunBySize] ?? 0
+        endedByMotion = counts[.endedByMotion] ?? 0
+        endedByPower = counts[.endedByPower] ?? 0
+        endedBySize = counts[.endedBySize] ?? 0
+        endedByCommand = counts[.endedByCommand] ?? 0
+        discardedAsStill = counts[.discardedAsStill] ?? 0
     }
 }

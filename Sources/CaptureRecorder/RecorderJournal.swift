@@ -82,6 +82,10 @@ extension RecorderStateMachine.JournalEntry {
             // Staged commits that gave way to another process's transaction (none lost: they went
             // in at a later flush); many mean a reader holding the store for long.
             return ["event": "summary", "captured": counts, "lost": lost, "commits_deferred": commitsDeferred]
+        case .interrupted(let committedUntil, let foundAt):
+            return ["event": "stop", "by": "interruption", "committed_until": committedUntil, "found_at": foundAt]
+        case .ride(let event):
+            return event.fields
         }
     }
 }

@@ -14,12 +14,14 @@ public enum RecorderProcess {
     ///   - recover: continue the open measurement (after its recorder died) instead of starting one.
     ///   - readiness: the pipe to the launching process, told ``Readiness/ready(measurement:)``
     ///     once capturing has begun or ``Readiness/failed(_:)`` if it could not.
-    ///   - announce: called with the measurement id once capturing has begun.
+    ///   - announce: called with the measurement id once capturing has begun, or 0 once the
+    ///     recorder waits armed (`ride.detect: auto`).
+    ///   - rideEnded: called with each ride that ended and was kept (`ride.detect: auto`).
     /// - Throws: whatever stopped it: an error from the store, the sources or the lifecycle
     ///   before capturing began, or the ``StoreError`` that ended it (a full disk, say).
     public static func run(
         _ configuration: RecorderConfiguration, recover: Bool = false, readiness: ReadinessPipe? = nil,
-        announce: (Int64) -> Void = { _ in }
+        rideEnded: @escaping @Sendable (Int64) -> Void = { _ in }, announce: (Int64) -> Void = { _ in }
     ) throws {
         var began = false
         do {
@@ -28,7 +30,7 @@ public enum RecorderProcess {
             guard let lock = RecorderLock(directory: directory) else {
                 throw LaunchFailure(kind: .recorderRunning, message: "another recorder is running in \(directory)")
             }
-            let store = try Store(directory: directory, maximumSize: configuration.maximumSize?.bytes)
+            let store = try Store(directory: directory, maximumSize: configuration.storeCeiling?.bytes)
             let registry = SourceRegistry.standard
             // A scan waits in the kernel at most half a flush interval, so it is committed at most
             // 1.5 flush intervals after it was taken.
@@ -40,14 +42,20 @@ public enum RecorderProcess {
             let trace = try configuration.recordTrace.map { path throws(DeviceError) in try TraceTap(path: path) }
             let recorder = Recorder(
                 directory: directory, store: store, sources: sources, flushInterval: configuration.flushInterval,
-                trace: trace, gnssTime: configuration.gnssTime, retention: configuration.retention)
+                trace: trace, gnssTime: configuration.gnssTime, retention: configuration.retention,
+                ride: configuration.ride, rideEnded: rideEnded)
             try recorder.listen()
             let id: Int64
             do {
-                id =
-                    recover
-                    ? try recorder.recoverInterrupted()
-                    : try recorder.startNew(modality: configuration.modality ?? initialModality(of: sources))
+                let modality = configuration.modality ?? initialModality(of: sources)
+                if recover {
+                    id = try recorder.recoverInterrupted()
+                } else if configuration.ride.detect == .auto {
+                    try recorder.arm(modality: modality)
+                    id = 0
+                } else {
+                    id = try recorder.startNew(modality: modality)
+                }
             } catch {
                 recorder.abandon()
                 throw error

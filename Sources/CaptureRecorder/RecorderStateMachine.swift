@@ -17,7 +17,11 @@ public struct RecorderStateMachine: Sendable {
     public enum State: Sendable, Equatable {
         /// Sources prepared, no measurement begun or recovered yet.
         case idle
-        /// Recording the measurement with this id.
+        /// `ride.detect: auto` between rides: the sources are read, the last `ride.pre_roll` is
+        /// kept in memory, nothing is written; motion begins a ride (``RideRules``).
+        case armed
+        /// Recording the measurement with this id (0 while a ride begun by motion waits for the
+        /// store's id, ``began(measurement:at:)``).
         case recording(measurement: Int64)
         /// The measurement stopped, or the store failed (`failure`); nothing more is taken.
         case finished(failure: StoreError?)
@@ -53,6 +57,14 @@ public struct RecorderStateMachine: Sendable {
         /// Begins the measurement in the store with this flush (its `start`), then reports the new
         /// id with ``RecorderStateMachine/began(measurement:at:)``.
         case begin(Flush, sources: [String])
+        /// A ride begun by motion (or continuing one at its size limit): begins the measurement
+        /// as ``begin(_:sources:)`` does, counts it and reports its id with
+        /// ``RecorderStateMachine/began(measurement:at:)``.
+        case beginRide(Flush, sources: [String], by: RideEvent.Begin)
+        /// The ride has ended (its stop staged before): commits what is staged, closes its
+        /// journal with `captured`, counts it, and either deletes it (`discard`: it moved less
+        /// than `ride.min_distance`) or hands it to delivery. The recorder goes on, armed.
+        case endRide(captured: SampleCounts, discard: Bool, by: RideEvent.End)
         /// Commits a flush to the database at once (a recovery, before staging starts).
         case commit(Flush)
         /// Stages a flush (``StagedCommits``) and commits what is staged if a limit is reached.
@@ -84,6 +96,10 @@ public struct RecorderStateMachine: Sendable {
         case command(LifecycleCommand, by: String)
         case note(source: String, line: String, lostSoFar: Int?)
         case summary(captured: SampleCounts, lost: [String: Int], commitsDeferred: Int)
+        /// Finished where its committed data ends by a recorder that started at `foundAt`.
+        case interrupted(committedUntil: Int64, foundAt: Int64)
+        /// A ride rule: armed, motion, still, the ride ended or continued (``RideEvent``).
+        case ride(RideEvent)
     }
 
     /// What a lifecycle command came to.
@@ -124,46 +140,52 @@ public struct RecorderStateMachine: Sendable {
         }
     }
 
-    public private(set) var state: State = .idle
+    public internal(set) var state: State = .idle
 
     // Settings.
-    private let flushInterval: Int64
-    private let gnssTime: GNSSTimePolicy
-    private let hostSynchronized: Bool
+    let flushInterval: Int64
+    let gnssTime: GNSSTimePolicy
+    let hostSynchronized: Bool
     private let tracing: Bool
     private let canPrune: Bool
+    /// The ride rules (`ride.*`) and what they remember.
+    var ride: RideRules
 
     // The recording.
-    private var engine = Recording()
+    var engine = Recording()
     /// When the measurement started (Unix ms, host clock): what lifecycle-driving sources re-base onto.
-    public private(set) var measurementStart: Int64 = 0
-    private var sources: [SourceInfo]
-    private var sourceStates: [RecorderStatus.SourceState]
+    public internal(set) var measurementStart: Int64 = 0
+    var sources: [SourceInfo]
+    var sourceStates: [RecorderStatus.SourceState]
     /// The last note written to the journal per source, so that a repeated note is written once.
     private var journaled: [String?]
-    private var captured = SampleCounts()
+    var captured = SampleCounts()
     /// Captured counts over the last 10 s, one entry per flush, for the rates in `status`.
-    private var history: [(time: Int64, captured: SampleCounts)] = []
-    private var lastFix: Fix?
+    var history: [(time: Int64, captured: SampleCounts)] = []
+    var lastFix: Fix?
     /// One clock per measurement: the host clock against live receivers' GNSS time.
-    private var clock = GNSSClock()
+    var clock = GNSSClock()
     /// What is added to host-clock times (events, motion, pressure); `nil` while none is.
-    private var correction: Int64?
+    var correction: Int64?
     /// When the current track began (its START or RESUME), on the events' clock.
-    private var trackStart: Int64 = .min
+    var trackStart: Int64 = .min
+    /// The latest sample time staged at a flush: a seam (``continueAsNew(at:)``) is after it.
+    var stagedUntil: Int64 = .min
     /// Samples that arrived while capturing but were taken before the track began (a device
     /// buffer read just after a resume); counted with those dropped while paused.
-    private var droppedBeforeTrack = 0
+    var droppedBeforeTrack = 0
     /// Whether a prune was tried for the store failure being handled.
     private var pruning = false
 
     /// - Parameters:
     ///   - tracing: whether what the sources deliver is also recorded as a trace.
     ///   - canPrune: whether a full store may be met by pruning (a retention policy is set).
+    ///   - ride: where rides begin and end (`ride.*`); `ride.detect: auto` starts with ``arm(modality:at:)``.
     public init(
         sources: [SourceInfo], flushInterval: Int64, gnssTime: GNSSTimePolicy = .auto, hostSynchronized: Bool = false,
-        tracing: Bool = false, canPrune: Bool = false
+        tracing: Bool = false, canPrune: Bool = false, ride: RideSettings = .standard
     ) {
+        self.ride = RideRules(settings: ride)
         self.sources = sources
         self.flushInterval = flushInterval
         self.gnssTime = gnssTime
@@ -205,7 +227,7 @@ public struct RecorderStateMachine: Sendable {
         return [
             .journal(.start(modality: modality, sources: sources.map(\.name), flushInterval: flushInterval), at: now),
             .trace([.mark(.start(modality), at: now)], flush: true),
-        ]
+        ] + ride.begun()
     }
 
     /// Continues a measurement whose recorder died: an implicit pause where its committed data
@@ -220,6 +242,7 @@ public struct RecorderStateMachine: Sendable {
         let host = open.correction ?? 0
         measurementStart = open.startTime - host
         engine = Recording(lifecycle: open.lifecycle)
+        ride.modality = open.lifecycle.modality ?? .unknown
         let end = open.committedEnd
         var actions: [Action] = [.journal(.recovered(committedUntil: end, sources: sources.map(\.name)), at: nil)]
         let wasCapturing = open.lifecycle.state.phase == .capturing
@@ -256,6 +279,7 @@ public struct RecorderStateMachine: Sendable {
     public mutating func take(
         _ reads: [(samples: [Sample], arrived: Int64)], dropped: Int, capacity: Int, from index: Int
     ) -> [Action] {
+        if state == .armed { return takeArmed(reads, from: index) }
         guard case .recording = state else { return [] }
         var actions: [Action] = []
         var traced: [TraceRecord] = []
@@ -265,6 +289,7 @@ public struct RecorderStateMachine: Sendable {
             }
         }
         if !traced.isEmpty { actions.insert(.trace(traced, flush: false), at: 0) }
+        if let last = reads.last { actions += rideCheck(at: last.arrived) }
         if dropped > 0 {
             actions += note(
                 .lost(dropped, reason: "the recorder fell behind (the store was busy): \(capacity) samples waited, later ones were dropped"),
@@ -273,7 +298,7 @@ public struct RecorderStateMachine: Sendable {
         return actions
     }
 
-    private mutating func ingest(
+    mutating func ingest(
         _ sample: Sample, from index: Int, arrived: Int64, traced: inout [TraceRecord], actions: inout [Action]
     ) {
         var sample = sample
@@ -293,11 +318,13 @@ public struct RecorderStateMachine: Sendable {
         }
         sourceStates[index].samples += 1
         if tracing { traced.append(.sample(sample)) }
+        if ride.settings.detect == .auto { ride.detector.observe(sample, at: arrived) }
         guard engine.ingest(sample) else { return }
         switch sample {
         case .motion(let sensor, _): captured[sensor] += 1
         case .fix(let fix):
             captured.locations += 1
+            ride.travel(to: fix)
             lastFix = fix
         case .pressure: captured.pressure += 1
         }
@@ -307,7 +334,7 @@ public struct RecorderStateMachine: Sendable {
     /// host clock is found off (``GNSSClock``), puts the measurement on GNSS time: what is
     /// pending is committed, then everything stored on the host clock is moved in one
     /// transaction, and what comes after is moved as it arrives.
-    private mutating func observe(_ fix: Fix, arrived: Int64) -> [Action] {
+    mutating func observe(_ fix: Fix, arrived: Int64) -> [Action] {
         guard clock.observe(gnss: fix.timestamp, host: arrived) else { return [] }
         guard gnssTime == .always || (gnssTime == .auto && !hostSynchronized), let next = clock.correction else { return [] }
         defer { correction = next }
@@ -324,10 +351,17 @@ public struct RecorderStateMachine: Sendable {
 
     /// A flush interval has passed: what was captured goes to the store.
     public mutating func flushDue(at now: Int64) -> [Action] {
+        if state == .armed { return armedFlushDue(at: now) }
         guard case .recording = state else { return [] }
         history.append((now, captured))
         history.removeAll { now - $0.time > 10_000 }
-        return [.stage(engine.takeFlush()), .trace([], flush: true)]
+        // Standing still, what comes is held back: the tail a ride's end cuts.
+        let rule = rideCheck(at: now)
+        guard ride.stillSince == nil, !rule.contains(where: \.endsRide) else { return rule }
+        if seamDue(at: now) { return rule + continueAsNew(at: now) }
+        let flush = engine.takeFlush()
+        if let last = flush.lastSampleTime { stagedUntil = max(stagedUntil, last) }
+        return rule + [.stage(flush), .trace([], flush: true)]
     }
 
     // MARK: - Commands
@@ -337,6 +371,7 @@ public struct RecorderStateMachine: Sendable {
     /// and noted on the source.
     public mutating func command(_ command: LifecycleCommand, at time: Int64, by origin: Origin) -> CommandResult {
         if case .finished(let failure?) = state { return .failed(failure) }
+        if command == .stop, origin == .control, ride.settings.detect == .auto { return stopRide(at: time) }
         var time = time
         let originName: String
         switch origin {
@@ -428,42 +463,10 @@ public struct RecorderStateMachine: Sendable {
         pruning = false
     }
 
-    private mutating func finish(failure: StoreError?) -> [Action] {
+    mutating func finish(failure: StoreError?) -> [Action] {
         state = .finished(failure: failure)
         var lost: [String: Int] = [:]
         for state in sourceStates { if let count = state.lost { lost[state.name] = count } }
         return [.finish(captured: captured, lost: lost)]
-    }
-
-    // MARK: - Status
-
-    /// What `capture status` shows, at `now`. The driver fills in what it alone knows (pid,
-    /// staged counts, the trace's path, when it started).
-    public func status(at now: Int64) -> RecorderStatus {
-        let oldest = history.first
-        let kinds: [(String, (SampleCounts) -> Int)] = [
-            ("acc", \.accelerometer), ("gyr", \.gyroscope), ("mag", \.magnetometer), ("prs", \.pressure), ("fix", \.locations),
-        ]
-        let sensors = kinds.map { kind, count in
-            var rate = 0.0
-            if let oldest, now > oldest.time {
-                rate = Double(count(captured) - count(oldest.captured)) * 1000 / Double(now - oldest.time)
-            }
-            return RecorderStatus.SensorRate(sensor: kind, captured: count(captured), rate: (rate * 10).rounded() / 10)
-        }
-        return RecorderStatus(
-            pid: 0, measurement: measurement ?? 0, state: engine.lifecycle.state.phase,
-            track: engine.lifecycle.state.track, modality: engine.lifecycle.modality,
-            flushIntervalMs: flushInterval, startedAt: 0, sources: sourceStates, sensors: sensors,
-            lastFix: lastFix, droppedWhilePaused: engine.droppedWhileNotCapturing + droppedBeforeTrack,
-            rejectedUnstorable: engine.rejectedUnstorable, pendingSamples: engine.pendingSamples,
-            failedSources: sourceStates.filter { $0.state == .failed }.count,
-            lostSamples: sourceStates.reduce(0) { $0 + ($1.lost ?? 0) }, recordingTrace: nil,
-            clock: clock.fixes == 0 && correction == nil
-                ? nil
-                : ClockReport(
-                    fixes: clock.fixes, offsetMs: clock.median, spreadMs: clock.spread, correctionMs: correction,
-                    hostSynchronized: hostSynchronized, policy: gnssTime),
-            staged: nil)
     }
 }

@@ -16,4 +16,16 @@ public enum Recovery {
         try store.commit(try engine.apply(.stop, at: end), to: open.id)
         return (open.id, givenUp)
     }
+
+    /// Finishes the interrupted open measurement as a power cut ends a ride: stopped where its
+    /// committed data ends (``stopInterrupted(store:)``), its recorder log saying so, and
+    /// counted (``RideCount/endedByPower``). `now` is when the new recorder found it.
+    public static func endByInterruption(store: Store, directory: String, at now: Int64) throws -> (id: Int64, givenUp: Int) {
+        let (id, givenUp) = try stopInterrupted(store: store)
+        let end = try store.lastTimestamp(of: id) ?? now
+        RecorderJournal(directory: directory, measurement: id, store: store)?
+            .note(RecorderStateMachine.JournalEntry.interrupted(committedUntil: end, foundAt: now).fields, at: end)
+        try store.countRide(.endedByPower)
+        return (id, givenUp)
+    }
 }

@@ -25,12 +25,21 @@ extension StatusReport {
             }
         }
         uploadLine += deliveryLines
+        if let rides { uploadLine += "\n  rides      " + rides.text }
         guard let id = measurement else {
+            if let ride, ride.state == .armed, let recorder {
+                return "armed since \(TextFormat.time(ride.since)): a ride begins when motion does (recorder pid \(recorder.pid); "
+                    + "data in \(dataDirectory))" + uploadLine
+            }
             return "idle: no measurement is open (data in \(dataDirectory))" + uploadLine
         }
         var lines = [
             "measurement \(id): \(state.rawValue), track \(track ?? 0), \((modality ?? .unknown).rawValue)"
         ]
+        if let ride, ride.state != .armed {
+            let distance = ride.distance.map { ", \(TextFormat.distance($0)) so far" } ?? ""
+            lines.append("  ride       \(ride.state == .still ? "still" : "moving") since \(TextFormat.time(ride.since))\(distance)")
+        }
         if state == .interrupted {
             lines.append("  the recorder is not running: " + interrupted)
             if let ended { lines.append("  ended      " + ended.text) }
@@ -63,5 +72,13 @@ extension StatusReport {
             }
         }
         return lines.joined(separator: "\n") + uploadLine
+    }
+}
+
+extension RideTally {
+    /// `3 begun by motion, 1 by size; ended 2 by motion, 1 by power, …; 1 discarded as still`.
+    public var text: String {
+        "begun \(begunByMotion) by motion, \(begunBySize) by size; ended \(endedByMotion) by motion, \(endedByPower) by power, "
+            + "\(endedBySize) by size, \(endedByCommand) by command; \(discardedAsStill) discarded as still"
     }
 }

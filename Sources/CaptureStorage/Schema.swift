@@ -235,6 +235,17 @@ enum Schema {
                     INSERT INTO flush_log (id, applied) VALUES (1, 0);
                     """)
         }
+        migrator.registerMigration("v12: ride counts") { db in
+            // How rides began and ended (RideCount): one row per kind, counted by the recorder
+            // and by a recorder start that finished an interrupted ride; `capture metrics` shows them.
+            try db.execute(
+                sql: """
+                    CREATE TABLE ride_count (
+                        kind TEXT PRIMARY KEY,
+                        count INTEGER NOT NULL
+                    );
+                    """)
+        }
         return migrator
     }
 }

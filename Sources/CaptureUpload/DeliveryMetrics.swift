@@ -44,6 +44,18 @@ public enum DeliveryMetrics {
             $0.makeCounter(name: "capture_upload_retries_total", help: "Requests retried within uploads, over all measurements.")
                 .increment(by: Int64(totals.retries))
         }
+        let rides = try store?.rideCounts() ?? [:]
+        family { registry in
+            // How rides began and ended: by motion (ride.detect: auto), by power (an interrupted
+            // ride finished at the next start), by size (continued as a new measurement).
+            for kind in RideCount.allCases {
+                let (event, by) = kind.labels
+                registry.makeCounter(
+                    name: "capture_rides_total", labels: [("event", event), ("by", by)],
+                    help: "Rides begun, ended and discarded, by what decided it."
+                ).increment(by: Int64(rides[kind] ?? 0))
+            }
+        }
         gauge("capture_sync_consecutive_failures", "Sync passes in a row that could not deliver.", Double(state.failures))
         gauge(
             "capture_sync_next_attempt_timestamp_seconds", "When the next sync pass may try (Unix seconds; 0: any time).",
@@ -53,5 +65,13 @@ public enum DeliveryMetrics {
             Double(totals.oldestWaitingSince.map { max(0, now - $0) } ?? 0) / 1000)
         gauge("capture_store_bytes", "Size of the database file.", Double(size))
         return families.map { $0.emitToString() }.joined()
+    }
+}
+
+extension RideCount {
+    /// `event` and `by` of `capture_rides_total`: `begun`/`motion`, `discarded`/`still`.
+    var labels: (String, String) {
+        let parts = rawValue.split(separator: "_").map(String.init)
+        return (parts[0], parts[parts.count - 1])
     }
 }

@@ -109,7 +109,7 @@ struct Start: ParsableCommand {
         let flushMilliseconds = flushInterval?.milliseconds ?? Int64((device.flushInterval.value.seconds * 1000).rounded())
         let modality = modality ?? device.modality.value
         let control = RecorderControl(directory: data.path)
-        if continueInterrupted, let interrupted = try control.interruptedMeasurement() {
+        if continueInterrupted, let interrupted = try control.interruptedMeasurement(continuing: device.ride) {
             guard foreground else {
                 try printLifecycleStart(control.resume(maximumSize: limit.maximumSize))
                 return
@@ -119,7 +119,8 @@ struct Start: ParsableCommand {
                 directory: data.path, sources: interrupted.sources, sourceOptions: options,
                 flushInterval: flushMilliseconds, maximumSize: limit.maximumSize, gnssTime: gnssTime)
             configuration.retention = device.retention
-            try RecorderProcess.run(configuration, recover: true) { id in
+            configuration.ride = device.ride
+            try RecorderProcess.run(configuration, recover: true, rideEnded: device.deliverRide) { id in
                 let pid = ProcessInfo.processInfo.processIdentifier
                 let stored = (try? data.existingStore()).flatMap { try? LifecycleReport(store: $0, id: id, pid: pid) }
                 try? printLifecycleStart(
@@ -137,12 +138,14 @@ struct Start: ParsableCommand {
             recordTrace: recordTrace.map(SourcePath.absolute), flushInterval: flushMilliseconds,
             maximumSize: limit.maximumSize, gnssTime: gnssTime)
         configuration.retention = device.retention
+        configuration.ride = device.ride
         guard foreground else {
             try printLifecycleStart(control.start(configuration))
             return
         }
         try control.refuseIfOpen()
-        try RecorderProcess.run(configuration) { id in
+        try RecorderProcess.run(configuration, rideEnded: device.deliverRide) { id in
+            guard id != 0 else { return Log.info("armed: a ride begins when motion does (ride.detect: auto)") }
             try? printLifecycleStart(
                 LifecycleReport(measurement: id, state: .capturing, track: 1, modality: modality, pid: ProcessInfo.processInfo.processIdentifier))
             Log.info("capturing measurement \(id); Ctrl-C stops it")
@@ -256,9 +259,12 @@ struct Record: ParsableCommand {
             directory: data.path, modality: modality, sources: sources,
             sourceOptions: SourceOptions(sysfsRoot: sysfsRoot, rate: rate?.hertz, loop: loop), recordTrace: recordTrace,
             flushInterval: flushInterval.milliseconds, maximumSize: limit.maximumSize, gnssTime: gnssTime)
-        configuration.retention = try? data.device().retention
+        let device = try? data.device()
+        configuration.retention = device?.retention
+        configuration.ride = device?.ride ?? .standard
         try RecorderProcess.run(
-            configuration, recover: recover, readiness: readyFd.map(ReadinessPipe.init(descriptor:)))
+            configuration, recover: recover, readiness: readyFd.map(ReadinessPipe.init(descriptor:)),
+            rideEnded: { device?.deliverRide($0) })
         // The measurement ended (by `capture stop` or a trace's stop mark).
         if let device = try? data.device() { AutomaticDelivery.startIfConfigured(directory: data.path, device: device) }
     }

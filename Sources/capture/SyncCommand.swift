@@ -100,6 +100,13 @@ enum AutomaticDelivery {
     }
 }
 
+extension DeviceConfiguration {
+    /// What the recorder does with each ride it ends and keeps (`ride.detect: auto`).
+    var deliverRide: @Sendable (Int64) -> Void {
+        { [self] _ in AutomaticDelivery.startIfConfigured(directory: dataDirectory.value, device: self) }
+    }
+}
+
 struct Metrics: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "metrics",

@@ -65,7 +65,7 @@ import Testing
             """)
         let environment = ["CAPTURE_CONFIG": device.config, "CAPTURE_CAPTURE_MODALITY": "WALKING"]
         let settings = try device.json(["config", "--log-level", "info"], environment)
-        #expect(settings.count == 22)  // every key of docs/configuration.md
+        #expect(settings.count == 28)  // every key of docs/configuration.md
         #expect(settings["log_level"]?["value"] as? String == "info")
         #expect(settings["log_level"]?["source"] as? String == "flag")
         #expect(settings["log_level"]?["origin"] as? String == "--log-level")
@@ -303,5 +303,10 @@ import Testing
         let record = try String(contentsOfFile: Repository.root + "/dist/systemd/capture-record.service", encoding: .utf8)
         #expect(record.contains("ExecStart=/usr/bin/capture start --foreground --continue-interrupted"))
         #expect(record.contains("Restart=on-failure"))
+        // Out of Wi-Fi range (75) is no failure of the unit; refused credentials (77) are.
+        let sync = try String(contentsOfFile: Repository.root + "/dist/systemd/capture-sync.service", encoding: .utf8)
+        #expect(sync.contains("\nSuccessExitStatus=75\n"))
+        let example = try String(contentsOfFile: Repository.root + "/dist/config.example.yaml", encoding: .utf8)
+        #expect(example.contains("\nride:\n") && example.contains("\n  detect: auto\n"))
     }
 }

@@ -277,8 +277,10 @@ import Testing
         #expect(delivery["discarded"] as? Int == 0 && delivery["delivered"] as? Int == 30, "\(delivery)")
     }
 
-    @Test("a full store prunes delivered rides and keeps recording; the ride being recorded is kept")
-    func aFullStorePrunesDeliveredRides() throws {
+    @Test(
+        "a full store prunes delivered rides and keeps recording; the ride being recorded is kept",
+        arguments: ["--max-store-size", "retention.max_store_size"])
+    func aFullStorePrunesDeliveredRides(ceiling: String) throws {
         let (collector, device) = try Self.deviceWithCollector()
         try device.configure(port: collector.port, "{ min_waiting: 1 }")
         for _ in 0..<3 { #expect(try device.run(["replay", Repository.fixture("bicycle.trace")]).status == 0) }
@@ -288,10 +290,14 @@ import Testing
         // Room for about two seconds of the car ride. Flushes wait in the flush log until 2 MiB
         // of it is used (a record per flush, 4 KiB each: 26 s at 20 flushes a second), and the
         // ceiling is met when they go to the database.
-        let started = try device.run([
-            "start", "--source", "trace:" + Repository.fixture("car.trace"), "--flush-interval", "0.05",
-            "--max-store-size", String(size + 16_384),
-        ])
+        // The recorder keeps the configuration's budget as it records, as it keeps the flag's.
+        var start = ["start", "--source", "trace:" + Repository.fixture("car.trace"), "--flush-interval", "0.05"]
+        if ceiling == "--max-store-size" {
+            start += [ceiling, String(size + 16_384)]
+        } else {
+            try device.configure(port: collector.port, "{ min_waiting: 1 }", more: "retention: { max_store_size: \(size + 16_384) }")
+        }
+        let started = try device.run(start)
         #expect(started.status == 0, "\(started.stderr)")
         var pruned = false
         for _ in 0..<600 where !pruned {

@@ -134,6 +134,15 @@ struct RecorderControlTests {
         _ = consume lock
     }
 
+    @Test func theRecorderKeepsTheFlagsCeilingElseTheRetentionBudget() {
+        var configuration = RecorderConfiguration(directory: "/d", sources: [])
+        #expect(configuration.storeCeiling == nil)
+        configuration.retention = RetentionPolicy(maxStoreSize: ByteSize(parsing: "2G"))
+        #expect(configuration.storeCeiling == ByteSize(parsing: "2G"))
+        configuration.maximumSize = ByteSize(parsing: "512M")
+        #expect(configuration.storeCeiling == ByteSize(parsing: "512M"))
+    }
+
     @Test func readinessCrossesThePipeAsTypedJSON() throws {
         for value in [Readiness.ready(measurement: 42), .failed(LaunchFailure(kind: .diskFull, message: "the disk is full"))] {
             #expect(Readiness(decoding: value.encoded()) == value)

@@ -128,7 +128,7 @@ import Testing
 
     @Test func withoutAStoreEveryFigureIsZero() throws {
         let parsed = Self.parse(try DeliveryMetrics.text(of: nil, now: 0))
-        #expect(parsed.samples.count == 12)
+        #expect(parsed.samples.count == 12 + RideCount.allCases.count)
         #expect(parsed.samples.values.allSatisfy { $0 == 0 })
         #expect(parsed.types["capture_measurements"] == "gauge" && parsed.types["capture_upload_attempts_total"] == "counter")
         #expect(parsed.help["capture_store_bytes"] == "Size of the database file.")
@@ -140,6 +140,9 @@ import Testing
         _ = try device.ride(fixes: 3)
         _ = try device.ride(fixes: 3, base: 1_700_000_100_000, finished: false)
         try device.store.recordDeliveryPass(DeliveryState(failures: 2, nextAttemptAt: 1_800_000_060_500, lastError: "down"))
+        try device.store.countRide(.endedByPower)
+        try device.store.countRide(.discardedAsStill)
+        try device.store.countRide(.discardedAsStill)
         let text = try DeliveryMetrics.text(of: device.store, now: 1_800_000_000_000)
         let parsed = Self.parse(text)
         #expect(parsed.samples["capture_measurements{state=\"waiting\"}"] == 1)
@@ -148,13 +151,16 @@ import Testing
         #expect(parsed.samples["capture_sync_consecutive_failures"] == 2)
         #expect(parsed.samples["capture_sync_next_attempt_timestamp_seconds"] == 1_800_000_060.5)
         #expect(parsed.samples["capture_store_bytes"] == Double(try device.store.databaseSize()))
+        #expect(parsed.samples["capture_rides_total{event=\"ended\",by=\"power\"}"] == 1)
+        #expect(parsed.samples["capture_rides_total{event=\"discarded\",by=\"still\"}"] == 2)
+        #expect(parsed.samples["capture_rides_total{event=\"begun\",by=\"motion\"}"] == 0)
         // The ride stopped at 1_700_000_003_000 has waited since then.
         #expect(parsed.samples["capture_oldest_waiting_age_seconds"] == Double(1_800_000_000_000 - 1_700_000_003_000) / 1000)
         let order = text.split(separator: "\n").filter { $0.hasPrefix("# TYPE") }.map { String($0.split(separator: " ")[2]) }
         #expect(
             order == [
                 "capture_measurements", "capture_upload_attempts_total", "capture_upload_retries_total",
-                "capture_sync_consecutive_failures", "capture_sync_next_attempt_timestamp_seconds",
+                "capture_rides_total", "capture_sync_consecutive_failures", "capture_sync_next_attempt_timestamp_seconds",
                 "capture_oldest_waiting_age_seconds", "capture_store_bytes",
             ])
     }

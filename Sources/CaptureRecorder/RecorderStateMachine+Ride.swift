@@ -1,0 +1,311 @@
+public import CaptureCore
+public import CaptureStorage
+
+/// A ride rule's event, as the measurement's journal (`recorder.jsonl`) records it.
+public enum RideEvent: Sendable, Equatable {
+    /// Why a ride began.
+    public enum Begin: String, Sendable, Equatable {
+        /// Motion was detected while armed.
+        case motion
+        /// The ride before reached `ride.max_duration` and goes on as this one.
+        case size
+    }
+
+    /// Why a ride ended.
+    public enum End: String, Sendable, Equatable {
+        /// Standing still for `ride.end_after_still`.
+        case motion
+        /// `capture stop`, or the recorder stopped (SIGTERM).
+        case command
+        /// `ride.max_duration`: continued as a new measurement.
+        case size
+    }
+
+    /// The recorder waits for motion.
+    case armed
+    /// A ride began; its samples from `preRollFrom` (motion: the pre-roll) are in it.
+    case begun(by: Begin, preRollFrom: Int64)
+    /// The device stands (the end of the ride is `ride.end_after_still` away).
+    case still
+    /// The device moves again after standing this long, ms.
+    case moving(stillFor: Int64)
+    /// The ride ended having moved `distance` metres; `discarded` when below `ride.min_distance`.
+    case ended(by: End, distance: Double, discarded: Bool)
+
+    /// The journal's fields.
+    var fields: [String: Any] {
+        switch self {
+        case .armed: ["event": "armed"]
+        case .begun(let begin, let from): ["event": "ride_begun", "by": begin.rawValue, "samples_from": from]
+        case .still: ["event": "still"]
+        case .moving(let stillFor): ["event": "moving", "still_for_ms": stillFor]
+        case .ended(let end, let distance, let discarded):
+            ["event": "ride_ended", "by": end.rawValue, "distance_m": (distance * 10).rounded() / 10, "discarded": discarded]
+        }
+    }
+}
+
+/// Where the ride rules stand, for `capture status`. Field names are the `--json` output's.
+public struct RideStatus: Codable, Sendable, Equatable {
+    public enum State: String, Codable, Sendable, Equatable {
+        /// Waiting for motion; nothing is written.
+        case armed
+        /// A ride is being recorded and the device moves.
+        case recording
+        /// A ride is being recorded and the device stands (``RideStatus/since``).
+        case still
+    }
+
+    public var state: State
+    /// Since when (Unix ms, host clock).
+    public var since: Int64
+    /// Metres travelled in the ride so far (while recording).
+    public var distance: Double?
+    /// The measurement of the ride that ended last, if one did since the recorder started.
+    public var lastRide: Int64?
+}
+
+/// What the ride rules (`ride.detect: auto`) remember besides the recording.
+struct RideRules: Sendable {
+    struct Held: Sendable {
+        var sample: Sample
+        var source: Int
+        var arrived: Int64
+    }
+
+    var settings: RideSettings
+    /// Each ride's initial modality.
+    var modality: Modality = .unknown
+    var detector = MotionDetector()
+    /// While armed: what arrived during the last ``RideSettings/preRoll``, oldest first.
+    var preRoll: [Held] = []
+    /// Since when (host clock) the state stands: armed, the ride began, or standing still.
+    var since: Int64 = 0
+    /// While recording: since when the device stands; what comes is held back meanwhile.
+    var stillSince: Int64?
+    /// Whether the ride under way began by motion (its `ride_begun` line is due).
+    var begunBy: RideEvent.Begin?
+    var preRollFrom: Int64 = 0
+    /// Whether the measurement under way continues one that reached its size or duration limit:
+    /// then it is part of a ride that moved, never discarded for its own distance.
+    var continued = false
+    /// Metres along the ride's fixes.
+    var distance = 0.0
+    var lastPosition: (latitude: Double, longitude: Double)?
+    var capturedAtBegin = SampleCounts()
+    var lastRide: Int64?
+
+    init(settings: RideSettings) {
+        self.settings = settings
+    }
+
+    /// Adds the way from the last fix to `fix`.
+    mutating func travel(to fix: Fix) {
+        let here = (latitude: fix.latitude, longitude: fix.longitude)
+        if let last = lastPosition {
+            let step = Geodesy.distance(from: last, to: here)
+            if step.isFinite { distance += step }
+        }
+        lastPosition = here
+    }
+
+    /// The journal line of a ride begun by motion, once its measurement has an id.
+    mutating func begun() -> [RecorderStateMachine.Action] {
+        guard let begin = begunBy else { return [] }
+        begunBy = nil
+        return [.journal(.ride(.begun(by: begin, preRollFrom: preRollFrom)), at: nil)]
+    }
+
+    mutating func trimPreRoll(before time: Int64) {
+        guard let keep = preRoll.firstIndex(where: { $0.arrived >= time }) else {
+            preRoll.removeAll(keepingCapacity: true)
+            return
+        }
+        if keep > 0 { preRoll.removeSubrange(0..<keep) }
+    }
+}
+
+extension RecorderStateMachine.Action {
+    /// Whether this ends a ride (then nothing more of it is staged).
+    var endsRide: Bool {
+        if case .endRide = self { true } else { false }
+    }
+}
+
+extension RecorderStateMachine {
+    // MARK: - Armed
+
+    /// `ride.detect: auto`: waits for motion instead of starting a measurement at once;
+    /// `modality` is each ride's.
+    public mutating func arm(modality: Modality, at now: Int64) {
+        state = .armed
+        ride.settings.detect = .auto
+        ride.since = now
+        ride.modality = modality
+    }
+
+    /// While armed: the samples go to the pre-roll (and a receiver's fixes to the clock); motion
+    /// begins a ride.
+    mutating func takeArmed(_ reads: [(samples: [Sample], arrived: Int64)], from index: Int) -> [Action] {
+        for read in reads {
+            for sample in read.samples {
+                ride.detector.observe(sample, at: read.arrived)
+                if sources[index].clock == .gnss, case .fix(let fix) = sample { correctClock(by: fix, arrived: read.arrived) }
+                ride.preRoll.append(.init(sample: sample, source: index, arrived: read.arrived))
+            }
+        }
+        guard let now = reads.last?.arrived else { return [] }
+        ride.trimPreRoll(before: now - ride.settings.preRoll)
+        guard ride.detector.verdict(at: now) == .moving else { return [] }
+        return beginRide(at: now)
+    }
+
+    /// Armed, a flush interval passed: only the pre-roll is trimmed.
+    mutating func armedFlushDue(at now: Int64) -> [Action] {
+        ride.trimPreRoll(before: now - ride.settings.preRoll)
+        return []
+    }
+
+    /// Notes a fix against the host clock while armed: nothing is stored to move, so a
+    /// correction found now only applies to what comes (and is recorded with the next ride).
+    private mutating func correctClock(by fix: Fix, arrived: Int64) {
+        guard clock.observe(gnss: fix.timestamp, host: arrived),
+            gnssTime == .always || (gnssTime == .auto && !hostSynchronized), let next = clock.correction
+        else { return }
+        correction = next
+    }
+
+    // MARK: - Beginning and ending
+
+    /// Motion while armed: a new measurement from the oldest sample of the pre-roll, with the
+    /// pre-roll in it.
+    private mutating func beginRide(at now: Int64) -> [Action] {
+        let shift = correction ?? 0
+        // The start is at or before every held sample on the events' clock, so none falls
+        // before the track.
+        var start = now - ride.settings.preRoll + shift
+        for held in ride.preRoll {
+            switch sources[held.source].clock {
+            case .host: start = min(start, held.sample.timestamp + shift)
+            case .gnss where correction != nil: start = min(start, held.sample.timestamp)
+            default: break
+            }
+        }
+        let held = ride.preRoll
+        ride.preRoll = []
+        ride.begunBy = .motion
+        ride.preRollFrom = start
+        var actions = begin(at: start, by: .motion)
+        var traced: [TraceRecord] = []
+        for entry in held {
+            ingest(entry.sample, from: entry.source, arrived: entry.arrived, traced: &traced, actions: &actions)
+        }
+        if !traced.isEmpty { actions.append(.trace(traced, flush: false)) }
+        ride.since = now
+        return actions
+    }
+
+    /// A new measurement at `time` (events' clock) in the ride's modality.
+    mutating func begin(at time: Int64, by reason: RideEvent.Begin) -> [Action] {
+        engine = Recording()
+        // A new lifecycle takes a start at any time.
+        guard let flush = try? engine.apply(.start(ride.modality), at: time) else { return [] }
+        trackStart = time
+        measurementStart = time - (correction ?? 0)
+        state = .recording(measurement: 0)
+        ride.stillSince = nil
+        ride.distance = 0
+        ride.lastPosition = nil
+        ride.capturedAtBegin = captured
+        ride.continued = reason == .size
+        var actions: [Action] = [.beginRide(flush, sources: sources.map(\.name), by: reason)]
+        if let correction { actions.append(.recordClockCorrection(correction)) }
+        return actions
+    }
+
+    /// The ride rules after samples arrived or a flush interval passed, while recording: still
+    /// or moving, and the ride's end after `ride.end_after_still` of standing.
+    mutating func rideCheck(at now: Int64) -> [Action] {
+        guard ride.settings.detect == .auto, case .recording(let id) = state, id != 0 || ride.begunBy == nil else { return [] }
+        var actions: [Action] = []
+        // No source with a say (a receiver without a fix, no accelerometer) is no motion.
+        if ride.detector.verdict(at: now) == .moving {
+            if let since = ride.stillSince {
+                ride.stillSince = nil
+                actions.append(.journal(.ride(.moving(stillFor: now - since)), at: nil))
+            }
+        } else if ride.stillSince == nil {
+            ride.stillSince = now
+            actions.append(.journal(.ride(.still), at: nil))
+        }
+        if let since = ride.stillSince, now - since >= ride.settings.endAfterStill {
+            return actions + endRide(at: since + (correction ?? 0), by: .motion)
+        }
+        return actions
+    }
+
+    /// Ends the ride under way at `time` (events' clock) and arms. Ended by motion, what was
+    /// held back while standing is the still tail, dropped; otherwise it goes in.
+    mutating func endRide(at time: Int64, by end: RideEvent.End) -> [Action] {
+        guard case .recording(let id) = state else { return [] }
+        if end == .motion { _ = engine.takeFlush() }
+        let stop = max(time, trackStart)
+        guard let flush = try? engine.apply(.stop, at: stop) else { return [] }
+        let discard = end != .size && !ride.continued && ride.distance < ride.settings.minDistance
+        var rideCaptured = captured
+        for sensor in MotionSensor.allCases { rideCaptured[sensor] -= ride.capturedAtBegin[sensor] }
+        rideCaptured.pressure -= ride.capturedAtBegin.pressure
+        rideCaptured.locations -= ride.capturedAtBegin.locations
+        let actions: [Action] = [
+            .stage(flush), .trace([.mark(.stop, at: stop)], flush: true),
+            .journal(.ride(.ended(by: end, distance: ride.distance, discarded: discard)), at: stop),
+            .journal(.ride(.armed), at: nil),
+            .endRide(captured: rideCaptured, discard: discard, by: end),
+        ]
+        ride.lastRide = id
+        ride.stillSince = nil
+        // Armed anew: motion must be seen afresh (a verdict of the ride's last moments is not).
+        ride.detector = MotionDetector()
+        ride.since = time - (correction ?? 0)
+        engine = Recording()
+        trackStart = .min
+        state = .armed
+        return actions
+    }
+
+    /// `capture stop` with `ride.detect: auto`: the ride ends, the recorder goes on armed.
+    mutating func stopRide(at time: Int64) -> CommandResult {
+        switch state {
+        case .recording: return .applied(endRide(at: time + (correction ?? 0), by: .command), outcome: nil)
+        case .armed: return .refused(.notOpen(state: engine.lifecycle.state))
+        default: return .refused(.notOpen(state: engine.lifecycle.state))
+        }
+    }
+
+    /// The recorder is told to end (SIGTERM, `systemctl stop`): a ride under way ends as by
+    /// `capture stop`, then the run finishes.
+    public mutating func shutdown(at time: Int64) -> [Action] {
+        switch state {
+        case .armed: return finish(failure: nil)
+        case .recording where ride.settings.detect == .auto:
+            return endRide(at: time + (correction ?? 0), by: .command) + finish(failure: nil)
+        default:
+            guard case .applied(let actions, _) = command(.stop, at: time, by: .control) else { return [] }
+            return actions
+        }
+    }
+
+    /// Where the ride rules stand, with `ride.detect: auto`.
+    var rideStatus: RideStatus? {
+        guard ride.settings.detect == .auto else { return nil }
+        switch state {
+        case .armed: return RideStatus(state: .armed, since: ride.since, lastRide: ride.lastRide)
+        case .recording:
+            if let still = ride.stillSince {
+                return RideStatus(state: .still, since: still, distance: ride.distance, lastRide: ride.lastRide)
+            }
+            return RideStatus(state: .recording, since: ride.since, distance: ride.distance, lastRide: ride.lastRide)
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,126 @@
+import CaptureCore
+import CaptureStorage
+
+/// The largest transfer file a measurement with these counts can make: an upper bound, so that a
+/// measurement continued before it reaches `collector.payload_limit` is never refused for size.
+///
+/// Every motion value's delta fits 32 bits (``Recording/storable(_:)``), so a packed zigzag
+/// varint takes at most 5 bytes and a timestamp delta at most 10: 25 bytes a motion sample. A fix
+/// has at most 10 fields of at most 10 bytes; a pressure sample 2. Deflate adds at most 5 bytes per
+/// 64 KiB of input it cannot compress (0.01 %); 64 KiB more cover the headers, events and
+/// the metadata. Real rides compress to a fraction of this.
+enum TransferSizeBound {
+    static let perMotionSample: Int64 = 25
+    static let perFix: Int64 = 100
+    static let perPressure: Int64 = 20
+    static let overhead: Int64 = 65_536
+
+    static func bytes(_ counts: SampleCounts) -> Int64 {
+        let motion = Int64(counts.accelerometer + counts.gyroscope + counts.magnetometer) * perMotionSample
+        let raw = motion + Int64(counts.locations) * perFix + Int64(counts.pressure) * perPressure
+        return raw + raw / 10_000 + overhead
+    }
+}
+
+extension Flush {
+    /// Removes the samples taken at or after `time` and returns them (same track, no events).
+    mutating func split(from time: Int64) -> Flush {
+        var later = Flush(track: track, state: state, modality: modality)
+        for sensor in MotionSensor.allCases {
+            later.motion[sensor] = motion[sensor].filter { $0.timestamp >= time }
+            motion[sensor].removeAll { $0.timestamp >= time }
+        }
+        later.fixes = fixes.filter { $0.timestamp >= time }
+        fixes.removeAll { $0.timestamp >= time }
+        later.pressures = pressures.filter { $0.timestamp >= time }
+        pressures.removeAll { $0.timestamp >= time }
+        return later
+    }
+
+    /// The latest sample time in the flush (each buffer is in arrival order), or `nil`.
+    var lastSampleTime: Int64? {
+        let lasts = MotionSensor.allCases.compactMap { motion[$0].last?.timestamp }
+            + [fixes.last?.timestamp, pressures.last?.timestamp].compactMap { $0 }
+        return lasts.max()
+    }
+}
+
+extension RecorderStateMachine {
+    /// Whether the measurement is to be continued as a new one now: it has recorded for
+    /// `ride.max_duration`, or its transfer file could pass `collector.payload_limit` with one
+    /// more flush interval of what it captures now. Not for a measurement a trace drives (its
+    /// marks decide), nor one that is paused.
+    func seamDue(at now: Int64) -> Bool {
+        guard case .recording(let id) = state, id != 0, engine.lifecycle.state.phase == .capturing,
+            !sources.contains(where: \.drivesLifecycle)
+        else { return false }
+        if now - measurementStart >= ride.settings.maxDuration { return true }
+        guard let limit = ride.settings.payloadLimit else { return false }
+        let counts = rideCounts
+        // The rate over the last flushes, as a margin for the next one.
+        var margin = SampleCounts()
+        if let oldest = history.first {
+            margin = captured
+            for sensor in MotionSensor.allCases { margin[sensor] -= oldest.captured[sensor] }
+            margin.locations -= oldest.captured.locations
+            margin.pressure -= oldest.captured.pressure
+        }
+        return TransferSizeBound.bytes(counts + margin) >= limit
+    }
+
+    /// What the ride under way has captured.
+    var rideCounts: SampleCounts {
+        var counts = captured
+        for sensor in MotionSensor.allCases { counts[sensor] -= ride.capturedAtBegin[sensor] }
+        counts.pressure -= ride.capturedAtBegin.pressure
+        counts.locations -= ride.capturedAtBegin.locations
+        return counts
+    }
+
+    /// Continues the measurement as a new one at a seam a flush interval back: what was taken
+    /// before it ends the old one (its stop at the seam), what was taken at or after it begins
+    /// the new one, so that no sample is lost or repeated. A sample still on its way (read late
+    /// from a device buffer) is at most half a flush interval old, so it falls after the seam.
+    mutating func continueAsNew(at now: Int64) -> [Action] {
+        guard case .recording = state else { return [] }
+        var before = engine.takeFlush()
+        let seam = max(now - flushInterval + (correction ?? 0), stagedUntil + 1, trackStart)
+        let after = before.split(from: seam)
+        guard let stop = try? engine.apply(.stop, at: seam) else { return [] }
+        var rideCaptured = rideCounts
+        let moved = SampleCounts(after)
+        for sensor in MotionSensor.allCases { rideCaptured[sensor] -= moved[sensor] }
+        rideCaptured.locations -= moved.locations
+        rideCaptured.pressure -= moved.pressure
+        var actions: [Action] = [
+            .stage(before), .stage(stop), .trace([.mark(.stop, at: seam)], flush: true),
+            .journal(.ride(.ended(by: .size, distance: ride.distance, discarded: false)), at: seam),
+            .endRide(captured: rideCaptured, discard: false, by: .size),
+        ]
+        if case .recording(let id) = state { ride.lastRide = id }
+        ride.begunBy = .size
+        ride.preRollFrom = seam
+        let keep = ride.since
+        actions += begin(at: seam, by: .size)
+        // What was taken after the seam is the new measurement's first.
+        for sensor in MotionSensor.allCases { for sample in after.motion[sensor] { engine.ingest(.motion(sensor, sample)) } }
+        for fix in after.fixes { engine.ingest(.fix(fix)) }
+        for pressure in after.pressures { engine.ingest(.pressure(pressure)) }
+        ride.capturedAtBegin = captured
+        for sensor in MotionSensor.allCases { ride.capturedAtBegin[sensor] -= moved[sensor] }
+        ride.capturedAtBegin.locations -= moved.locations
+        ride.capturedAtBegin.pressure -= moved.pressure
+        ride.since = ride.settings.detect == .auto ? keep : now
+        return actions
+    }
+}
+
+extension SampleCounts {
+    /// The samples of a flush, by kind.
+    init(_ flush: Flush) {
+        self.init()
+        for sensor in MotionSensor.allCases { self[sensor] = flush.motion[sensor].count }
+        locations = flush.fixes.count
+        pressure = flush.pressures.count
+    }
+}

@@ -1,0 +1,43 @@
+import GRDB
+
+/// What the recorder counts about rides (``Store/countRide(_:)``): how they began and ended,
+/// and those discarded for standing still. `capture metrics` and `capture status` show them.
+public enum RideCount: String, Sendable, CaseIterable, Codable {
+    /// Begun when motion began (`ride.detect: auto`).
+    case begunByMotion = "begun_by_motion"
+    /// Begun as the continuation of a ride that reached its size or duration limit.
+    case begunBySize = "begun_by_size"
+    /// Ended after standing still for `ride.end_after_still`.
+    case endedByMotion = "ended_by_motion"
+    /// Ended by a power cut or crash: finished at its last committed sample when the next
+    /// recorder found it older than `ride.resume_within`.
+    case endedByPower = "ended_by_power"
+    /// Ended by `capture stop` or the recorder's own end (SIGTERM).
+    case endedByCommand = "ended_by_command"
+    /// Ended to be continued as a new measurement before its size or duration limit.
+    case endedBySize = "ended_by_size"
+    /// Ended having moved less than `ride.min_distance`: deleted, never uploaded.
+    case discardedAsStill = "discarded_as_still"
+}
+
+extension Store {
+    /// Counts one more `kind`.
+    public func countRide(_ kind: RideCount) throws(StoreError) {
+        try write { db in
+            try db.execute(
+                sql: "INSERT INTO ride_count (kind, count) VALUES (?, 1) ON CONFLICT (kind) DO UPDATE SET count = count + 1",
+                arguments: [kind.rawValue])
+        }
+    }
+
+    /// Every kind with its count (0 for those never counted).
+    public func rideCounts() throws(StoreError) -> [RideCount: Int] {
+        try read { db in
+            var counts = Dictionary(uniqueKeysWithValues: RideCount.allCases.map { ($0, 0) })
+            for row in try Row.fetchAll(db, sql: "SELECT kind, count FROM ride_count") {
+                if let kind = RideCount(rawValue: row["kind"]) { counts[kind] = row["count"] }
+            }
+            return counts
+        }
+    }
+}
