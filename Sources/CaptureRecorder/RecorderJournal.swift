@@ -12,7 +12,8 @@ import Glibc
 /// Best effort: a line that cannot be written is dropped, never the recording. Each line is
 /// made durable (`fdatasync`; lines are few: lifecycle commands, changes of a source's state), so
 /// a power cut loses at most the line being written; that torn line is cut off before the log
-/// is written again or its measurement finished after a crash (``repair(_:)``).
+/// is written again, its measurement finished after a crash, or it is uploaded
+/// (``AttachmentFile/cutTornLastLine(_:)``).
 final class RecorderJournal {
     static let name = "recorder.jsonl"
     private let descriptor: Int32
@@ -28,7 +29,7 @@ final class RecorderJournal {
             return nil
         }
         let path = folder + "/" + Self.name
-        Self.repair(path)
+        AttachmentFile.cutTornLastLine(path)
         let fd = PrivateFiles.open(path, O_WRONLY | O_APPEND)
         guard fd >= 0 else { return nil }
         guard (try? store.addAttachment(to: measurement, name: Self.name, format: .jsonl)) != nil else {
@@ -57,28 +58,6 @@ final class RecorderJournal {
             }
         }
         while fdatasync(descriptor) != 0, errno == EINTR {}
-    }
-
-    /// Cuts the log at `path` after its last whole line: what a power cut left of a line being
-    /// written (part of it, or zeros where a sector did not reach the medium) goes, the lines
-    /// before it, each synced, stay. Nothing happens to a log that is whole or absent.
-    static func repair(_ path: String) {
-        guard let data = FileManager.default.contents(atPath: path), !data.isEmpty else { return }
-        var whole = 0
-        var start = 0
-        for (index, byte) in data.enumerated() where byte == 0x0A {
-            let line = data[start..<index]
-            guard !line.contains(0), (try? JSONSerialization.jsonObject(with: Data(line))) != nil else { break }
-            whole = index + 1
-            start = index + 1
-        }
-        guard whole < data.count else { return }
-        _ = Glibc.truncate(path, off_t(whole))
-        let fd = Glibc.open(path, O_WRONLY | O_CLOEXEC)
-        if fd >= 0 {
-            while fdatasync(fd) != 0, errno == EINTR {}
-            close(fd)
-        }
     }
 }
 

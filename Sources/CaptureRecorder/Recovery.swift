@@ -11,7 +11,7 @@ public enum Recovery {
         let givenUp = try store.applyFlushLog(wait: true, dropping: true)
         guard let open = try store.openMeasurement() else { throw LifecycleError.notOpen(state: .idle) }
         // A power cut may have torn the last line of the recorder's log; it goes out whole.
-        RecorderJournal.repair(Store.attachmentDirectory(of: open.id, in: store.directory) + "/" + RecorderJournal.name)
+        AttachmentFile.cutTornLastLine(Store.attachmentDirectory(of: open.id, in: store.directory) + "/" + RecorderJournal.name)
         var engine = Recording(
             lifecycle: Lifecycle(restoring: open.lifecycleState, modality: try store.currentModality(of: open.id)))
         let end = try store.lastTimestamp(of: open.id) ?? open.startTime

@@ -1,12 +1,11 @@
+import CaptureStorage
 import Foundation
 import Glibc
 import Testing
 
-@testable import CaptureRecorder
-
 /// The recorder's log after a power cut (docs/faults.md, "Power cuts"): its lines are synced one
-/// by one, so only the line being written can be torn, and `repair` cuts exactly that off.
-@Suite struct RecorderJournalTests {
+/// by one, so only the line being written can be torn, and `cutTornLastLine` cuts exactly that off.
+@Suite struct TornLogTests {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("capture-journal-\(UUID().uuidString).jsonl").path
     let whole = "{\"event\":\"start\",\"t\":1}\n{\"event\":\"pause\",\"t\":2}\n"
 
@@ -16,7 +15,7 @@ import Testing
     @Test func aTornLastLineIsCutOff() throws {
         defer { unlink(path) }
         try write(Array((whole + "{\"event\":\"res").utf8))
-        RecorderJournal.repair(path)
+        AttachmentFile.cutTornLastLine(path)
         #expect(contents == whole)
     }
 
@@ -25,16 +24,16 @@ import Testing
     @Test func aLineWithAHoleIsCutOff() throws {
         defer { unlink(path) }
         try write(Array(whole.utf8) + [UInt8](repeating: 0, count: 12) + Array("\"t\":3}\n".utf8))
-        RecorderJournal.repair(path)
+        AttachmentFile.cutTornLastLine(path)
         #expect(contents == whole)
     }
 
     @Test func aWholeLogAndAMissingOneStayAsTheyAre() throws {
         defer { unlink(path) }
-        RecorderJournal.repair(path)
+        AttachmentFile.cutTornLastLine(path)
         #expect(contents == "<absent>")
         try write(Array(whole.utf8))
-        RecorderJournal.repair(path)
+        AttachmentFile.cutTornLastLine(path)
         #expect(contents == whole)
     }
 }
