@@ -9,7 +9,11 @@ import Glibc
 /// flush interval), a recovery after a crash, every lifecycle command, a source's note when it
 /// changes (lost samples, GNSS fix state), and a summary of what was captured at the end.
 ///
-/// Best effort: a line that cannot be written is dropped, never the recording.
+/// Best effort: a line that cannot be written is dropped, never the recording. Each line is
+/// made durable (`fdatasync`; lines are few: lifecycle commands, changes of a source's state), so
+/// a power cut loses at most the line being written; that torn line is cut off before the log
+/// is written again, its measurement finished after a crash, or it is uploaded
+/// (``AttachmentFile/cutTornLastLine(_:)``).
 final class RecorderJournal {
     static let name = "recorder.jsonl"
     private let descriptor: Int32
@@ -25,7 +29,8 @@ final class RecorderJournal {
             return nil
         }
         let path = folder + "/" + Self.name
-        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, mode_t(PrivateFiles.fileMode))
+        AttachmentFile.cutTornLastLine(path)
+        let fd = PrivateFiles.open(path, O_WRONLY | O_APPEND)
         guard fd >= 0 else { return nil }
         guard (try? store.addAttachment(to: measurement, name: Self.name, format: .jsonl)) != nil else {
             close(fd)
@@ -52,6 +57,7 @@ final class RecorderJournal {
                 done += n
             }
         }
+        while fdatasync(descriptor) != 0, errno == EINTR {}
     }
 }
 

@@ -10,6 +10,8 @@ public enum Recovery {
         // nothing may follow the stop.
         let givenUp = try store.applyFlushLog(wait: true, dropping: true)
         guard let open = try store.openMeasurement() else { throw LifecycleError.notOpen(state: .idle) }
+        // A power cut may have torn the last line of the recorder's log; it goes out whole.
+        AttachmentFile.cutTornLastLine(Store.attachmentDirectory(of: open.id, in: store.directory) + "/" + RecorderJournal.name)
         var engine = Recording(
             lifecycle: Lifecycle(restoring: open.lifecycleState, modality: try store.currentModality(of: open.id)))
         let end = try store.lastTimestamp(of: open.id) ?? open.startTime

@@ -1,4 +1,5 @@
 public import Foundation
+import Glibc
 
 /// A file a person attaches to a measurement (`capture attach`): its format from the extension,
 /// its content checked against it (JSON must parse, every JSONL line too, a JPG must start like
@@ -104,5 +105,29 @@ extension Store {
             try? FileManager.default.removeItem(atPath: folder + "/" + file.name)
             throw error
         }
+    }
+}
+
+extension AttachmentFile {
+    /// Cuts a JSON Lines log that is written line by line (the recorder's `recorder.jsonl`)
+    /// after its last whole line: what a power cut left of the line being written (part of it,
+    /// or zeros where a sector did not reach the medium) goes; the lines before it, each synced,
+    /// stay. A log that is whole or absent is left alone. The recorder calls it before writing
+    /// the log again or finishing its measurement after a crash, the uploader before sending it
+    /// (a cut right after the measurement finished can tear its last line, the summary).
+    public static func cutTornLastLine(_ path: String) {
+        guard let data = FileManager.default.contents(atPath: path), !data.isEmpty else { return }
+        var whole = 0
+        for (index, byte) in data.enumerated() where byte == 0x0A {
+            let line = data[whole..<index]
+            guard !line.contains(0), (try? JSONSerialization.jsonObject(with: Data(line))) != nil else { break }
+            whole = index + 1
+        }
+        guard whole < data.count else { return }
+        _ = Glibc.truncate(path, off_t(whole))
+        let fd = Glibc.open(path, O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        while fdatasync(fd) != 0, errno == EINTR {}
+        close(fd)
     }
 }

@@ -12,6 +12,11 @@ public import Foundation
 /// A directory or file that already exists keeps the mode it has: it is never changed behind
 /// the user's back.
 ///
+/// A directory or file created here is durable once the call returns: its parent directory is
+/// fsynced, so a power cut cannot take the new name away while what was written and synced into
+/// the file stays (docs/faults.md, "Power cuts": the recorder's log, an attachment's folder and
+/// the flush log were lost that way).
+///
 /// ```swift
 /// try PrivateFiles.createDirectory(dataDirectory)                  // 0700
 /// let fd = PrivateFiles.open(dataDirectory + "/recorder.lock", O_RDWR)   // 0600 if created
@@ -36,6 +41,7 @@ public enum PrivateFiles {
         if mkdir(path, mode_t(directoryMode)) == 0 {
             // mkdir applies the umask; a umask like 0277 would leave the directory unwritable.
             _ = chmod(path, mode_t(directoryMode))
+            syncParent(of: path)
             return
         }
         let code = errno
@@ -66,6 +72,7 @@ public enum PrivateFiles {
             let created = systemOpen(path, flags | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(fileMode))
             if created >= 0 {
                 _ = fchmod(created, mode_t(fileMode))
+                syncParent(of: path)
                 return created
             }
             guard errno == EEXIST else { return -1 }
@@ -90,7 +97,19 @@ public enum PrivateFiles {
         guard created >= 0 else { return errno == EEXIST }
         _ = fchmod(created, mode_t(fileMode))
         close(created)
+        syncParent(of: path)
         return true
+    }
+
+    /// fsyncs the directory holding `path`, so that a name just created or renamed there
+    /// survives a power cut. Best effort: a file system that cannot sync a directory (some FUSE
+    /// ones) keeps its names as it can.
+    public static func syncParent(of path: String) {
+        let parent = (path as NSString).deletingLastPathComponent
+        let fd = systemOpen(parent.isEmpty ? "." : parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
+        guard fd >= 0 else { return }
+        while fsync(fd) != 0, errno == EINTR {}
+        close(fd)
     }
 
     /// Sets the mode of a file capture has just created (a socket after `bind`, say) to 0600.
