@@ -31,6 +31,9 @@ public struct GNSSReceiverStats: Sendable, Equatable {
     public var assembly = UBXAssemblyStats()
     /// ESF sensor samples.
     public var sensors = UBXSensorStats()
+    /// ESF-INS messages read and not stored: the module's compensated vehicle dynamics, derived
+    /// from the same IMU readings capture stores from ESF-RAW (``UBXESFINS``).
+    public var vehicleDynamics = 0
     /// Fixes dropped because one at the same time was already reported (a receiver sending
     /// both NMEA and UBX navigation for each epoch).
     public var duplicateFixes = 0
@@ -41,11 +44,11 @@ public struct GNSSReceiverStats: Sendable, Equatable {
     /// Damaged input: bad NMEA lines and sentences, bad or cut-off UBX frames, malformed messages.
     public var rejected: Int { nmea.rejected + framing.rejected + malformed }
     /// Well-formed input not used: unsupported NMEA sentence types and UBX message kinds, RTCM 3
-    /// frames, and ESF-MEAS readings left out because the receiver sends the same sensors in
-    /// ESF-RAW.
+    /// frames, ESF-MEAS readings left out because the receiver sends the same sensors in
+    /// ESF-RAW, and ESF-INS messages.
     public var unused: Int {
         nmea.unsupported.values.reduce(0, +) + unsupported.values.reduce(0, +) + framing.rtcm3Frames
-            + sensors.measSkippedForRaw
+            + sensors.measSkippedForRaw + vehicleDynamics
     }
 }
 
@@ -129,6 +132,9 @@ public struct GNSSReceiverStream: Sendable {
             switch message {
             case .esfRaw, .esfMeas:
                 return sensors.add(message).map { .motion($0.0, $0.1) }
+            case .esfINS:
+                counters.vehicleDynamics += 1
+                return []
             default:
                 return navigation(assembler.add(message))
             }

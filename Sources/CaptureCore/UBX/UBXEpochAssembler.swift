@@ -314,7 +314,7 @@ public struct UBXEpochAssembler: Sendable {
             return eoe == openEpoch?.iTOW ? closeEpoch() : []
         case .hnrPVT(let m):
             return highRate(m)
-        case .esfRaw, .esfMeas:
+        case .esfRaw, .esfMeas, .esfINS:
             return []
         }
         if openEpoch == nil, iTOW == closedEarly {
@@ -337,7 +337,7 @@ public struct UBXEpochAssembler: Sendable {
         case .navTimeGPS(let m): epoch.timeGPS = m
         case .navPosECEF(let m): epoch.posECEF = m
         case .navVelECEF(let m): epoch.velECEF = m
-        case .navEOE, .esfRaw, .esfMeas, .hnrPVT: break
+        case .navEOE, .esfRaw, .esfMeas, .esfINS, .hnrPVT: break
         }
         openEpoch = epoch
         let kind = Self.kind(of: message)
@@ -364,6 +364,7 @@ public struct UBXEpochAssembler: Sendable {
         case .navEOE: UBXMessage.Kind.navEOE
         case .esfRaw: UBXMessage.Kind.esfRaw
         case .esfMeas: UBXMessage.Kind.esfMeas
+        case .esfINS: UBXMessage.Kind.esfINS
         case .hnrPVT: UBXMessage.Kind.hnrPVT
         }
     }

@@ -4,7 +4,7 @@
 /// specification (UBX-13003221), section "UBX Messages Overview" and the per-message sections
 /// "UBX-NAV-PVT", "UBX-NAV-POSLLH", "UBX-NAV-SOL", "UBX-NAV-VELNED", "UBX-NAV-DOP",
 /// "UBX-NAV-STATUS", "UBX-NAV-TIMEGPS", "UBX-NAV-POSECEF", "UBX-NAV-VELECEF", "UBX-NAV-EOE",
-/// "UBX-ESF-RAW", "UBX-ESF-MEAS" and "UBX-HNR-PVT". All multi-byte fields are little-endian. Payloads may be
+/// "UBX-ESF-RAW", "UBX-ESF-MEAS", "UBX-ESF-INS" and "UBX-HNR-PVT". All multi-byte fields are little-endian. Payloads may be
 /// longer than described (later protocol versions append fields); shorter ones are rejected.
 public enum UBXMessage: Sendable, Equatable {
     /// UBX-NAV-PVT (0x01 0x07).
@@ -31,6 +31,8 @@ public enum UBXMessage: Sendable, Equatable {
     case esfRaw(UBXESFRaw)
     /// UBX-ESF-MEAS (0x10 0x02).
     case esfMeas(UBXESFMeas)
+    /// UBX-ESF-INS (0x10 0x15): a dead-reckoning module's compensated vehicle dynamics.
+    case esfINS(UBXESFINS)
     /// UBX-HNR-PVT (0x28 0x00): a dead-reckoning module's high-rate navigation solution.
     case hnrPVT(UBXHNRPVT)
 
@@ -59,6 +61,7 @@ public enum UBXMessage: Sendable, Equatable {
         public static let navEOE: UInt16 = 0x0161
         public static let esfMeas: UInt16 = 0x1002
         public static let esfRaw: UInt16 = 0x1003
+        public static let esfINS: UInt16 = 0x1015
         public static let hnrPVT: UInt16 = 0x2800
     }
 
@@ -152,6 +155,9 @@ public enum UBXMessage: Sendable, Equatable {
                 UBXESFMeas(
                     timeTag: p.u32(0), providerID: p.u16(6),
                     data: (0..<count).map { UBXSensorDatum(p.u32(8 + 4 * $0)) }))
+        case Kind.esfINS:
+            try need(36)
+            self = .esfINS(UBXESFINS(p))
         case Kind.hnrPVT:
             try need(72)
             self = .hnrPVT(
