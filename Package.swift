@@ -119,7 +119,7 @@ let package = Package(
         .testTarget(
             name: "CaptureDoctorTests",
             dependencies: [
-                "CaptureCore", "CaptureStorage", "CaptureConfig", "CaptureUpload", "CaptureDoctor", "CaptureCollector",
+                "CaptureCore", "CaptureStorage", "CaptureConfig", "CaptureUpload", "CaptureDoctor", "CaptureCollector", "CaptureSensors",
                 "CaptureTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: strict),
@@ -193,8 +193,9 @@ let package = Package(
             ],
             swiftSettings: strict),
         // Test-only helpers shared by the test targets: one process runner, one fake sysfs, one
-        // locator of the real receiver logs in ../shared/data.
-        .target(name: "CaptureTestSupport", path: "Tests/CaptureTestSupport", swiftSettings: strict),
+        // locator of the real receiver logs in ../shared/data, a simulated u-blox module.
+        .target(
+            name: "CaptureTestSupport", dependencies: ["CaptureCore"], path: "Tests/CaptureTestSupport", swiftSettings: strict),
         // The SwiftProtobuf types generated from protos/ (scripts/gen-protos), test-only: the
         // production code writes and reads the format by hand; a test checks both agree.
         .target(

@@ -1,0 +1,248 @@
+public import CaptureCore
+import Glibc
+import SystemPackage
+
+/// `capture gnss setup DEVICE`: asks a u-blox module what it is (`MON-VER`), then sends it the
+/// ``UBloxSetupPlan`` one message at a time, each answered by `ACK-ACK`, refused by `ACK-NAK`
+/// or left unanswered, and says which. The device is put in raw mode at the baud rate it has.
+public struct UBloxSetup: Sendable {
+    /// The receiver's device (`/dev/ttyACM0`).
+    public var device: String
+    /// The configured modality (the dynamic model follows it).
+    public var modality: Modality
+    /// The module's port capture reads; `nil`: from the device path (``UBloxPort/init(devicePath:)``).
+    public var port: UBloxPort?
+    /// Also keep the configuration in flash.
+    public var save: Bool
+    /// Only identify the module and say what would be sent.
+    public var dryRun: Bool
+    /// How long a step waits for its ACK, ms (u-blox answers within a second).
+    public var answerTimeout: Int64 = 1_000
+    /// How often MON-VER is asked before the module counts as silent (one answer timeout each).
+    public var identifyAttempts = 3
+
+    /// A setup of `device`.
+    public init(device: String, modality: Modality, port: UBloxPort? = nil, save: Bool = false, dryRun: Bool = false) {
+        self.device = device
+        self.modality = modality
+        self.port = port
+        self.save = save
+        self.dryRun = dryRun
+    }
+
+    /// Identifies the module and configures it (or, dry, says how it would).
+    ///
+    /// - Throws: ``DeviceError`` when the device cannot be opened, read or written, or no
+    ///   u-blox module answers MON-VER.
+    public func run() throws(DeviceError) -> UBloxSetupReport {
+        let link = try UBloxLink(device: device)
+        defer { link.close() }
+        let module = try identify(link)
+        let port = port ?? UBloxPort(devicePath: device)
+        let plan = UBloxSetupPlan(module: module, modality: modality, port: port, save: save)
+        var outcomes: [UBloxSetupReport.Step] = []
+        for step in plan.steps {
+            let outcome: UBloxSetupReport.Outcome = dryRun ? .notSent : try link.send(step.frame, timeout: answerTimeout)
+            outcomes.append(.init(purpose: step.purpose, message: step.message, outcome: outcome, frame: hex(step.frame.bytes)))
+        }
+        return UBloxSetupReport(device: device, module: module, port: port, plan: plan, dryRun: dryRun, steps: outcomes)
+    }
+
+    /// What the module at `device` is, or `nil` when nothing answers MON-VER within `timeout` ms
+    /// (`capture doctor` asks a receiver that sends NMEA).
+    public static func identify(device: String, timeout: Int64) -> UBloxModule? {
+        guard let link = try? UBloxLink(device: device) else { return nil }
+        defer { link.close() }
+        var setup = UBloxSetup(device: device, modality: .unknown)
+        setup.answerTimeout = timeout
+        setup.identifyAttempts = 1
+        return try? setup.identify(link)
+    }
+
+    private func identify(_ link: UBloxLink) throws(DeviceError) -> UBloxModule {
+        let poll = UBXFrame(messageClass: 0x0A, messageID: 0x04, payload: [])
+        for _ in 0..<identifyAttempts {
+            try link.write(poll.bytes)
+            if let answer = try link.receive(timeout: answerTimeout, where: { $0.kind == UBXFrame.monVerKind && !$0.payload.isEmpty }),
+                let module = UBloxModule(monVer: answer.payload)
+            {
+                return module
+            }
+        }
+        let seconds = Double(answerTimeout * Int64(identifyAttempts)) / 1000
+        throw DeviceError(
+            path: device, action: "identify",
+            reason: "no answer to UBX-MON-VER in \(seconds) s: not a u-blox module, or its port takes no UBX input")
+    }
+
+    private func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { byte in
+            let digits = String(byte, radix: 16, uppercase: true)
+            return digits.count == 1 ? "0" + digits : digits
+        }.joined(separator: " ")
+    }
+}
+
+/// What ``UBloxSetup/run()`` did.
+public struct UBloxSetupReport: Sendable, Equatable, Codable {
+    /// How a module answered one message.
+    public enum Outcome: String, Sendable, Equatable, Codable {
+        /// ACK-ACK.
+        case acknowledged
+        /// ACK-NAK: the module does not take that setting.
+        case refused
+        /// No ACK within the timeout.
+        case unanswered
+        /// A dry run.
+        case notSent = "not sent"
+    }
+
+    /// One message and its answer.
+    public struct Step: Sendable, Equatable, Codable {
+        /// What it sets.
+        public var purpose: String
+        /// `CFG-VALSET`.
+        public var message: String
+        /// The answer.
+        public var outcome: Outcome
+        /// The frame, as hex bytes.
+        public var frame: String
+    }
+
+    /// The device.
+    public var device: String
+    /// The module, as it said.
+    public var module: UBloxModule
+    /// The port the output was set up for.
+    public var port: UBloxPort
+    /// NAV-PVT's rate (Hz) asked for, HNR-PVT's where the module has it, and the dynamic model.
+    public var navigationRate: Int, highNavigationRate: Int?, dynamicModel: String
+    /// Nothing sent.
+    public var dryRun: Bool
+    /// Every message, in order.
+    public var steps: [Step]
+
+    init(device: String, module: UBloxModule, port: UBloxPort, plan: UBloxSetupPlan, dryRun: Bool, steps: [Step]) {
+        self.device = device
+        self.module = module
+        self.port = port
+        navigationRate = plan.navigationRate
+        highNavigationRate = plan.highNavigationRate
+        dynamicModel = plan.dynamicModel.name
+        self.dryRun = dryRun
+        self.steps = steps
+    }
+
+    /// Every message acknowledged (a dry run: none sent, so `true`).
+    public var complete: Bool { steps.allSatisfy { $0.outcome == .acknowledged || $0.outcome == .notSent } }
+
+    /// One line about the module, one per message, and a summary.
+    public var text: String {
+        var lines = ["\(device): \(module.description), \(module.generation == .legacy ? "CFG messages" : "configuration items")"]
+        for step in steps {
+            lines.append("  \(step.outcome.rawValue.padding(12)) \(step.message.padding(10)) \(step.purpose)")
+        }
+        let refused = steps.filter { $0.outcome != .acknowledged && $0.outcome != .notSent }.count
+        if dryRun {
+            lines.append("dry run: \(steps.count) messages not sent")
+        } else if refused == 0 {
+            lines.append("set up: \(steps.count) messages acknowledged")
+        } else {
+            lines.append("\(refused) of \(steps.count) messages refused or unanswered; the others are in effect")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+extension String {
+    fileprivate func padding(_ width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
+    }
+}
+
+/// The device, raw, read and written a frame at a time. `poll` through ``StopSignal``'s wait
+/// (never stopped here), writes through swift-system.
+final class UBloxLink {
+    let device: String
+    private let fd: Int32
+    private var splitter = UBXFrameSplitter()
+    private var pending: [UBXFrame] = []
+    private let never = StopSignal()
+
+    init(device: String) throws(DeviceError) {
+        self.device = device
+        fd = open(device, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw DeviceError(path: device, action: "open", errno: errno) }
+        if isatty(fd) == 1 {
+            var settings = termios()
+            if tcgetattr(fd, &settings) == 0 {
+                cfmakeraw(&settings)
+                settings.c_cflag |= tcflag_t(CLOCAL | CREAD)
+                _ = tcsetattr(fd, TCSANOW, &settings)
+            }
+        }
+    }
+
+    func close() { _ = Glibc.close(fd) }
+
+    func write(_ bytes: [UInt8]) throws(DeviceError) {
+        do {
+            _ = try bytes.withUnsafeBytes { try FileDescriptor(rawValue: fd).writeAll($0) }
+        } catch let error as Errno where error == .resourceTemporarilyUnavailable {
+            // The tty's output buffer is full: wait for it to drain once, then try again.
+            _ = tcdrain(fd)
+            do {
+                _ = try bytes.withUnsafeBytes { try FileDescriptor(rawValue: fd).writeAll($0) }
+            } catch {
+                throw DeviceError(path: device, action: "write", reason: "\(error)")
+            }
+        } catch {
+            throw DeviceError(path: device, action: "write", reason: "\(error)")
+        }
+    }
+
+    /// Sends `frame` and waits for its ACK-ACK or ACK-NAK (whose payload names its class and id).
+    func send(_ frame: UBXFrame, timeout: Int64) throws(DeviceError) -> UBloxSetupReport.Outcome {
+        try write(frame.bytes)
+        let answer = try receive(timeout: timeout) { reply in
+            (reply.kind == UBloxSetupPlan.Kind.ackACK || reply.kind == UBloxSetupPlan.Kind.ackNAK)
+                && reply.payload.count >= 2 && reply.payload[0] == frame.messageClass && reply.payload[1] == frame.messageID
+        }
+        guard let answer else { return .unanswered }
+        return answer.kind == UBloxSetupPlan.Kind.ackACK ? .acknowledged : .refused
+    }
+
+    /// The first frame that `matches` within `timeout` ms; the receiver's other output (NMEA,
+    /// NAV frames) is read and dropped.
+    func receive(timeout: Int64, where matches: (UBXFrame) -> Bool) throws(DeviceError) -> UBXFrame? {
+        let deadline = WallClock.now() + timeout
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            if let index = pending.firstIndex(where: matches) {
+                let frame = pending[index]
+                pending.removeSubrange(...index)
+                return frame
+            }
+            pending.removeAll()
+            let left = deadline - WallClock.now()
+            if left <= 0 { return nil }
+            do {
+                if try never.wait(for: fd, timeout: left) == .timedOut { return nil }
+            } catch {
+                throw DeviceError(path: device, action: "poll", errno: error.rawValue)
+            }
+            let count: Int
+            do {
+                count = try buffer.withUnsafeMutableBytes { try FileDescriptor(rawValue: fd).read(into: $0) }
+            } catch let error as Errno where error == .resourceTemporarilyUnavailable {
+                continue
+            } catch {
+                throw DeviceError(path: device, action: "read", reason: "\(error)")
+            }
+            if count == 0 { return nil }
+            for piece in splitter.push(buffer[0..<count]) {
+                if case .frame(let frame) = piece { pending.append(frame) }
+            }
+        }
+    }
+}
