@@ -230,7 +230,20 @@ public struct Doctor: Sendable {
         if source.clock == .gnss, watched.fixes == 0 {
             return .warn(name, "\(counts), but no fix", "the receiver sees too few satellites: give it a view of the sky")
         }
+        if let receiver = source as? NMEASource, let module = Self.factoryRate(receiver, watched) {
+            return .warn(
+                name, "\(counts): \(module.description) at about 1 fix/s, its factory setting (NMEA at 1 Hz)",
+                advise(.setUpReceiver(receiver.path)))
+        }
         return .pass(name, counts)
+    }
+
+    /// The u-blox module behind a live receiver that gave fixes at no more than 1.5 per second,
+    /// the rate of a module's factory setting (NMEA at 1 Hz; capture wants UBX NAV-PVT at 5 Hz),
+    /// asked with a MON-VER poll after the watch; `nil` for any other receiver.
+    static func factoryRate(_ receiver: NMEASource, _ watched: SourceWatch.Result) -> UBloxModule? {
+        guard receiver.clock == .gnss, watched.fixes > 0, Double(watched.fixes) / watched.seconds <= 1.5 else { return nil }
+        return UBloxSetup.identify(device: receiver.path, timeout: 1_000)
     }
 
     func collector(_ device: DeviceConfiguration) async -> [DoctorCheck] {

@@ -24,6 +24,9 @@ public enum DoctorRemedy: Sendable, Equatable, CustomStringConvertible {
     case checkDeviceDelivers
     /// A device delivers fewer samples than the rate it was set to.
     case pickAvailableRate
+    /// A u-blox module sends its factory output (NMEA at 1 Hz): set it up for riding (UBX
+    /// NAV-PVT at 5 Hz, HNR and ESF where it has them); the device's path.
+    case setUpReceiver(String)
     /// The collector refused the credentials, or there are none.
     case credentials(CredentialsRemedy)
 
@@ -40,6 +43,7 @@ public enum DoctorRemedy: Sendable, Equatable, CustomStringConvertible {
         case .checkDevicePermissions: "check the device and its permissions"
         case .checkDeviceDelivers: "is the device delivering? (`gpsmon` for a receiver)"
         case .pickAvailableRate: "the device may not keep that rate: pick one of its available rates"
+        case .setUpReceiver: "configure the module for UBX NAV-PVT at 5 Hz (docs/live-sensors.md)"
         case .credentials(let remedy): remedy.description
         }
     }

@@ -14,7 +14,7 @@ struct Doctor: AsyncParsableCommand {
             disk against the store budget (retention.max_store_size); each source of \
             capture.sources (or, with none configured, each one `capture start` would find), \
             watched for --seconds: it opens and delivers, at the rate it was set to where it was \
-            set one; a GNSS fix and how far the host clock is from GNSS time; the collector \
+            set one (a u-blox module still at its factory 1 Hz is named); a GNSS fix and how far the host clock is from GNSS time; the collector \
             (answers at all, and takes the token, with a status query for a session that does \
             not exist: nothing is uploaded). A check that cannot apply (no collector configured) \
             says so and passes.
@@ -73,6 +73,7 @@ extension DoctorRemedy {
         case .checkDevicePermissions: "check the device and its permissions (`capture sensors`)"
         case .checkDeviceDelivers: "is the device delivering? (`capture sensors`, `gpsmon` for a receiver)"
         case .pickAvailableRate: "the device may not keep that rate: pick one of its available rates (`capture sensors`)"
+        case .setUpReceiver(let device): "`capture gnss setup \(device)` sets UBX NAV-PVT at 5 Hz (docs/live-sensors.md)"
         case .credentials(let remedy): remedy.advice
         }
     }

@@ -1,12 +1,14 @@
 import CaptureCollector
 import CaptureConfig
 import CaptureDoctor
+import CaptureSensors
 import CaptureStorage
 import CaptureTestSupport
 import Foundation
 import Glibc
 import HummingbirdTesting
 import Logging
+import Synchronization
 import Testing
 
 /// `capture doctor`'s checks in-process: a configuration file and a data directory in a
@@ -140,11 +142,54 @@ func withCollector(_ body: @Sendable (String) async throws -> Void) async throws
         #expect(Doctor(advise: { "worded: \($0)" }).configuration(failed: Broken()).advice == "worded: fix the value it names (docs/configuration.md)")
     }
 
+    /// A u-blox module on a pty at its factory setting (NMEA fixes once a second): the source
+    /// check warns, names the module (asked by MON-VER after the watch) and says to set it up.
+    @Test func aUBloxModuleAtItsFactoryRateIsNamedWithTheSetUp() async throws {
+        let module = UBloxModule(
+            software: "ROM CORE 3.01 (107888)", hardware: "00080000", extensions: ["FWVER=SPG 3.01", "PROTVER=18.00", "MOD=NEO-M8N"])
+        let fake = try FakeUBloxReceiver(monVer: module.monVerPayload)
+        defer { fake.stop() }
+        let stop = Atomic(false)
+        let finished = DispatchSemaphore(value: 0)
+        Thread {
+            while !stop.load(ordering: .relaxed) {
+                fake.send(Self.epoch(at: Date()))
+                usleep(1_000_000)
+            }
+            finished.signal()
+        }.start()
+        defer {
+            stop.store(true, ordering: .relaxed)
+            finished.wait()
+        }
+        let setup = try DoctorDevice()
+        let device = try setup.device("capture: { sources: [\"nmea:\(fake.path)\"] }")
+        let report = await Doctor(seconds: 2.5).run(device, configuration: Doctor.configuration(device))
+        let check = try #require(DoctorDevice.checks(report)["source nmea:\(fake.path)"])
+        #expect(check.status == .warn, "\(check)")
+        #expect(check.detail.contains("NEO-M8N (SPG 3.01, protocol 18.00) at about 1 fix/s"), "\(check)")
+        #expect(check.advice == DoctorRemedy.setUpReceiver(fake.path).description)
+        #expect(fake.received.map(\.kind) == [0x0A04])
+    }
+
+    /// An RMC and a GGA at `date` (UTC), with their checksums.
+    static func epoch(at date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        let time = String(format: "%02d%02d%02d.00", c.hour!, c.minute!, c.second!)
+        let day = String(format: "%02d%02d%02d", c.day!, c.month!, c.year! % 100)
+        return [
+            "GPRMC,\(time),A,5103.0240,N,01344.2380,E,10.0,90.0,\(day),,,A",
+            "GPGGA,\(time),5103.0240,N,01344.2380,E,1,08,0.9,112.0,M,46.0,M,,",
+        ].map { body in "$\(body)*" + String(format: "%02X", body.utf8.reduce(UInt8(0), ^)) + "\r\n" }.joined()
+    }
+
     @Test func theDoctorsOwnWordingNamesNoCommand() {
         let remedies: [DoctorRemedy] = [
             .fixConfiguration, .inspectUnopenableStore, .finishInterrupted, .resumeUploads, .retryFailedUploads, .connectSensor,
             .checkSourceSpec, .checkDevicePermissions, .checkDeviceDelivers, .pickAvailableRate, .credentials(.logIn),
-            .credentials(.renewToken(file: "/t")),
+            .credentials(.renewToken(file: "/t")), .setUpReceiver("/dev/ttyACM0"),
         ]
         for remedy in remedies { #expect(!remedy.description.contains("capture "), "\(remedy)") }
     }
