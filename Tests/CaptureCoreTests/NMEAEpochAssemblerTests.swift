@@ -46,6 +46,23 @@ import Testing
         #expect(stats.assembly.epochs == 2)
     }
 
+    /// A Hemisphere receiver starting (gpsd's hemi.log): GGA quality 1 and a position, but 0
+    /// satellites used, a valid VTG beside it. No fix until satellites are used; an RMC `A`
+    /// beside such a GGA still makes one.
+    @Test func aGGAWithNoSatellitesUsedIsNoFixUnlessAnRMCSaysSo() {
+        func gga(_ time: String, _ used: String) -> [String] {
+            [
+                "$GPZDA,\(time),15,06,2024,00,00",
+                "$GPGGA,\(time),4221.8237733,N,07101.9411707,W,1,\(used),3.3,10.835,M,-33.320,M,,",
+                "$GPVTG,330.63,T,345.26,M,0.00,N,0.00,K,A",
+            ]
+        }
+        let (fixes, _, _) = run(gga("120000.00", "00") + gga("120000.50", "00") + gga("120001.00", "04") + gga("120001.50", ""))
+        #expect(fixes.map(\.timestamp) == [1_718_452_801_000, 1_718_452_801_500])
+        let withRMC = gga("120002.00", "00") + ["$GPRMC,120002.00,A,4221.8237733,N,07101.9411707,W,0.0,330.6,150624,,"]
+        #expect(run(withRMC).0.map(\.timestamp) == [1_718_452_802_000])
+    }
+
     @Test func ggaBeforeTheFirstRMCStillGetsTheDate() {
         // GGA opens the epoch, RMC brings the date before the epoch closes.
         let (fixes, _, _) = run(epoch("120000.00"))

@@ -32,6 +32,19 @@ import Testing
         #expect(m9n.time?.millisecondsOfDay == (22 * 3600 + 37 * 60 + 45) * 1000)
     }
 
+    /// SiRF III (gpsd's motorola-t805.log): a variation with no direction, then the mode, eleven
+    /// fields. Read as such; a Garmin's eleven fields ending in a direction stay a direction.
+    @Test func rmcOfASiRFIIIWithoutTheVariationDirection() throws {
+        guard case .rmc(let sirf) = try message("$GPRMC,212614.879,A,4839.9488,N,00214.8863,E,0.56,344.41,181207,0,A*77")
+        else { Issue.record("not RMC"); return }
+        #expect(sirf.isValid == true && sirf.mode == "A" && sirf.magneticVariation == 0)
+        #expect(sirf.date == NMEADate(year: 2007, month: 12, day: 18))
+        #expect(abs(sirf.latitude! - (48 + 39.9488 / 60)) < 1e-12)
+        guard case .rmc(let noFix) = try message("$GPRMC,212607.891,V,,,,,,,181207,0,N*5C") else { Issue.record("not RMC"); return }
+        #expect(noFix.isValid == false && noFix.mode == "N")
+        #expect(throws: NMEAParseError.self) { try message("$GPRMC,212614.879,A,4839.9488,N,00214.8863,E,0.56,344.41,181207,0,X*6E") }
+    }
+
     @Test func ggaGivesHeightAboveEllipsoid() throws {
         guard case .gga(let gga) = try message("$GPGGA,113258,3238.9148,N,10822.4466,W,2,08,1.1,1577.4,M,-24.6,M,,*4D")
         else { Issue.record("not GGA"); return }

@@ -30,10 +30,14 @@ public struct NMEAEpoch: Sendable, Equatable {
 
     /// `true` unless a sentence of the epoch says there is no fix: RMC status `V` or mode `N`,
     /// GGA quality 0, GNS modes all `N`, every GSA with fix mode 1, or (without RMC) VTG mode `N`.
-    /// An RMC `A`, GGA quality > 0 or GNS fix must be present, and so must a position.
+    /// An RMC `A`, GGA quality > 0 or GNS fix must be present, and so must a position. A GGA
+    /// with a fix quality but 0 satellites used is no fix unless an RMC or GNS says there is one
+    /// (a Hemisphere receiver sends 15 such while starting, gpsd's hemi.log; gpsd itself takes a
+    /// GPGGA or GNGGA with fewer than 3 satellites used for no fix).
     public var hasFix: Bool {
         if let rmc, rmc.isValid == false || rmc.mode == "N" { return false }
         if let gga, gga.quality == 0 { return false }
+        if let gga, gga.satellitesUsed == 0, rmc?.isValid != true, gns?.hasFix != true { return false }
         if let gns, !gns.hasFix { return false }
         let modes = gsa.compactMap(\.fixMode)
         if !modes.isEmpty, modes.allSatisfy({ $0 < 2 }) { return false }

@@ -230,7 +230,12 @@ public enum NMEAMessage: Sendable, Equatable {
                 try need(9)
                 let status = try NMEAField.character(f(1), "status", allowed: "AV")
                 let variation = try NMEAField.double(f(9), "magnetic variation")
-                let variationSign = try NMEAField.character(f(10), "magnetic variation direction", allowed: "EW")
+                // SiRF III firmware (gpsd's motorola-t805.log) sends eleven fields: a variation
+                // with no direction, then the mode. Eleven fields whose last is a mode letter
+                // and no direction are read so; anything else keeps the standard order.
+                let modes = "ADEFMNPRSV"
+                let sirf = sentence.fields.count == 11 && f(10).count == 1 && modes.contains(f(10)) && !"EW".contains(f(10))
+                let variationSign = sirf ? nil : try NMEAField.character(f(10), "magnetic variation direction", allowed: "EW")
                 self = .rmc(
                     NMEARMC(
                         time: try NMEAField.time(f(0)),
@@ -241,7 +246,7 @@ public enum NMEAMessage: Sendable, Equatable {
                         course: try NMEAField.double(f(7), "course"),
                         date: try Self.date(f(8)),
                         magneticVariation: variation.map { variationSign == "W" ? -$0 : $0 },
-                        mode: try NMEAField.character(f(11), "mode", allowed: "ADEFMNPRSV")))
+                        mode: try NMEAField.character(f(sirf ? 10 : 11), "mode", allowed: modes)))
             case "GGA":
                 try need(9)
                 self = .gga(
