@@ -1,6 +1,5 @@
 public import CaptureCore
 import Glibc
-import SystemPackage
 
 /// Reads a GNSS receiver straight from its device: a tty (`/dev/ttyACM0`, put in raw mode), a
 /// pty, `/dev/gnss0` (where termios may not apply; that is fine), a FIFO or a plain file (read to
@@ -41,21 +40,9 @@ public struct NMEASource: SampleSource {
     /// per burst of sentences the receiver writes at once.
     public func run(into sink: any SampleSink) throws {
         let stop = sink.stop
-        let fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { throw DeviceError(path: path, action: "open", errno: errno) }
-        defer { close(fd) }
-        if isatty(fd) == 1 {
-            var settings = termios()
-            if tcgetattr(fd, &settings) == 0 {
-                cfmakeraw(&settings)
-                settings.c_cflag |= tcflag_t(CLOCAL | CREAD)
-                if tcsetattr(fd, TCSANOW, &settings) != 0 {
-                    sink.note(.info("could not put \(path) in raw mode: \(String(cString: strerror(errno)))"))
-                }
-            }
-        }
-        var info = stat()
-        let isRegularFile = fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+        let device = try ReceiverDevice(path: path, writable: false)
+        defer { device.close() }
+        if let failure = device.rawModeFailure { sink.note(.info("could not put \(path) in raw mode: \(failure)")) }
         var stream = GNSSReceiverStream()
         var watch = GNSSFixWatch()
         var rejected = 0
@@ -82,32 +69,22 @@ public struct NMEASource: SampleSource {
         while !stop.isStopped {
             let now = WallClock.now()
             if let state = watch.tick(now: now) { sink.note(.gnss(state: state)) }
-            if !isRegularFile {
-                let readiness: StopSignal.Readiness
-                do {
-                    readiness = try stop.wait(for: fd, timeout: watch.deadline.map { max(0, $0 - now) })
-                } catch {
-                    throw DeviceError(path: path, action: "poll", errno: error.rawValue)
-                }
-                if readiness == .stopped { return }
-                if readiness == .timedOut { continue }
-            }
-            let count: Int
+            let input: ReceiverDevice.Input
             do {
-                count = try buffer.withUnsafeMutableBytes { try FileDescriptor(rawValue: fd).read(into: $0) }
-            } catch let error as Errno where error == .resourceTemporarilyUnavailable {
-                continue
+                input = try device.next(into: &buffer, stop: stop, timeout: watch.deadline.map { max(0, $0 - now) })
             } catch {
-                handle(stream.finish())
-                throw DeviceError(path: path, action: "read", reason: "\(error) (the receiver vanished?)")
+                if error.action == "read" { handle(stream.finish()) }
+                throw error
             }
-            if count == 0 {
-                // End of a file, or a FIFO whose writer closed: the source has ended. (Ttys in
-                // raw non-blocking mode report "nothing yet" as EAGAIN, never as 0.)
+            switch input {
+            case .bytes(let count): handle(stream.push(buffer[0..<count]))
+            case .nothing: continue
+            case .stopped: return
+            case .end:
+                // The end of a file, or a FIFO whose writer closed: the source has ended.
                 handle(stream.finish())
                 return
             }
-            handle(stream.push(buffer[0..<count]))
         }
     }
 }

@@ -160,39 +160,31 @@ extension String {
     }
 }
 
-/// The device, raw, read and written a frame at a time. `poll` through ``StopSignal``'s wait
-/// (never stopped here), writes through swift-system.
+/// The device, raw (``ReceiverDevice``), written and read a frame at a time. Never stopped:
+/// every wait has its timeout.
 final class UBloxLink {
     let device: String
-    private let fd: Int32
+    private let receiver: ReceiverDevice
     private var splitter = UBXFrameSplitter()
     private var pending: [UBXFrame] = []
     private let never = StopSignal()
 
     init(device: String) throws(DeviceError) {
         self.device = device
-        fd = open(device, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { throw DeviceError(path: device, action: "open", errno: errno) }
-        if isatty(fd) == 1 {
-            var settings = termios()
-            if tcgetattr(fd, &settings) == 0 {
-                cfmakeraw(&settings)
-                settings.c_cflag |= tcflag_t(CLOCAL | CREAD)
-                _ = tcsetattr(fd, TCSANOW, &settings)
-            }
-        }
+        receiver = try ReceiverDevice(path: device, writable: true)
     }
 
-    func close() { _ = Glibc.close(fd) }
+    func close() { receiver.close() }
 
     func write(_ bytes: [UInt8]) throws(DeviceError) {
+        let fd = FileDescriptor(rawValue: receiver.fd)
         do {
-            _ = try bytes.withUnsafeBytes { try FileDescriptor(rawValue: fd).writeAll($0) }
+            _ = try bytes.withUnsafeBytes { try fd.writeAll($0) }
         } catch let error as Errno where error == .resourceTemporarilyUnavailable {
             // The tty's output buffer is full: wait for it to drain once, then try again.
-            _ = tcdrain(fd)
+            _ = tcdrain(receiver.fd)
             do {
-                _ = try bytes.withUnsafeBytes { try FileDescriptor(rawValue: fd).writeAll($0) }
+                _ = try bytes.withUnsafeBytes { try fd.writeAll($0) }
             } catch {
                 throw DeviceError(path: device, action: "write", reason: "\(error)")
             }
@@ -226,22 +218,11 @@ final class UBloxLink {
             pending.removeAll()
             let left = deadline - WallClock.now()
             if left <= 0 { return nil }
-            do {
-                if try never.wait(for: fd, timeout: left) == .timedOut { return nil }
-            } catch {
-                throw DeviceError(path: device, action: "poll", errno: error.rawValue)
-            }
-            let count: Int
-            do {
-                count = try buffer.withUnsafeMutableBytes { try FileDescriptor(rawValue: fd).read(into: $0) }
-            } catch let error as Errno where error == .resourceTemporarilyUnavailable {
-                continue
-            } catch {
-                throw DeviceError(path: device, action: "read", reason: "\(error)")
-            }
-            if count == 0 { return nil }
-            for piece in splitter.push(buffer[0..<count]) {
-                if case .frame(let frame) = piece { pending.append(frame) }
+            switch try receiver.next(into: &buffer, stop: never, timeout: left) {
+            case .bytes(let count):
+                for case .frame(let frame) in splitter.push(buffer[0..<count]) { pending.append(frame) }
+            case .nothing: continue
+            case .stopped, .end: return nil
             }
         }
     }
