@@ -20,6 +20,7 @@ import Testing
         let module = object["module"] as? [String: Any]
         #expect(module?["hardware"] as? String == "00190000")
         #expect(object["dynamicModel"] as? String == "bike" && object["navigationRate"] as? Int == 5)
+        #expect(object["complete"] as? Bool == true && object["dryRun"] as? Bool == false)
         let steps = object["steps"] as? [[String: Any]] ?? []
         #expect(steps.count == 3)
         #expect(steps.allSatisfy { $0["outcome"] as? String == "acknowledged" && $0["message"] as? String == "CFG-VALSET" })

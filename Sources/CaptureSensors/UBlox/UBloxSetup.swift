@@ -121,6 +121,8 @@ public struct UBloxSetupReport: Sendable, Equatable, Codable {
     public var dryRun: Bool
     /// Every message, in order.
     public var steps: [Step]
+    /// Every message acknowledged (a dry run: none sent, so `true`).
+    public var complete: Bool
 
     init(device: String, module: UBloxModule, port: UBloxPort, plan: UBloxSetupPlan, dryRun: Bool, steps: [Step]) {
         self.device = device
@@ -131,10 +133,8 @@ public struct UBloxSetupReport: Sendable, Equatable, Codable {
         dynamicModel = plan.dynamicModel.name
         self.dryRun = dryRun
         self.steps = steps
+        complete = steps.allSatisfy { $0.outcome == .acknowledged || $0.outcome == .notSent }
     }
-
-    /// Every message acknowledged (a dry run: none sent, so `true`).
-    public var complete: Bool { steps.allSatisfy { $0.outcome == .acknowledged || $0.outcome == .notSent } }
 
     /// One line about the module, one per message, and a summary.
     public var text: String {
