@@ -14,10 +14,10 @@ struct Doctor: AsyncParsableCommand {
             disk against the store budget (retention.max_store_size); each source of \
             capture.sources (or, with none configured, each one `capture start` would find), \
             watched for --seconds: it opens and delivers, at the rate it was set to where it was \
-            set one (a u-blox module still at its factory 1 Hz is named); a GNSS fix and how far the host clock is from GNSS time; the collector \
-            (answers at all, and takes the token, with a status query for a session that does \
-            not exist: nothing is uploaded). A check that cannot apply (no collector configured) \
-            says so and passes.
+            set one (a u-blox module still at its factory 1 Hz is named); a GNSS fix and how far \
+            the host clock is from GNSS time; the collector (answers at all, and takes the token, \
+            with a status query for a session that does not exist: nothing is uploaded). A check \
+            that cannot apply (no collector configured) says so and passes.
 
             Each line: pass, warn or FAIL, the check, what was found and, for a problem, what to \
             do. A summary line ends the report. --json prints {checks: [{check, status, detail, \

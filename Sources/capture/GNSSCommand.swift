@@ -39,7 +39,7 @@ struct GNSSSetup: ParsableCommand {
 
     @Argument(help: "The receiver's device, e.g. /dev/ttyACM0.") var device: String
     @Option(help: "The modality whose dynamic model to set (any case); default: capture.modality.") var modality: Modality?
-    @Option(help: "The M9/F9/M10 port to send on (default: usb for ttyACM*, else uart1).") var port: UBloxPort?
+    @Option(help: "The M9/F9/M10 port whose output to set (default: usb for ttyACM*, else uart1).") var port: UBloxPort?
     @Flag(help: "Also keep the configuration in flash.") var save = false
     @Flag(help: "Identify the module and print what would be sent; send nothing else.") var dryRun = false
 
