@@ -13,7 +13,7 @@ extension DeviceConfiguration {
         }
         return OAuthSettings(
             issuer: issuer.value, clientID: client.value, clientSecretFile: typed(.authClientSecretFile, \.text)?.value,
-            dataDirectory: dataDirectory.value)
+            dataDirectory: dataDirectory.value, scope: typed(.authScope, \.text)?.value)
     }
 
     /// What an upload needs, as one value for ``UploadRun``: the collector's URL, the trusted

@@ -26,6 +26,11 @@ public enum DoctorRemedy: Sendable, Equatable, CustomStringConvertible {
     case pickAvailableRate
     /// The collector refused the credentials, or there are none.
     case credentials(CredentialsRemedy)
+    /// The login is not an offline token and ends with its SSO session: allow the client the
+    /// `offline_access` scope at the issuer, then log in again.
+    case allowOfflineAccess
+    /// The login ends within days unless a sync pass refreshes it.
+    case refreshLogin
 
     /// What to do, without naming a command.
     public var description: String {
@@ -41,6 +46,8 @@ public enum DoctorRemedy: Sendable, Equatable, CustomStringConvertible {
         case .checkDeviceDelivers: "is the device delivering? (`gpsmon` for a receiver)"
         case .pickAvailableRate: "the device may not keep that rate: pick one of its available rates"
         case .credentials(let remedy): remedy.description
+        case .allowOfflineAccess: "allow the client the offline_access scope at the issuer, then log in again"
+        case .refreshLogin: "let a sync pass refresh it (one does once half its life has passed)"
         }
     }
 }

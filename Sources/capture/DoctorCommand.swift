@@ -74,6 +74,8 @@ extension DoctorRemedy {
         case .checkDeviceDelivers: "is the device delivering? (`capture sensors`, `gpsmon` for a receiver)"
         case .pickAvailableRate: "the device may not keep that rate: pick one of its available rates (`capture sensors`)"
         case .credentials(let remedy): remedy.advice
+        case .allowOfflineAccess: "allow the client the offline_access scope at the issuer (docs/upload.md, Keycloak), then `capture login`"
+        case .refreshLogin: "`capture sync` refreshes it once half its life has passed: is its timer running?"
         }
     }
 }
