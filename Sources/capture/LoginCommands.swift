@@ -27,7 +27,8 @@ struct Login: AsyncParsableCommand {
 
             --json prints one JSON object per line: first {"verification_uri", \
             "verification_uri_complete", "user_code", "expires_in"} as soon as the code is \
-            there, then {"logged_in": true, "issuer", "login_file"} at the end.
+            there, then {"logged_in": true, "issuer", "login_file", "offline_token", "expires_at" (Unix ms, \
+            unless refreshed)} at the end.
 
             EXIT CODES: 0 logged in; 69 the issuer is unreachable; 77 the login was declined, \
             the code expired, or the issuer refused the client or its secret; 78 no auth.issuer \
@@ -58,7 +59,8 @@ struct Login: AsyncParsableCommand {
         case .loggedIn(let login):
             if let warning = login.notOfflineWarning { Log.warning("capture: warning: " + warning) }
             if output.json {
-                try printJSONLine(["logged_in": true, "issuer": settings.issuer, "login_file": settings.loginPath])
+                let life = login.lifetime.map { ["offline_token": $0.isOfflineToken, "expires_at": $0.expiresAt] as [String: Any] } ?? [:]
+                try printJSONLine(life.merging(["logged_in": true, "issuer": settings.issuer, "login_file": settings.loginPath]) { $1 })
             } else {
                 print("logged in to \(settings.issuer) as \(settings.clientID); the refresh token is in \(settings.loginPath) (mode 600)")
             }

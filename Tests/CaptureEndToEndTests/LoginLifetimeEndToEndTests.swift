@@ -32,6 +32,8 @@ import Testing
         #expect(warnings.count == 1, "\(login.stderr)")
         #expect(warnings.first?.contains("no offline token") == true && warnings.first?.contains("offline_access") == true)
         #expect(try Self.lifetime(device)["refresh_expires_in"] as? Int == 2)
+        let answer = Self.object(login.lines.last ?? "")
+        #expect(answer["offline_token"] as? Bool == false && (answer["expires_at"] as? Int64 ?? 0) > 0, "\(answer)")
 
         let id = try device.replay()
         sleep(3)  // past the SSO Session Idle of 2 s
@@ -75,6 +77,7 @@ import Testing
         let login = try device.login()
         #expect(login.status == 0, "\(login)")
         #expect(!login.stderr.contains("warning"), "\(login.stderr)")
+        #expect(Self.object(login.lines.last ?? "")["offline_token"] as? Bool == true, "\(login.lines)")
         let lifetime = try Self.lifetime(device)
         #expect(lifetime["refresh_expires_in"] as? Int == 0)
         #expect((lifetime["scope"] as? String)?.contains("offline_access") == true)
