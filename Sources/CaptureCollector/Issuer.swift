@@ -1,6 +1,6 @@
 import Crypto
 import CryptoExtras
-import Foundation
+public import Foundation
 import HTTPTypes
 public import Hummingbird
 import HummingbirdAuth
@@ -16,6 +16,14 @@ import Synchronization
 /// Where a real issuer shows a login page, `GET /realms/capture/device?user_code=…` approves
 /// the code at once (`&decision=deny` declines it): tests and the demo play the person with curl.
 /// Everything lives in memory; a restart forgets every login.
+///
+/// Logins follow Keycloak's session rules (see ``Configuration``): a login without the
+/// `offline_access` scope belongs to an SSO session that ends after ``Configuration/ssoSessionIdle``
+/// without a refresh or ``Configuration/ssoSessionMax`` after the login; with it, an offline
+/// session that ends after ``Configuration/offlineSessionIdle`` without a refresh and is answered
+/// with `refresh_expires_in: 0`. Every refresh answers a new refresh token (rotation); with
+/// ``Configuration/revokeRefreshToken`` the one used stops working. Session times are read from
+/// the wall clock (``Configuration/now``), so `faketime` moves them.
 public final class Issuer: Sendable {
     /// How the issuer behaves.
     public struct Configuration: Sendable {
@@ -36,6 +44,20 @@ public final class Issuer: Sendable {
         public var interval: Int64 = 5
         /// Answer `slow_down` to this many polls of each device code, whatever their pace (tests).
         public var slowDownPolls = 0
+        /// Seconds an SSO session lives without a refresh: Keycloak's SSO Session Idle (30 min).
+        public var ssoSessionIdle: Int64 = 1800
+        /// Seconds an SSO session lives at most: Keycloak's SSO Session Max (10 h).
+        public var ssoSessionMax: Int64 = 36_000
+        /// Seconds an offline session lives without a refresh: Keycloak's Offline Session Idle (30 days).
+        public var offlineSessionIdle: Int64 = 2_592_000
+        /// Whether the client may be granted `offline_access` (in Keycloak: the scope is among the
+        /// client's optional scopes, as in a new realm). Without it the scope is left out of the grant.
+        public var offlineAccess = true
+        /// Keycloak's Revoke Refresh Token (off by default): a refresh token works once; the one
+        /// in the answer replaces it.
+        public var revokeRefreshToken = false
+        /// The wall clock session times are counted on.
+        public var now: @Sendable () -> Date = { Date() }
 
         /// The defaults.
         public init() {}
@@ -54,15 +76,26 @@ public final class Issuer: Sendable {
 
     private struct Device {
         var userCode: String
+        var scope: String?
         var issued: ContinuousClock.Instant
         var decision: Bool?
         var lastPoll: ContinuousClock.Instant?
         var polls = 0
     }
 
+    /// A login's session, as Keycloak keeps one per login (SSO) or per offline token.
+    private struct Session {
+        var created: Date
+        var lastRefresh: Date
+        var offline: Bool
+        var scope: String
+    }
+
     private struct State {
         var devices: [String: Device] = [:]
-        var refreshTokens: Set<String> = []
+        /// Refresh token → the id of its session.
+        var refreshTokens: [String: String] = [:]
+        var sessions: [String: Session] = [:]
         var issuedTokens = 0
     }
 
@@ -112,7 +145,14 @@ public final class Issuer: Sendable {
         }
         realm.post("protocol/openid-connect/revoke") { request, _ in
             let form = try await Self.form(request)
-            if let token = form["token"] { _ = self.state.withLock { $0.refreshTokens.remove(token) } }
+            // As Keycloak: revoking a refresh token ends its session (an offline token's too).
+            if let token = form["token"] {
+                self.state.withLock { state in
+                    guard let session = state.refreshTokens.removeValue(forKey: token) else { return }
+                    state.sessions[session] = nil
+                    state.refreshTokens = state.refreshTokens.filter { $0.value != session }
+                }
+            }
             return Response(status: .ok)
         }
         realm.get("device") { request, _ in self.decide(request) }
@@ -142,7 +182,8 @@ public final class Issuer: Sendable {
         let letters = Array("BCDFGHJKLMNPQRSTVWXZ")
         let raw = String((0..<8).map { _ in letters.randomElement()! })
         let userCode = raw.prefix(4) + "-" + raw.suffix(4)
-        state.withLock { $0.devices[deviceCode] = Device(userCode: String(userCode), issued: .now) }
+        let device = Device(userCode: String(userCode), scope: form["scope"], issued: .now)
+        state.withLock { $0.devices[deviceCode] = device }
         let base = issuerURL ?? ""
         return Self.json(
             [
@@ -160,15 +201,16 @@ public final class Issuer: Sendable {
             guard let code = form["device_code"] else { return Self.error("invalid_request") }
             return try await pollDevice(code)
         case "refresh_token":
-            guard let refresh = form["refresh_token"], state.withLock({ $0.refreshTokens.contains(refresh) }) else {
-                return Self.error("invalid_grant", description: "Token is not active")
+            guard let refresh = form["refresh_token"] else { return Self.error("invalid_request") }
+            switch refreshSession(refresh) {
+            case .success(let session): return try await grant(subject: "device-user", session: session)
+            case .failure(let refusal): return Self.error("invalid_grant", description: refusal.description)
             }
-            return try await grant(subject: "device-user", refresh: true)
         case "client_credentials":
             guard configuration.clientSecret != nil, request.headers.basic != nil else {
                 return Self.error("unauthorized_client", status: .unauthorized)
             }
-            return try await grant(subject: "service-account-" + configuration.clientID, refresh: false)
+            return try await grant(subject: "service-account-" + configuration.clientID, session: nil)
         default:
             return Self.error("unsupported_grant_type")
         }
@@ -181,8 +223,8 @@ public final class Issuer: Sendable {
         let lifetime = Duration.seconds(configuration.deviceCodeLifetime)
         let minimum = Duration.seconds(configuration.interval) - .milliseconds(200)
         let slowDowns = configuration.slowDownPolls
-        let poll: Poll = state.withLock { state in
-            guard var device = state.devices[code] else { return .unknown }
+        let polled: (Poll, String?) = state.withLock { state in
+            guard var device = state.devices[code] else { return (.unknown, nil) }
             device.polls += 1
             let last = device.lastPoll
             device.lastPoll = now
@@ -202,16 +244,16 @@ public final class Issuer: Sendable {
             case .pending, .slowDown: state.devices[code] = device
             case .expired, .denied, .approved, .unknown: state.devices[code] = nil
             }
-            return poll
+            return (poll, device.scope)
         }
-        switch poll {
+        switch polled.0 {
         case .unknown: return Self.error("invalid_grant", description: "unknown device code")
         case .expired: return Self.error("expired_token")
         case .slowDown: return Self.error("slow_down")
         case .pending: return Self.error("authorization_pending")
         case .denied: return Self.error("access_denied")
         case .approved:
-            return try await grant(subject: "device-user", refresh: true)
+            return try await grant(subject: "device-user", session: startSession(scope: polled.1))
         }
     }
 
@@ -229,8 +271,71 @@ public final class Issuer: Sendable {
             body: .init(byteBuffer: ByteBuffer(string: approve ? "approved\n" : "declined\n")))
     }
 
-    private func grant(subject: String, refresh: Bool) async throws -> Response {
-        let now = Date()
+    // MARK: - Sessions
+
+    /// Why a refresh token is refused, in Keycloak's words.
+    private enum Refusal: Error, CustomStringConvertible {
+        case unknown, sessionEnded, offlineSessionEnded
+        var description: String {
+            switch self {
+            case .unknown: "Token is not active"
+            case .sessionEnded: "Session not active"
+            case .offlineSessionEnded: "Offline session not active"
+            }
+        }
+    }
+
+    /// The scopes granted for `requested`: `openid` if asked, Keycloak's default `profile
+    /// email`, and `offline_access` if asked and allowed.
+    private func grantedScope(_ requested: String?) -> String {
+        let asked = Set((requested ?? "").split(separator: " ").map(String.init))
+        var granted = asked.contains("openid") ? ["openid"] : []
+        granted += ["profile", "email"]
+        if asked.contains("offline_access") && configuration.offlineAccess { granted.append("offline_access") }
+        return granted.joined(separator: " ")
+    }
+
+    /// A new session for an approved device login; its id.
+    private func startSession(scope requested: String?) -> String {
+        let scope = grantedScope(requested)
+        let now = configuration.now()
+        let session = Session(
+            created: now, lastRefresh: now, offline: scope.split(separator: " ").contains("offline_access"), scope: scope)
+        let id = Self.randomToken()
+        state.withLock { $0.sessions[id] = session }
+        return id
+    }
+
+    /// The session of `token` if it is still alive (refreshed now), else why not. An ended
+    /// session is forgotten with its tokens.
+    private func refreshSession(_ token: String) -> Result<String, Refusal> {
+        let now = configuration.now()
+        let idle = configuration.ssoSessionIdle, max = configuration.ssoSessionMax
+        let offlineIdle = configuration.offlineSessionIdle, revoke = configuration.revokeRefreshToken
+        return state.withLock { state in
+            guard let id = state.refreshTokens[token], var session = state.sessions[id] else { return .failure(.unknown) }
+            let sinceRefresh = now.timeIntervalSince(session.lastRefresh)
+            let refusal: Refusal? =
+                if session.offline { sinceRefresh > TimeInterval(offlineIdle) ? .offlineSessionEnded : nil }
+                else if sinceRefresh > TimeInterval(idle) || now.timeIntervalSince(session.created) > TimeInterval(max) { .sessionEnded }
+                else { nil }
+            if let refusal {
+                state.sessions[id] = nil
+                state.refreshTokens = state.refreshTokens.filter { $0.value != id }
+                return .failure(refusal)
+            }
+            if revoke { state.refreshTokens[token] = nil }
+            session.lastRefresh = now
+            state.sessions[id] = session
+            return .success(id)
+        }
+    }
+
+    /// Tokens for `subject`; with a session, a new refresh token of it and Keycloak's
+    /// `refresh_expires_in` (0 for an offline session; else the time to the session's idle or
+    /// max end, whichever comes first) and `scope`.
+    private func grant(subject: String, session id: String?) async throws -> Response {
+        let now = configuration.now()
         let claims = AccessClaims(
             iss: IssuerClaim(value: issuerURL ?? ""), aud: AudienceClaim(value: [configuration.audience]),
             exp: ExpirationClaim(value: now.addingTimeInterval(TimeInterval(configuration.tokenLifetime))),
@@ -239,12 +344,21 @@ public final class Issuer: Sendable {
         var answer: [String: Any] = [
             "access_token": access, "token_type": "Bearer", "expires_in": configuration.statedTokenLifetime ?? configuration.tokenLifetime,
         ]
-        let refreshToken = refresh ? Self.randomToken() : nil
-        state.withLock {
-            $0.issuedTokens += 1
-            if let refreshToken { $0.refreshTokens.insert(refreshToken) }
+        let refreshToken = id.map { _ in Self.randomToken() }
+        let session: Session? = state.withLock { state in
+            state.issuedTokens += 1
+            guard let id, let refreshToken, let session = state.sessions[id] else { return nil }
+            state.refreshTokens[refreshToken] = id
+            return session
         }
-        if let refreshToken { answer["refresh_token"] = refreshToken }
+        if let refreshToken, let session {
+            answer["refresh_token"] = refreshToken
+            answer["scope"] = session.scope
+            let left = min(
+                TimeInterval(configuration.ssoSessionIdle),
+                TimeInterval(configuration.ssoSessionMax) - now.timeIntervalSince(session.created))
+            answer["refresh_expires_in"] = session.offline ? 0 : Int64(Swift.max(0, left))
+        }
         return Self.json(answer, status: .ok)
     }
 

@@ -9,7 +9,7 @@ extension ConfigKey {
     public static let allCases: [ConfigKey] = [
         dataDirectory, logLevel,
         collectorURL, tokenFile, trustedOrigins, retryBudget, payloadLimit,
-        authIssuer, authClientID, authClientSecretFile,
+        authIssuer, authClientID, authClientSecretFile, authScope,
         uploadAuto, minWaiting, maxAge, unmeteredOnly,
         keepUploadedDays, maxStoreSize, dropUnsent,
         sources, modality, flushInterval,
@@ -74,6 +74,11 @@ extension ConfigKey {
         "auth.client_secret_file", environment: "CAPTURE_AUTH_CLIENT_SECRET_FILE", type: .path, default: .unset,
         expected: "a path",
         meaning: "a file holding the client secret (mode 600): tokens from the client-credentials grant, no login")
+
+    public static let authScope = ConfigKey(
+        "auth.scope", environment: "CAPTURE_AUTH_SCOPE", type: .scope, default: "openid offline_access",
+        expected: "OAuth scopes separated by spaces, such as \"openid offline_access\"",
+        meaning: "the scopes `capture login` asks for; `offline_access` makes a Keycloak login outlive its SSO session")
 
     // When `capture sync` uploads (DeliveryPolicy).
 

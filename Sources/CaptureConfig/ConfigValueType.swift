@@ -19,6 +19,9 @@ public enum ConfigValueType: Sendable, Equatable {
     case url
     /// One word without white space (`auth.client_id`).
     case word
+    /// OAuth 2.0 scope tokens separated by spaces (RFC 6749 §3.3: printable ASCII but `"` and
+    /// `\\`), kept as one space-separated text (`auth.scope`).
+    case scope
     /// `error`, `warning`, `info` or `debug`, in any case.
     case logLevel
     /// A list of http or https URLs; in the environment separated by commas or spaces.
@@ -91,6 +94,11 @@ public enum ConfigValueType: Sendable, Equatable {
         case .word:
             guard !trimmed.isEmpty, !trimmed.contains(where: { $0.isWhitespace || $0.isNewline }) else { throw bad() }
             return .text(trimmed)
+        case .scope:
+            let tokens = trimmed.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            let allowed = { (c: Character) in c.isASCII && c != "\"" && c != "\\" && (0x21...0x7E).contains(c.asciiValue ?? 0) }
+            guard !tokens.isEmpty, tokens.allSatisfy({ $0.allSatisfy(allowed) }) else { throw bad() }
+            return .text(tokens.joined(separator: " "))
         case .url:
             guard Self.isHTTPURL(trimmed) else { throw bad() }
             return .text(trimmed)

@@ -13,7 +13,7 @@ extension DeviceConfiguration {
         }
         return OAuthSettings(
             issuer: issuer.value, clientID: client.value, clientSecretFile: typed(.authClientSecretFile, \.text)?.value,
-            dataDirectory: dataDirectory.value)
+            dataDirectory: dataDirectory.value, scope: typed(.authScope, \.text)?.value)
     }
 
     /// How an upload run goes as configured: the retry budget (`collector.retry_budget`) with

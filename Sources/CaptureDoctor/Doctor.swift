@@ -49,6 +49,7 @@ public struct Doctor: Sendable {
         checks.append(Self.disk(directory, store: store, retention: device.retention))
         checks += sources(device)
         checks += await collector(device)
+        checks += login(device, now: Int64(Date().timeIntervalSince1970 * 1000))
         return DoctorReport(checks: checks)
     }
 

@@ -29,6 +29,11 @@ public enum DoctorRemedy: Sendable, Equatable, CustomStringConvertible {
     case setUpReceiver(String)
     /// The collector refused the credentials, or there are none.
     case credentials(CredentialsRemedy)
+    /// The login is not an offline token and ends with its SSO session: allow the client the
+    /// `offline_access` scope at the issuer, then log in again.
+    case allowOfflineAccess
+    /// The login ends within days unless a sync pass refreshes it.
+    case refreshLogin
 
     /// What to do, without naming a command.
     public var description: String {
@@ -45,6 +50,8 @@ public enum DoctorRemedy: Sendable, Equatable, CustomStringConvertible {
         case .pickAvailableRate: "the device may not keep that rate: pick one of its available rates"
         case .setUpReceiver: "configure the module for UBX NAV-PVT at 5 Hz (docs/live-sensors.md)"
         case .credentials(let remedy): remedy.description
+        case .allowOfflineAccess: "allow the client the offline_access scope at the issuer, then log in again"
+        case .refreshLogin: "let a sync pass refresh it (one does once half its life has passed)"
         }
     }
 }

@@ -249,6 +249,8 @@ public struct RecorderControl: Sendable {
         // Refused first: a directory capture did not make is not reported on, nor its mode.
         try DataDirectory.check(directory)
         report.exposed = PrivacyCheck(dataDirectory: directory).exposures
+        report.login = LoginLifetime.report(
+            loginFile: directory + "/" + LoginLifetime.fileName, now: Int64(Date().timeIntervalSince1970 * 1000))
         guard let store = try existingStore() else { return report }
         report.device = try store.deviceID()
         let uploads = try store.uploads()
@@ -357,6 +359,9 @@ public struct StatusReport: Codable, Sendable, Equatable {
     /// The data directory and database files that group or others can read, each with the
     /// `chmod` that makes it private; empty when the data is private (``PrivacyCheck``).
     public var exposed: [PrivacyCheck.Exposure] = []
+    /// The device login (`capture login`): how it stands and when it ends if nothing refreshes
+    /// it (absent without a login file that says).
+    public var login: LoginLifetime.Report?
 
     /// A report with nothing known yet but the directory and `state`.
     public init(dataDirectory: String, state: MeasurementState) {

@@ -24,6 +24,9 @@ extension StatusReport {
                 deliveryLines += "\n  sync       last delivered at \(TextFormat.time(last))"
             }
         }
+        if let login = login {
+            deliveryLines += "\n  login      " + Self.loginText(login)
+        }
         uploadLine += deliveryLines
         if let rides { uploadLine += "\n  rides      " + rides.text }
         guard let id = measurement else {
@@ -72,6 +75,17 @@ extension StatusReport {
             }
         }
         return lines.joined(separator: "\n") + uploadLine
+    }
+
+    /// `offline login to ISSUER, refreshed TIME; ends TIME unless refreshed` or `… gone (why)`.
+    static func loginText(_ login: LoginLifetime.Report) -> String {
+        let kind = login.offline ? "offline login" : "session-bound login"
+        switch login.health {
+        case .gone:
+            return "\(kind) to \(login.issuer) is gone (\(login.goneReason ?? "expired")) since \(TextFormat.time(login.expiresAt))"
+        case .alive, .expiring:
+            return "\(kind) to \(login.issuer), refreshed \(TextFormat.time(login.grantedAt)); ends \(TextFormat.time(login.expiresAt)) unless refreshed"
+        }
     }
 }
 

@@ -5,11 +5,12 @@ import Prometheus
 /// 0.0.4), for node_exporter's textfile collector (`capture metrics`). swift-prometheus checks
 /// the names and writes the text; the figures are read from the store once per call.
 public enum DeliveryMetrics {
-    /// The figures of `store` at `now` (Unix ms); without a store every figure is 0.
+    /// The figures of `store` at `now` (Unix ms); without a store every figure is 0. `login`
+    /// is the device login's report (``CaptureStorage/LoginLifetime/report(loginFile:now:)``), if any.
     ///
     /// The families come in a fixed order (one registry each: a registry writes its families
     /// in no particular order); the samples of `capture_measurements` in any order.
-    public static func text(of store: Store?, now: Int64) throws -> String {
+    public static func text(of store: Store?, now: Int64, login: LoginLifetime.Report? = nil) throws -> String {
         let totals = try store?.deliveryTotals() ?? DeliveryTotals()
         let state = try store?.deliveryState() ?? DeliveryState()
         let open = try store?.measurements().filter(\.isOpen).count ?? 0
@@ -64,6 +65,13 @@ public enum DeliveryMetrics {
             "capture_oldest_waiting_age_seconds", "How long the oldest waiting measurement has waited (0: none).",
             Double(totals.oldestWaitingSince.map { max(0, now - $0) } ?? 0) / 1000)
         gauge("capture_store_bytes", "Size of the database file.", Double(size))
+        gauge(
+            "capture_login_expiry_timestamp_seconds",
+            "When the device login ends if nothing refreshes it (Unix seconds; 0: no login).",
+            Double(login?.expiresAt ?? 0) / 1000)
+        gauge(
+            "capture_login_gone", "1 when the device login is gone (refused by the issuer, or expired): log in again.",
+            login?.health == .gone ? 1 : 0)
         return families.map { $0.emitToString() }.joined()
     }
 }

@@ -23,6 +23,10 @@ extension DeliveryPass.Outcome {
             Report(
                 decision: "unreachable", reason: state.lastError, waiting: waiting, nextAttemptAt: state.nextAttemptAt,
                 metered: metering?.rawValue)
+        case .loginGone(let login, let waiting):
+            Report(
+                decision: "login-gone", reason: "the login to \(login.issuer) is gone (\(login.goneReason ?? "expired"))",
+                waiting: waiting)
         case .delivered(let report, let state, let waiting, let metering):
             Report(
                 decision: "delivered", waiting: waiting, results: report.results, nextAttemptAt: state.nextAttemptAt,

@@ -2,8 +2,9 @@ public import CaptureStorage
 import Foundation
 
 /// One pass of the delivery policy, as `capture sync` (and the timer behind it) runs it: take the
-/// uploader lock, decide with ``Delivery/decide(totals:state:policy:now:force:)``, hold back on a
-/// metered connection (`upload.unmetered_only`), check that the collector answers at all, upload
+/// uploader lock, keep the device login alive (``LoginKeepAlive``: refreshed when due, also when
+/// nothing waits; a login that is gone ends the pass, said once), decide with
+/// ``Delivery/decide(totals:state:policy:now:force:)``, hold back on a metered connection (`upload.unmetered_only`), check that the collector answers at all, upload
 /// what waits through ``UploadRun``, remember the outcome with its backoff, and prune as
 /// `retention.*` allows (after every pass, delivered or not).
 ///
@@ -30,6 +31,9 @@ public struct DeliveryPass: Sendable {
         case metered(waiting: Int)
         /// The collector did not answer; the failure and the next attempt are stored in `state`.
         case unreachable(state: DeliveryState, waiting: Int, metering: Metering?)
+        /// The device login is gone (the issuer refused its refresh token): nothing is sent until
+        /// a new login; no backoff is stored, so the first pass after it delivers.
+        case loginGone(LoginLifetime.Report, waiting: Int)
         /// An upload run took place (every measurement may still have failed: see
         /// ``UploadReport/check()``); `state` is what was stored, `waiting` counts what waits after it.
         case delivered(UploadReport, state: DeliveryState, waiting: Int, metering: Metering?)
@@ -43,6 +47,10 @@ public struct DeliveryPass: Sendable {
         case meteringUnknown
         /// Retention removed this many measurements after the pass.
         case pruned(Int)
+        /// The device login was refreshed to keep it alive; it now lasts until the report's expiry.
+        case loginRefreshed(LoginLifetime.Report)
+        /// The device login was due for a refresh that did not happen (why); the next pass tries again.
+        case loginNotRefreshed(String)
     }
 
     /// The store the measurements wait in.
@@ -64,6 +72,8 @@ public struct DeliveryPass: Sendable {
     public var probe: @Sendable (String) async -> String? = { await Delivery.probe($0) }
     /// The wall clock, Unix ms.
     public var clock: @Sendable () -> Int64 = { Delivery.nowMs() }
+    /// The device login to keep alive (`auth.*`); nil: none (a token file, or no issuer).
+    public var login: OAuthSettings?
 
     /// A pass over `store` in `dataDirectory`.
     public init(
@@ -106,6 +116,14 @@ public struct DeliveryPass: Sendable {
         let totals = try store.deliveryTotals()
         var state = try store.deliveryState()
         let now = clock()
+        if let login {
+            switch await LoginKeepAlive.run(login, now: now) {
+            case .gone(let report): return .loginGone(report, waiting: totals.waiting)
+            case .refreshed(let report): note(.loginRefreshed(report))
+            case .failed(let why): note(.loginNotRefreshed(why))
+            case .none, .fresh: break
+            }
+        }
         switch Delivery.decide(totals: totals, state: state, policy: policy, now: now, force: force) {
         case .nothingWaiting: return .nothingWaiting
         case .notYet(let reason): return .notYet(reason: reason, waiting: totals.waiting)
@@ -130,6 +148,12 @@ public struct DeliveryPass: Sendable {
         }
         let upload = UploadRun(store: store, dataDirectory: dataDirectory, settings: settings, options: options)
         let report = try await upload.run(.waiting(includingSkipped: false))
+        if report.tokenRejected, let login, let gone = LoginLifetime.report(loginFile: login.loginPath, now: clock()),
+            gone.health == .gone
+        {
+            // The login ended during the run: said once, as at the start of a pass.
+            return .loginGone(gone, waiting: try store.deliveryTotals().waiting)
+        }
         if report.missed.isEmpty && !report.tokenRejected {
             state = DeliveryState(failures: 0, lastAttemptAt: now)
         } else {

@@ -26,7 +26,15 @@ struct CaptureCollectorCommand: AsyncParsableCommand {
             grant, refresh and client-credentials grants, revocation, JWKS) and accepts its \
             tokens only. Where a person would log in, GET \
             /realms/capture/device?user_code=CODE approves the code (&decision=deny declines). \
-            Tokens live --token-lifetime seconds; logins are kept in memory only.
+            Tokens live --token-lifetime seconds; logins are kept in memory only. Logins follow \
+            Keycloak's session rules, with its defaults: without the offline_access scope a \
+            login's SSO session ends --sso-session-idle seconds (1800) after its last refresh \
+            or --sso-session-max seconds (36000) after the login; with it (granted unless \
+            --no-offline-access) an offline session ends --offline-session-idle seconds \
+            (2592000, 30 days) after its last refresh and is answered with \
+            refresh_expires_in 0. Every refresh answers a new refresh token; with \
+            --revoke-refresh-token the one used stops working. Session times are wall-clock \
+            time, so faketime moves them.
 
             With --port 0 the collector picks a free port. The first line on standard output is \
             always the bound port. SIGTERM or SIGINT stops it gracefully.
@@ -75,6 +83,15 @@ struct CaptureCollectorCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds the issuer's device codes live.", valueName: "seconds")) var deviceCodeLifetime: Int64 = 600
     @Option(help: ArgumentHelp("Seconds a device must wait between polls.", valueName: "seconds")) var deviceInterval: Int64 = 5
     @Option(help: ArgumentHelp("Answer slow_down to the first N polls of each device code.", valueName: "n")) var slowDown = 0
+    @Option(help: ArgumentHelp("Seconds an SSO session lives without a refresh (Keycloak's SSO Session Idle).", valueName: "seconds"))
+    var ssoSessionIdle: Int64 = 1800
+    @Option(help: ArgumentHelp("Seconds an SSO session lives at most (Keycloak's SSO Session Max).", valueName: "seconds"))
+    var ssoSessionMax: Int64 = 36_000
+    @Option(help: ArgumentHelp("Seconds an offline session lives without a refresh (Keycloak's Offline Session Idle).", valueName: "seconds"))
+    var offlineSessionIdle: Int64 = 2_592_000
+    @Flag(inversion: .prefixedNo, help: "Grant the offline_access scope when asked (a new Keycloak realm does).")
+    var offlineAccess = true
+    @Flag(help: "A refresh token works once (Keycloak's Revoke Refresh Token).") var revokeRefreshToken = false
     @Option(help: "The most upload sessions open at once; a pre-request beyond answers 429 with Retry-After.")
     var maxSessions = 1000
     @Option(help: ArgumentHelp(
@@ -118,6 +135,9 @@ struct CaptureCollectorCommand: AsyncParsableCommand {
         guard tokenLifetime > 0, deviceCodeLifetime > 0, deviceInterval > 0, slowDown >= 0 else {
             throw ValidationError("--token-lifetime, --device-code-lifetime and --device-interval must be positive")
         }
+        guard [ssoSessionIdle, ssoSessionMax, offlineSessionIdle].allSatisfy({ (1...3_153_600_000).contains($0) }) else {
+            throw ValidationError("--sso-session-idle, --sso-session-max and --offline-session-idle must be 1 s to 100 years")
+        }
     }
 
     func run() async throws {
@@ -151,6 +171,11 @@ struct CaptureCollectorCommand: AsyncParsableCommand {
             settings.deviceCodeLifetime = deviceCodeLifetime
             settings.interval = deviceInterval
             settings.slowDownPolls = slowDown
+            settings.ssoSessionIdle = ssoSessionIdle
+            settings.ssoSessionMax = ssoSessionMax
+            settings.offlineSessionIdle = offlineSessionIdle
+            settings.offlineAccess = offlineAccess
+            settings.revokeRefreshToken = revokeRefreshToken
             configuration.issuer = settings
         }
         configuration.sessionExpiry = .milliseconds(Int64(sessionExpiry * 1000))

@@ -75,6 +75,8 @@ extension DoctorRemedy {
         case .pickAvailableRate: "the device may not keep that rate: pick one of its available rates (`capture sensors`)"
         case .setUpReceiver(let device): "`capture gnss setup \(device)` sets UBX NAV-PVT at 5 Hz (docs/live-sensors.md)"
         case .credentials(let remedy): remedy.advice
+        case .allowOfflineAccess: "allow the client the offline_access scope at the issuer (docs/upload.md, Keycloak), then `capture login`"
+        case .refreshLogin: "`capture sync` refreshes it once half its life has passed: is its timer running?"
         }
     }
 }

@@ -17,7 +17,9 @@ struct Login: AsyncParsableCommand {
             issuer as often as it allows, and once you approve, it keeps the refresh token in \
             <data dir>/login.json (mode 600). From then on `capture upload` and `capture sync` \
             get short-lived access tokens from it and renew them before they expire, so a long \
-            upload never outlives its token. The token is never printed or logged.
+            upload never outlives its token. The token is never printed or logged. Login asks for auth.scope ("openid offline_access"): Keycloak's offline token lives \
+            while refreshed once per 30 days (`capture sync` does); without it the login ends \
+            with its SSO session (30 min idle, 10 h at most), and login warns (docs/upload.md).
 
             With auth.client_secret_file (fleets: one client per device, its secret in a file \
             of mode 600), tokens come from the client-credentials grant and nothing needs to be \
@@ -25,7 +27,8 @@ struct Login: AsyncParsableCommand {
 
             --json prints one JSON object per line: first {"verification_uri", \
             "verification_uri_complete", "user_code", "expires_in"} as soon as the code is \
-            there, then {"logged_in": true, "issuer", "login_file"} at the end.
+            there, then {"logged_in": true, "issuer", "login_file", "offline_token", "expires_at" (Unix ms, \
+            unless refreshed)} at the end.
 
             EXIT CODES: 0 logged in; 69 the issuer is unreachable; 77 the login was declined, \
             the code expired, or the issuer refused the client or its secret; 78 no auth.issuer \
@@ -53,9 +56,11 @@ struct Login: AsyncParsableCommand {
                         + "(valid \(grant.expiresIn.map { "\($0) s" } ?? "without a stated expiry")) come from the "
                         + "client-credentials grant; nothing is kept")
             }
-        case .loggedIn:
+        case .loggedIn(let login):
+            if let warning = login.notOfflineWarning { Log.warning("capture: warning: " + warning) }
             if output.json {
-                try printJSONLine(["logged_in": true, "issuer": settings.issuer, "login_file": settings.loginPath])
+                let life = login.lifetime.map { ["offline_token": $0.isOfflineToken, "expires_at": $0.expiresAt] as [String: Any] } ?? [:]
+                try printJSONLine(life.merging(["logged_in": true, "issuer": settings.issuer, "login_file": settings.loginPath]) { $1 })
             } else {
                 print("logged in to \(settings.issuer) as \(settings.clientID); the refresh token is in \(settings.loginPath) (mode 600)")
             }

@@ -27,11 +27,13 @@ struct Sync: AsyncParsableCommand {
             says so and exits 0. With upload.auto, `capture stop`, a recording that ends by \
             itself and `capture replay` start `capture sync` in the background (its lines go to \
             <data dir>/sync.log). After every pass (delivered or not), sync prunes as retention.* allows (see \
-            `capture prune`).
+            `capture prune`). Each pass refreshes a device login (`capture login`) once half its life has passed, \
+            also when nothing waits; a login the issuer ended is said once per pass (exit 77), \
+            and the first pass after a new login delivers what waited.
 
             EXIT CODES: 0 delivered, or nothing due; 75 the collector did not answer or a \
-            measurement failed (the next attempt time is stored); 77 token rejected; 78 no \
-            collector configured.
+            measurement failed (the next attempt time is stored); 77 token rejected or the \
+            login is gone; 78 no collector configured.
             """)
     @OptionGroup var data: DataDirectoryOptions
     @OptionGroup var output: OutputOptions
@@ -42,10 +44,11 @@ struct Sync: AsyncParsableCommand {
         let directory = data.path
         let outcome: DeliveryPass.Outcome
         if let store = try data.existingStore() {
-            let pass = DeliveryPass(
+            var pass = DeliveryPass(
                 store: store, dataDirectory: directory, policy: device.delivery, retention: device.retention,
                 options: device.uploadOptions(appVersion: BuildInfo.version),
                 settings: { try device.uploadSettings() })
+            pass.login = try device.oauth()
             outcome = try await pass.run(force: now, note: Self.log)
         } else {
             outcome = .nothingWaiting
@@ -53,6 +56,7 @@ struct Sync: AsyncParsableCommand {
         if output.json { try printJSON(outcome.report) } else { Self.lines(outcome, directory: directory).forEach { print($0) } }
         switch outcome {
         case .unreachable: throw ExitCode(ExitStatus.uploadIncomplete.rawValue)
+        case .loginGone: throw ExitCode(ExitStatus.tokenRejected.rawValue)
         case .delivered(let report, _, _, _): try report.check()
         default: break
         }
@@ -73,6 +77,7 @@ struct Sync: AsyncParsableCommand {
             ["sync: \(waiting) waiting; not sent: NetworkManager says the connection is metered (upload.unmetered_only)"]
         case .unreachable(let state, let waiting, _):
             ["sync: \(waiting) waiting; \(state.lastError ?? "?"); next attempt at \(state.nextAttemptAt.map(TextFormat.time) ?? "?")"]
+        case .loginGone(_, let waiting): ["sync: \(waiting) waiting; \(outcome.report.reason ?? "the login is gone"): run `capture login`"]
         case .delivered(let report, let state, _, _):
             report.results.map(Upload.line) + (state.nextAttemptAt.map { ["sync: next attempt at \(TextFormat.time($0))"] } ?? [])
         }
@@ -84,6 +89,8 @@ struct Sync: AsyncParsableCommand {
         case .delivering(let reason): Log.info("sync: delivering: \(reason)")
         case .meteringUnknown: Log.warning("capture: warning: whether the connection is metered is unknown (no NetworkManager); sending")
         case .pruned(let count): Log.info("sync: pruned \(count) measurement(s) as retention.* allows")
+        case .loginRefreshed(let login): Log.info("sync: login refreshed; it lasts until \(TextFormat.time(login.expiresAt))")
+        case .loginNotRefreshed(let why): Log.warning("capture: warning: the login is due for a refresh that failed (\(why)); the next sync tries again")
         }
     }
 }
@@ -117,12 +124,14 @@ struct Metrics: ParsableCommand {
             rename, so that node_exporter never reads half a file). Measurements by delivery \
             state (delivered, waiting, failed, skipped, discarded, open), upload attempts and \
             retries, failed sync passes in a row, the next attempt time, the oldest waiting \
-            measurement's age and the database size. Reads only; without a store every figure is 0.
+            measurement's age, the database size, when the device login ends unless refreshed \
+            and whether it is gone. Reads only; without a store every figure is 0.
             """)
     @OptionGroup var data: DataDirectoryOptions
 
     func run() throws {
-        print(try DeliveryMetrics.text(of: try data.existingStore(), now: Delivery.nowMs()), terminator: "")
+        let login = LoginLifetime.report(loginFile: data.path + "/" + LoginLifetime.fileName, now: Delivery.nowMs())
+        print(try DeliveryMetrics.text(of: try data.existingStore(), now: Delivery.nowMs(), login: login), terminator: "")
     }
 }
 

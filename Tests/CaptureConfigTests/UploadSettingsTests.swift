@@ -143,6 +143,17 @@ import Testing
         let given = try device([.tokenFile: .init(a, option: "--token-file")], environment: issuer).uploadSettings()
         #expect(token(of: given)?.secret == "token-a")
     }
+
+    @Test func theScopeAskedForIsOpenIDAndOfflineAccessUnlessConfigured() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let issuer = ["CAPTURE_AUTH_ISSUER": "https://sso.example/realms/cyface", "CAPTURE_AUTH_CLIENT_ID": "capture"]
+        #expect(try device(environment: issuer).oauth()?.scope == "openid offline_access")
+        let set = issuer.merging(["CAPTURE_AUTH_SCOPE": "  openid   profile "]) { $1 }
+        #expect(try device(environment: set).oauth()?.scope == "openid profile")
+        #expect(throws: DeviceConfigurationError.self) {
+            try device(environment: issuer.merging(["CAPTURE_AUTH_SCOPE": #"openid "x""#]) { $1 })
+        }
+    }
 }
 
 @Suite struct TrustedOriginSettingsTests {

@@ -12,13 +12,17 @@ final class IssuerDevice {
     var data: String { root + "/data" }
     var config: String { root + "/config.yaml" }
     var loginFile: String { data + "/login.json" }
+    let extraEnvironment: [String]
     var issuer: String { "http://127.0.0.1:\(collector.port)/realms/capture" }
 
     /// - Parameters:
     ///   - collectorArguments: more options for `capture-collector --issuer`.
     ///   - auth: more lines of the config file's `auth` mapping.
-    init(_ collectorArguments: [String] = [], auth: [String] = []) throws {
-        collector = try CollectorProcess(collectorArguments, authentication: ["--issuer", "--device-interval", "1"])
+    ///   - environment: `NAME=VALUE`s the collector and every command run with (libfaketime's).
+    init(_ collectorArguments: [String] = [], auth: [String] = [], environment: [String] = []) throws {
+        collector = try CollectorProcess(
+            collectorArguments, authentication: ["--issuer", "--device-interval", "1"], environment: environment)
+        extraEnvironment = environment
         root = FileManager.default.temporaryDirectory.appendingPathComponent("capture-oauth-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         let lines = [
@@ -32,16 +36,28 @@ final class IssuerDevice {
 
     private var environment: [String] {
         ["-i", "PATH=\(ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")", "HOME=\(root)", "CAPTURE_CONFIG=\(config)"]
+            + extraEnvironment
+    }
+
+    /// `sh -c 'exec "$@"' sh`: what runs a command under libfaketime. Its constructor sets
+    /// FAKETIME_SHARED in the environment of the first process it is loaded into, which moves
+    /// `environ`; a Swift program finds its arguments next to `environ` and then sees none. In
+    /// the shell that happens harmlessly, and the program exec'd from it inherits the setting.
+    static let shell = ["/bin/sh", "-c", "exec \"$@\"", "sh"]
+
+    /// The command line of `capture ARGS` for env(1).
+    private func command(_ arguments: [String]) -> [String] {
+        environment + (extraEnvironment.isEmpty ? [] : Self.shell) + [CLI.executable] + arguments
     }
 
     /// Runs `capture ARGS` and waits.
     func run(_ arguments: [String]) throws -> Program.Result {
-        try Program.run("/usr/bin/env", environment + [CLI.executable] + arguments)
+        try Program.run("/usr/bin/env", command(arguments))
     }
 
     /// Starts `capture ARGS` in the background.
     func start(_ arguments: [String]) throws -> Subprocess {
-        try Subprocess(environment + [CLI.executable] + arguments, bytes: [], executable: "/usr/bin/env")
+        try Subprocess(command(arguments), bytes: [], executable: "/usr/bin/env")
     }
 
     /// Runs `capture login --json`, playing the person: after `delay` seconds opens the

@@ -19,17 +19,23 @@ final class CollectorProcess {
     ///   - token: the token to accept (default: a new random one).
     ///   - authentication: options instead of `--token-file` (`--issuer`, `--jwks`); the token
     ///     file is written all the same.
-    init(_ arguments: [String] = [], port: Int = 0, token: String? = nil, authentication: [String]? = nil) throws {
+    ///   - environment: `NAME=VALUE`s to run it with (through env(1)), such as libfaketime's.
+    init(
+        _ arguments: [String] = [], port: Int = 0, token: String? = nil, authentication: [String]? = nil,
+        environment: [String] = []
+    ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("collector-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         tokenFile = directory + ".token"
         _ = FileManager.default.createFile(
             atPath: tokenFile, contents: Data((token ?? "test-token-\(UUID().uuidString)").utf8 + [0x0A]),
             attributes: [.posixPermissions: 0o600])
-        process = try Subprocess(
-            ["--port", String(port), "--data-dir", directory + "/data"] + (authentication ?? ["--token-file", tokenFile])
-                + arguments,
-            executable: Self.executable)
+        let options = ["--port", String(port), "--data-dir", directory + "/data"] + (authentication ?? ["--token-file", tokenFile])
+            + arguments
+        process =
+            environment.isEmpty
+            ? try Subprocess(options, executable: Self.executable)
+            : try Subprocess(environment + IssuerDevice.shell + [Self.executable] + options, executable: "/usr/bin/env")
         var port: Int?
         for _ in 0..<400 where port == nil {
             port = process.stdout.split(separator: "\n").first.flatMap { Int($0) }

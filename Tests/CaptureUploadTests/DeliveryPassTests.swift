@@ -128,7 +128,7 @@ import Testing
 
     @Test func withoutAStoreEveryFigureIsZero() throws {
         let parsed = Self.parse(try DeliveryMetrics.text(of: nil, now: 0))
-        #expect(parsed.samples.count == 12 + RideCount.allCases.count)
+        #expect(parsed.samples.count == 14 + RideCount.allCases.count)
         #expect(parsed.samples.values.allSatisfy { $0 == 0 })
         #expect(parsed.types["capture_measurements"] == "gauge" && parsed.types["capture_upload_attempts_total"] == "counter")
         #expect(parsed.help["capture_store_bytes"] == "Size of the database file.")
@@ -161,7 +161,19 @@ import Testing
             order == [
                 "capture_measurements", "capture_upload_attempts_total", "capture_upload_retries_total",
                 "capture_rides_total", "capture_sync_consecutive_failures", "capture_sync_next_attempt_timestamp_seconds",
-                "capture_oldest_waiting_age_seconds", "capture_store_bytes",
+                "capture_oldest_waiting_age_seconds", "capture_store_bytes", "capture_login_expiry_timestamp_seconds",
+                "capture_login_gone",
             ])
+    }
+
+    @Test func theLoginsExpiryAndWhetherItIsGoneAreFigures() throws {
+        let alive = LoginLifetime(grantedAt: 1_800_000_000_000, refreshExpiresIn: 0, scope: "openid offline_access")
+        var parsed = Self.parse(try DeliveryMetrics.text(of: nil, now: 0, login: alive.report(issuer: "https://i", now: 0)))
+        #expect(parsed.samples["capture_login_expiry_timestamp_seconds"] == 1_802_592_000, "\(parsed.samples)")
+        #expect(parsed.samples["capture_login_gone"] == 0)
+        let gone = alive.gone(at: 1_800_000_100_000, reason: "invalid_grant").report(issuer: "https://i", now: 1_800_000_100_000)
+        parsed = Self.parse(try DeliveryMetrics.text(of: nil, now: 0, login: gone))
+        #expect(parsed.samples["capture_login_gone"] == 1)
+        #expect(parsed.samples["capture_login_expiry_timestamp_seconds"] == 1_800_000_100)
     }
 }

@@ -39,12 +39,22 @@ public struct TokenGrant: Sendable, Equatable, CustomStringConvertible {
     public var expiresIn: Int64?
     /// A refresh token, if the issuer gave one.
     public var refreshToken: BearerToken?
+    /// The refresh token's life in seconds (`refresh_expires_in`, Keycloak's): 0 for an offline
+    /// token; nil if not stated.
+    public var refreshExpiresIn: Int64?
+    /// The scopes granted (`scope`, RFC 6749 §5.1), if stated.
+    public var scope: String?
 
     /// Creates a grant.
-    public init(accessToken: BearerToken, expiresIn: Int64?, refreshToken: BearerToken?) {
+    public init(
+        accessToken: BearerToken, expiresIn: Int64?, refreshToken: BearerToken?, refreshExpiresIn: Int64? = nil,
+        scope: String? = nil
+    ) {
         self.accessToken = accessToken
         self.expiresIn = expiresIn
         self.refreshToken = refreshToken
+        self.refreshExpiresIn = refreshExpiresIn
+        self.scope = scope
     }
 
     /// `access token (300 s)`; never the token.
@@ -226,7 +236,8 @@ public struct OAuthClient: Sendable {
         else { throw .unreachable("the token answer lacks a bearer access_token") }
         return TokenGrant(
             accessToken: BearerToken(access), expiresIn: Self.integer(object["expires_in"]),
-            refreshToken: (object["refresh_token"] as? String).map(BearerToken.init))
+            refreshToken: (object["refresh_token"] as? String).map(BearerToken.init),
+            refreshExpiresIn: Self.integer(object["refresh_expires_in"]), scope: object["scope"] as? String)
     }
 
     /// POSTs `form` and returns the JSON object of a 200, or throws the OAuth error of a 400/401.

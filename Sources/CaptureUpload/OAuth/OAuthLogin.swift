@@ -11,7 +11,9 @@ public enum OAuthLogin {
     public enum Outcome: Sendable, Equatable {
         /// With a client secret: the issuer accepts it and gave this grant; nothing is kept.
         case clientCredentials(TokenGrant)
-        /// The person approved; this login is kept in the login file.
+        /// The person approved; this login is kept in the login file. Its
+        /// ``StoredLogin/lifetime`` says whether it is an offline token
+        /// (``CaptureStorage/LoginLifetime/isOfflineToken``) and how long it lasts.
         case loggedIn(StoredLogin)
     }
 
@@ -29,12 +31,17 @@ public enum OAuthLogin {
         let client = try settings.client()
         let endpoints = try await client.discover(issuer: settings.issuer)
         if settings.clientSecretFile != nil { return .clientCredentials(try await client.clientCredentials(endpoints)) }
-        let authorization = try await client.authorizeDevice(endpoints)
+        let authorization = try await client.authorizeDevice(endpoints, scope: settings.scope)
         try codeReady(authorization)
         let grant = try await polling.poll(client, endpoints, authorization)
         guard let refresh = grant.refreshToken else { throw OAuthError.noRefreshToken(clientID: settings.clientID) }
         try PrivateFiles.createDirectory((settings.loginPath as NSString).deletingLastPathComponent)
-        let login = StoredLogin(issuer: settings.issuer, clientID: settings.clientID, refreshToken: refresh)
+        let now = Date()
+        let lifetime = LoginLifetime(
+            grantedAt: Int64(now.timeIntervalSince1970 * 1000), refreshExpiresIn: grant.refreshExpiresIn,
+            scope: grant.scope ?? settings.scope)
+        let login = StoredLogin(
+            issuer: settings.issuer, clientID: settings.clientID, refreshToken: refresh, loggedIn: now, lifetime: lifetime)
         try login.write(to: settings.loginPath)
         return .loggedIn(login)
     }

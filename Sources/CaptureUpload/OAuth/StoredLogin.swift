@@ -1,9 +1,12 @@
-import CaptureStorage
+import CaptureCore
+public import CaptureStorage
 public import Foundation
 
-/// What `capture login` keeps: the issuer and client it logged in to and the refresh token,
-/// in `<data dir>/login.json`, mode 0600 (written whole through ``AtomicFile``). Its
-/// descriptions never show the token.
+/// What `capture login` keeps: the issuer and client it logged in to, the refresh token and how
+/// long it lasts (``CaptureStorage/LoginLifetime``), in `<data dir>/login.json`, mode 0600
+/// (written whole through ``AtomicFile``: a temporary file, fsync, rename, fsync of the
+/// directory, so a power cut leaves the old record or the new one). Its descriptions never show
+/// the token.
 public struct StoredLogin: Sendable, Equatable, Codable, CustomStringConvertible {
     /// The issuer logged in to.
     public var issuer: String
@@ -13,23 +16,40 @@ public struct StoredLogin: Sendable, Equatable, Codable, CustomStringConvertible
     public var refreshToken: String
     /// When the login happened, ISO 8601.
     public var loggedIn: String
+    /// How long it lasts without a refresh, and whether the issuer ended it; nil in a record
+    /// written before capture kept it (then a refresh is due at once).
+    public var lifetime: LoginLifetime?
 
     enum CodingKeys: String, CodingKey {
         case issuer
         case clientID = "client_id"
         case refreshToken = "refresh_token"
         case loggedIn = "logged_in"
+        case lifetime
     }
 
     /// The file name in the data directory.
-    public static let fileName = "login.json"
+    public static let fileName = LoginLifetime.fileName
 
     /// Creates a login record.
-    public init(issuer: String, clientID: String, refreshToken: BearerToken, loggedIn: Date = Date()) {
+    public init(
+        issuer: String, clientID: String, refreshToken: BearerToken, loggedIn: Date = Date(), lifetime: LoginLifetime? = nil
+    ) {
         self.issuer = issuer
         self.clientID = clientID
         self.refreshToken = refreshToken.secret
         self.loggedIn = ISO8601DateFormatter().string(from: loggedIn)
+        self.lifetime = lifetime
+    }
+
+    /// One line for a login that is no offline token, with when it ends and what to configure
+    /// at the issuer; nil for an offline token (or a record that does not say).
+    public var notOfflineWarning: String? {
+        guard let life = lifetime, !life.isOfflineToken else { return nil }
+        return "the issuer granted no offline token (scope \"\(life.scope ?? "")\", refresh_expires_in "
+            + "\(life.refreshExpiresIn.map { "\($0) s" } ?? "not stated")): this login ends \(TextFormat.time(life.expiresAt)) "
+            + "unless refreshed, and with its SSO session at the latest; allow the client the offline_access scope at the "
+            + "issuer (docs/upload.md, Keycloak) and log in again"
     }
 
     /// `login to ISSUER as CLIENT at TIME`.
