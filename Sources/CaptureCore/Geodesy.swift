@@ -71,16 +71,26 @@ public enum Geodesy {
     /// - Parameter fixes: The fixes of one track, in time order.
     /// - Returns: Metres; 0 when fewer than two fixes are clean.
     public static func trackDistance(_ fixes: [Fix]) -> Double {
-        var total = 0.0
-        var previous: Fix?
-        for fix in fixes where LocationCleaning.isClean(fix) {
-            if let previous {
-                total += distance(
-                    from: (previous.latitude, previous.longitude), to: (fix.latitude, fix.longitude))
-            }
-            previous = fix
+        var distance = TrackDistance()
+        for fix in fixes { distance.add(fix) }
+        return distance.metres
+    }
+
+    /// ``trackDistance(_:)`` fix by fix, for a reader that streams a track's fixes instead of
+    /// holding them all (a day has 86,400).
+    public struct TrackDistance: Sendable {
+        /// The length so far.
+        public private(set) var metres = 0.0
+        private var previous: (latitude: Double, longitude: Double)?
+
+        public init() {}
+
+        /// The next fix of the track, in time order; one that is not clean is skipped.
+        public mutating func add(_ fix: Fix) {
+            guard LocationCleaning.isClean(fix) else { return }
+            if let previous { metres += Geodesy.distance(from: previous, to: (fix.latitude, fix.longitude)) }
+            previous = (fix.latitude, fix.longitude)
         }
-        return total
     }
 
     /// The bounding box of `fixes` (clean or not), or `nil` for none; see ``BoundingBox``.

@@ -31,6 +31,8 @@ public struct GeoPackage {
     /// The SQLite type of an attribute column.
     public enum ColumnType: String, Sendable {
         case integer = "INTEGER", real = "DOUBLE", text = "TEXT"
+        /// ISO 8601 UTC text (`2026-06-14T08:00:00.000Z`), which readers show as a date and time.
+        case dateTime = "DATETIME"
     }
 
     /// An attribute value.

@@ -35,13 +35,13 @@ public struct GeoPackageExporter: MeasurementExporter {
         let fixes = try gpkg.layer(
             "fixes", .point,
             columns: [
-                ("measurement", .integer), ("track", .integer), ("ts", .integer), ("time", .text), ("altitude", .real),
+                ("measurement", .integer), ("track", .integer), ("ts", .integer), ("time", .dateTime), ("altitude", .real),
                 ("speed", .real), ("accuracy", .real), ("modality", .text),
             ], description: "capture: every fix (WGS 84); ts in Unix ms, altitude m, speed m/s, accuracy m")
         let tracks = try gpkg.layer(
             "tracks", .lineString,
             columns: [
-                ("measurement", .integer), ("track", .integer), ("modality", .text), ("start", .text), ("end", .text),
+                ("measurement", .integer), ("track", .integer), ("modality", .text), ("start", .dateTime), ("end", .dateTime),
                 ("distance", .real), ("fixes", .integer),
             ], description: "capture: one line per track; distance in metres")
         return (fixes, tracks)
@@ -55,9 +55,14 @@ public struct GeoPackageExporter: MeasurementExporter {
         let events = try store.events(of: record.id)
         let privacy = try options.privacy(of: record.id, in: store)
         for track in try store.tracks(of: record.id) {
-            let all = try store.fixes(of: record.id, track: track.number).filter { !privacy.hides($0) }
-            let fixes = options.kept(all, privacy)
-            for fix in fixes {
+            // Streamed: a day's fixes are not held, only the track's line.
+            var distance = Geodesy.TrackDistance()
+            var line: [(longitude: Double, latitude: Double)] = []
+            try store.forEachFix(of: record.id, track: track.number) { fix in
+                guard !privacy.hides(fix) else { return }
+                distance.add(fix)
+                guard options.keeps(fix, privacy) else { return }
+                line.append((fix.longitude, fix.latitude))
                 try gpkg.insert(
                     into: layers.fixes, .point(longitude: fix.longitude, latitude: fix.latitude),
                     [
@@ -69,13 +74,12 @@ public struct GeoPackageExporter: MeasurementExporter {
                     ])
             }
             try gpkg.insert(
-                into: layers.tracks,
-                fixes.count < 2 ? nil : .lineString(fixes.map { ($0.longitude, $0.latitude) }),
+                into: layers.tracks, line.count < 2 ? nil : .lineString(line),
                 [
                     .integer(record.id), .integer(Int64(track.number)),
                     .text(Modality.spelling(at: track.startTime, events: events, initial: record.modality)),
                     .text(TextFormat.isoTime(track.startTime)), track.endTime.map { .text(TextFormat.isoTime($0)) } ?? .null,
-                    .real(Geodesy.trackDistance(all)), .integer(Int64(fixes.count)),
+                    .real(distance.metres), .integer(Int64(line.count)),
                 ])
         }
     }

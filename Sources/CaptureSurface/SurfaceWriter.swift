@@ -24,6 +24,13 @@ enum SurfaceFormat: Sendable {
 /// Writes a ``Surface/Result``: GeoJSON (a LineString per window, or a Polygon per cell when
 /// merged), CSV (a row per window, or per cell), or a GeoPackage with the layers
 /// `surface_windows`, `surface_cells`, `fixes` and `tracks`. Files appear whole or not at all.
+extension Surface.Result {
+    /// Every window of every report, in order, without gathering them into one array.
+    func forEachWindow(_ body: (SurfaceWindow) throws -> Void) rethrows {
+        for report in reports { for window in report.windows { try body(window) } }
+    }
+}
+
 enum SurfaceWriter {
     static func number(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : TextFormat.decimal(value, 2)
@@ -41,7 +48,7 @@ enum SurfaceWriter {
                     if result.merged {
                         for cell in result.cells { try sink.write(csv(cell)) }
                     } else {
-                        for window in result.reports.flatMap(\.windows) { try sink.write(csv(window)) }
+                        try result.forEachWindow { try sink.write(csv($0)) }
                     }
                 } else {
                     try sink.write("{\"type\":\"FeatureCollection\",\"features\":[\n")
@@ -53,7 +60,7 @@ enum SurfaceWriter {
                     if result.merged {
                         for cell in result.cells { try feature(geojson(cell)) }
                     } else {
-                        for window in result.reports.flatMap(\.windows) { try feature(geojson(window)) }
+                        try result.forEachWindow { try feature(geojson($0)) }
                     }
                     try sink.write("\n]}\n")
                 }
@@ -132,11 +139,11 @@ enum SurfaceWriter {
         let windows = try gpkg.layer(
             "surface_windows", .lineString,
             columns: [
-                ("measurement", .integer), ("window", .integer), ("track", .integer), ("modality", .text), ("start", .text),
-                ("end", .text), ("distance", .real), ("speed", .real),
+                ("measurement", .integer), ("window", .integer), ("track", .integer), ("modality", .text), ("start", .dateTime),
+                ("end", .dateTime), ("distance", .real), ("speed", .real),
             ] + statisticsColumns,
             description: "capture surface: vertical acceleration (m/s², gravity removed) per window; speed m/s")
-        for window in result.reports.flatMap(\.windows) {
+        try result.forEachWindow { window in
             try gpkg.insert(
                 into: windows, .lineString(window.points.map { ($0.longitude, $0.latitude) }),
                 [
@@ -149,7 +156,7 @@ enum SurfaceWriter {
         var cells = result.cells
         if !result.merged {
             var grid = SurfaceGrid()
-            for window in result.reports.flatMap(\.windows) { grid.add(window) }
+            result.forEachWindow { grid.add($0) }
             cells = grid.cells(thresholds: options.thresholds)
         }
         let cellLayer = try gpkg.layer(

@@ -27,6 +27,16 @@ import Testing
         #expect(!cells.isEmpty)
         #expect((cells[0]["geometry"] as? [String: Any])?["type"] as? String == "Polygon")
 
+        // surface.thresholds from the environment: thresholds below every window's figure.
+        let strict = try Program.run(
+            "/usr/bin/env",
+            ["CAPTURE_SURFACE_THRESHOLDS=BICYCLE=0.01,0.02,0.03;WALKING=0.01,0.02,0.03", CLI.executable, "surface", "1", "--json", "--data-dir", cli.dataDirectory])
+        #expect(strict.status == 0, "\(strict.stderr)")
+        let strictReports = try JSONSerialization.jsonObject(with: Data(strict.stdout.utf8)) as? [String: Any]
+        let strictWindows = ((strictReports?["reports"] as? [[String: Any]])?.first?["windows"] as? [[String: Any]]) ?? []
+        #expect(strictWindows.count == windows.count)
+        #expect(strictWindows.allSatisfy { $0["surfaceClass"] as? Int == 3 }, "every window is class 3 under these thresholds")
+
         let gpkg = cli.dataDirectory + "/ride.gpkg"
         #expect(try cli.run(["export", "1", "--format", "gpkg", "-o", gpkg]).status == 0)
         #expect(FileManager.default.fileExists(atPath: gpkg))

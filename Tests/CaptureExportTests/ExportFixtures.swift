@@ -17,11 +17,7 @@ enum ExportFixtures {
     }
 
     /// A new, empty temporary directory, removed with the returned object.
-    static func temporaryDirectory(_ name: String = "export") throws -> Scratch {
-        let scratch = Scratch(FileManager.default.temporaryDirectory.appendingPathComponent("capture-\(name)-\(UUID().uuidString)").path)
-        try FileManager.default.createDirectory(atPath: scratch.path, withIntermediateDirectories: true)
-        return scratch
-    }
+    static func temporaryDirectory(_ name: String = "export") throws -> Scratch { try Scratch.make(name) }
 
     /// A data directory with `trace` (a file in fixtures/) replayed as measurement 1.
     static func replayed(_ trace: String) throws -> (store: Store, directory: Scratch) {
@@ -33,13 +29,4 @@ enum ExportFixtures {
 
     /// The bytes of the file at `path`, or nil.
     static func contents(_ path: String) -> [UInt8]? { FileManager.default.contents(atPath: path).map { [UInt8]($0) } }
-}
-
-/// A temporary directory that is removed when the last reference goes (at the end of a test).
-final class Scratch: Sendable {
-    let path: String
-
-    init(_ path: String) { self.path = path }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
 }

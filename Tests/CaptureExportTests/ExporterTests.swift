@@ -1,5 +1,6 @@
 import CaptureCore
 import CaptureStorage
+import CaptureTestSupport
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import CaptureStorage
+import CaptureTestSupport
 import Foundation
 import Testing
 

@@ -46,6 +46,28 @@ import Testing
 @Suite struct ImportTests {
     let directory = TemporaryDirectory()
 
+    /// A ride recorded on one device goes to another and comes back: the other device takes it
+    /// (it has never seen it), the first one knows it as its own measurement; a ride with the
+    /// same counts but other values is not mistaken for it.
+    @Test func aRideIsKnownWhereItWasRecordedAndNowhereElse() throws {
+        let home = try Store(directory: directory.path + "/home")
+        let away = try Store(directory: directory.path + "/away")
+        let id = try Measurements.twoTracks(in: home)
+        let other = try Measurements.twoTracks(in: home, base: 1_700_000_500_000)
+        func decoded(_ store: Store, _ id: Int64, _ folder: String) throws -> CyfaceTransferFile {
+            let file = try store.transferFile(for: id, directory: directory.path + "/" + folder)
+            return try TransferFileDecoder.decode([UInt8](try #require(FileManager.default.contents(atPath: file.path))))
+        }
+        let copy = try away.importMeasurement(try decoded(home, id, "home"), sources: "import:home").measurement
+        #expect(throws: ImportError.alreadyImported(measurement: id)) {
+            try home.importMeasurement(try decoded(away, copy, "away"), sources: "import:away")
+        }
+        #expect(throws: ImportError.alreadyImported(measurement: other)) {
+            try home.importMeasurement(try decoded(home, other, "home"), sources: "import:home")
+        }
+        #expect(try home.measurements().count == 2, "refusals stored nothing")
+    }
+
     @Test func exportThenImportKeepsEverythingWithinTheFormatsPrecision() throws {
         let store = try Store(directory: directory.path)
         let id = try Measurements.twoTracks(in: store)

@@ -8,11 +8,7 @@ import Testing
 /// independent reader of what capture writes.
 enum SurfaceFixtures {
     /// A temporary directory, removed with the returned object.
-    static func scratch(_ name: String) throws -> Scratch {
-        let scratch = Scratch(FileManager.default.temporaryDirectory.appendingPathComponent("capture-\(name)-\(UUID().uuidString)").path)
-        try FileManager.default.createDirectory(atPath: scratch.path, withIntermediateDirectories: true)
-        return scratch
-    }
+    static func scratch(_ name: String) throws -> Scratch { try Scratch.make(name) }
 
     /// A store in `directory` with each trace replayed as one measurement, in order.
     static func store(in directory: Scratch, replaying traces: [String]) throws -> Store {
@@ -77,11 +73,4 @@ enum SurfaceFixtures {
         }
         return fields
     }
-}
-
-/// A temporary directory that is removed when the last reference goes.
-final class Scratch: Sendable {
-    let path: String
-    init(_ path: String) { self.path = path }
-    deinit { try? FileManager.default.removeItem(atPath: path) }
 }

@@ -63,6 +63,8 @@ import Testing
         #expect(first["class"] == String(windows[0].surfaceClass))
         #expect(abs((Double(first["sd"] ?? "") ?? -1) - windows[0].statistics.standardDeviation) < 1e-6, "\(first)")
         #expect(first["modality"] == "BICYCLE")
+        // A DATETIME column: GDAL reads it as a date and time, not as text.
+        #expect(first["start"]?.hasPrefix("2026/06/14 08:") == true, "\(first)")
     }
 
     @Test func geojsonAndCSVCarryEveryWindow() throws {
