@@ -160,6 +160,12 @@ public struct RecorderControl: Sendable {
     public func start(_ configuration: RecorderConfiguration) throws -> LifecycleReport {
         try refuseIfOpen()
         let started = try launcher.start(configuration)
+        if started.measurement == 0 {
+            // ride.detect: auto: the recorder waits armed; no measurement yet (0).
+            var report = LifecycleReport(measurement: 0, state: .idle, track: 0, modality: configuration.modality, pid: started.pid)
+            report.ride = RideStatus(state: .armed, since: WallClock.now())
+            return report
+        }
         // As stored: the modality may come from a trace's start mark, which the recorder read.
         if let store = try? existingStore(), let report = try? LifecycleReport(store: store, id: started.measurement, pid: started.pid) {
             return report

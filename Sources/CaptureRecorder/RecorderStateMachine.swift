@@ -243,6 +243,7 @@ public struct RecorderStateMachine: Sendable {
         measurementStart = open.startTime - host
         engine = Recording(lifecycle: open.lifecycle)
         ride.modality = open.lifecycle.modality ?? .unknown
+        ride.since = now
         let end = open.committedEnd
         var actions: [Action] = [.journal(.recovered(committedUntil: end, sources: sources.map(\.name)), at: nil)]
         let wasCapturing = open.lifecycle.state.phase == .capturing
