@@ -279,6 +279,12 @@ extension RecorderStateMachine {
         }
     }
 
+    /// `capture modality` while armed: the next ride's modality.
+    mutating func armedModality(_ modality: Modality) -> CommandResult {
+        defer { ride.modality = modality }
+        return .applied([], outcome: modality == ride.modality ? .unchanged : .changed)
+    }
+
     /// The recorder is told to end (SIGTERM, `systemctl stop`): a ride under way ends as by
     /// `capture stop`, then the run finishes.
     public mutating func shutdown(at time: Int64) -> [Action] {

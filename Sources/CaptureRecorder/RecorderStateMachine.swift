@@ -373,6 +373,7 @@ public struct RecorderStateMachine: Sendable {
     public mutating func command(_ command: LifecycleCommand, at time: Int64, by origin: Origin) -> CommandResult {
         if case .finished(let failure?) = state { return .failed(failure) }
         if command == .stop, origin == .control, ride.settings.detect == .auto { return stopRide(at: time) }
+        if case .modality(let next) = command, state == .armed { return armedModality(next) }
         var time = time
         let originName: String
         switch origin {

@@ -175,6 +175,16 @@ struct RideRulesTests {
         #expect(world.machine.isFinished)
     }
 
+    @Test func aModalityChangeWhileArmedIsTheNextRidesModality() throws {
+        var world = World(machine: Self.armed())
+        world.run(2, speed: 0)
+        #expect(world.machine.command(.modality(.car), at: Self.t0 + 2_100, by: .control) == .applied([], outcome: .changed))
+        #expect(world.machine.command(.modality(.car), at: Self.t0 + 2_200, by: .control) == .applied([], outcome: .unchanged))
+        world.run(3, speed: 5)
+        guard case .beginRide(let flush, _, _) = try #require(world.actions.first) else { return }
+        #expect(flush.modality == .car)
+    }
+
     @Test func aShutdownDuringARideEndsItThenTheRun() {
         var world = World(machine: Self.armed())
         world.run(2, speed: 0)
