@@ -44,11 +44,6 @@ public struct LifecycleReport: Codable, Sendable, Equatable {
             measurement: status.measurement, state: status.state, track: status.track, modality: status.modality,
             pid: status.pid)
         ride = status.ride
-        // Armed after a ride ended (`capture stop`): the report is about that ride.
-        if status.measurement == 0, let last = status.ride?.lastRide {
-            measurement = last
-            state = .finished
-        }
     }
 
     /// The report for a measurement as stored (when no recorder answers for it).
@@ -160,6 +155,12 @@ public struct RecorderControl: Sendable {
     public func start(_ configuration: RecorderConfiguration) throws -> LifecycleReport {
         try refuseIfOpen()
         let started = try launcher.start(configuration)
+        if started.measurement == 0 {
+            // ride.detect: auto: the recorder waits armed; no measurement yet (0).
+            var report = LifecycleReport(measurement: 0, state: .idle, track: 0, modality: configuration.modality, pid: started.pid)
+            report.ride = RideStatus(state: .armed, since: WallClock.now())
+            return report
+        }
         // As stored: the modality may come from a trace's start mark, which the recorder read.
         if let store = try? existingStore(), let report = try? LifecycleReport(store: store, id: started.measurement, pid: started.pid) {
             return report
@@ -204,9 +205,13 @@ public struct RecorderControl: Sendable {
             if givenUp > 0 { report.givenUp = givenUp }
             return report
         }
-        let report = try send(ControlRequest(command: .stop))
-        // With `ride.detect: auto` the ride ended and the recorder goes on, armed.
-        guard report.ride == nil else { return report }
+        var report = try send(ControlRequest(command: .stop))
+        // With `ride.detect: auto` the ride ended and the recorder goes on, armed: the report
+        // is about that ride.
+        if let ride = report.ride {
+            if let last = ride.lastRide { (report.measurement, report.state) = (last, .finished) }
+            return report
+        }
         // Wait for the recorder to exit, so that the next command finds the directory free.
         for _ in 0..<200 where recorderIsRunning { usleep(50_000) }
         return report

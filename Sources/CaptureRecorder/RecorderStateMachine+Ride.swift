@@ -252,10 +252,7 @@ extension RecorderStateMachine {
         let stop = max(time, trackStart)
         guard let flush = try? engine.apply(.stop, at: stop) else { return [] }
         let discard = end != .size && !ride.continued && ride.distance < ride.settings.minDistance
-        var rideCaptured = captured
-        for sensor in MotionSensor.allCases { rideCaptured[sensor] -= ride.capturedAtBegin[sensor] }
-        rideCaptured.pressure -= ride.capturedAtBegin.pressure
-        rideCaptured.locations -= ride.capturedAtBegin.locations
+        let rideCaptured = rideCounts
         let actions: [Action] = [
             .stage(flush), .trace([.mark(.stop, at: stop)], flush: true),
             .journal(.ride(.ended(by: end, distance: ride.distance, discarded: discard)), at: stop),
@@ -280,6 +277,12 @@ extension RecorderStateMachine {
         case .armed: return .refused(.notOpen(state: engine.lifecycle.state))
         default: return .refused(.notOpen(state: engine.lifecycle.state))
         }
+    }
+
+    /// `capture modality` while armed: the next ride's modality.
+    mutating func armedModality(_ modality: Modality) -> CommandResult {
+        defer { ride.modality = modality }
+        return .applied([], outcome: modality == ride.modality ? .unchanged : .changed)
     }
 
     /// The recorder is told to end (SIGTERM, `systemctl stop`): a ride under way ends as by

@@ -58,24 +58,12 @@ extension RecorderStateMachine {
         guard let limit = ride.settings.payloadLimit else { return false }
         let counts = rideCounts
         // The rate over the last flushes, as a margin for the next one.
-        var margin = SampleCounts()
-        if let oldest = history.first {
-            margin = captured
-            for sensor in MotionSensor.allCases { margin[sensor] -= oldest.captured[sensor] }
-            margin.locations -= oldest.captured.locations
-            margin.pressure -= oldest.captured.pressure
-        }
+        let margin = history.first.map { captured - $0.captured } ?? SampleCounts()
         return TransferSizeBound.bytes(counts + margin) >= limit
     }
 
     /// What the ride under way has captured.
-    var rideCounts: SampleCounts {
-        var counts = captured
-        for sensor in MotionSensor.allCases { counts[sensor] -= ride.capturedAtBegin[sensor] }
-        counts.pressure -= ride.capturedAtBegin.pressure
-        counts.locations -= ride.capturedAtBegin.locations
-        return counts
-    }
+    var rideCounts: SampleCounts { captured - ride.capturedAtBegin }
 
     /// Continues the measurement as a new one at a seam a flush interval back: what was taken
     /// before it ends the old one (its stop at the seam), what was taken at or after it begins
@@ -87,11 +75,8 @@ extension RecorderStateMachine {
         let seam = max(now - flushInterval + (correction ?? 0), stagedUntil + 1, trackStart)
         let after = before.split(from: seam)
         guard let stop = try? engine.apply(.stop, at: seam) else { return [] }
-        var rideCaptured = rideCounts
         let moved = SampleCounts(after)
-        for sensor in MotionSensor.allCases { rideCaptured[sensor] -= moved[sensor] }
-        rideCaptured.locations -= moved.locations
-        rideCaptured.pressure -= moved.pressure
+        let rideCaptured = rideCounts - moved
         var actions: [Action] = [
             .stage(before), .stage(stop), .trace([.mark(.stop, at: seam)], flush: true),
             .journal(.ride(.ended(by: .size, distance: ride.distance, discarded: false)), at: seam),
@@ -106,10 +91,7 @@ extension RecorderStateMachine {
         for sensor in MotionSensor.allCases { for sample in after.motion[sensor] { engine.ingest(.motion(sensor, sample)) } }
         for fix in after.fixes { engine.ingest(.fix(fix)) }
         for pressure in after.pressures { engine.ingest(.pressure(pressure)) }
-        ride.capturedAtBegin = captured
-        for sensor in MotionSensor.allCases { ride.capturedAtBegin[sensor] -= moved[sensor] }
-        ride.capturedAtBegin.locations -= moved.locations
-        ride.capturedAtBegin.pressure -= moved.pressure
+        ride.capturedAtBegin = captured - moved
         ride.since = ride.settings.detect == .auto ? keep : now
         return actions
     }

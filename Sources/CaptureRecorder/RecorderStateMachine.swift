@@ -243,6 +243,7 @@ public struct RecorderStateMachine: Sendable {
         measurementStart = open.startTime - host
         engine = Recording(lifecycle: open.lifecycle)
         ride.modality = open.lifecycle.modality ?? .unknown
+        ride.since = now
         let end = open.committedEnd
         var actions: [Action] = [.journal(.recovered(committedUntil: end, sources: sources.map(\.name)), at: nil)]
         let wasCapturing = open.lifecycle.state.phase == .capturing
@@ -372,6 +373,7 @@ public struct RecorderStateMachine: Sendable {
     public mutating func command(_ command: LifecycleCommand, at time: Int64, by origin: Origin) -> CommandResult {
         if case .finished(let failure?) = state { return .failed(failure) }
         if command == .stop, origin == .control, ride.settings.detect == .auto { return stopRide(at: time) }
+        if case .modality(let next) = command, state == .armed { return armedModality(next) }
         var time = time
         let originName: String
         switch origin {

@@ -66,6 +66,15 @@ public struct SampleCounts: Sendable, Equatable, Codable {
         sum.locations += right.locations
         return sum
     }
+
+    /// What `left` counts beyond `right` (a ride's counts: the recorder's less those at its beginning).
+    public static func - (left: SampleCounts, right: SampleCounts) -> SampleCounts {
+        var difference = left
+        for sensor in MotionSensor.allCases { difference[sensor] -= right[sensor] }
+        difference.pressure -= right.pressure
+        difference.locations -= right.locations
+        return difference
+    }
 }
 
 /// A stored batch of motion samples (one sensor, one flush).

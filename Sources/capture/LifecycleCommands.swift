@@ -43,11 +43,11 @@ struct Start: ParsableCommand {
             Without --source, --modality or --flush-interval, capture.sources, capture.modality \
             and capture.flush_interval from the configuration (`capture config`) apply.
 
-            --continue-interrupted: if the last measurement was interrupted (its recorder died \
-            in a crash or a power loss), continue it as `capture resume` does instead of \
-            refusing with exit 3; otherwise start a new one. With --foreground this is what \
-            the systemd unit dist/systemd/capture-record.service runs, so that a restart after \
-            a crash continues the ride.
+            --continue-interrupted: an interrupted measurement (its recorder died in a crash or a \
+            power cut) whose last data is younger than ride.resume_within is continued as `capture \
+            resume` does, an older one finished there; then a new one starts (not exit 3). With \
+            ride.detect: auto the recorder waits armed and motion begins each ride (docs/rides.md); \
+            --foreground with both is what dist/systemd/capture-record.service runs.
 
             Example: capture start --modality BICYCLE --source trace:fixtures/bicycle.trace
             """)

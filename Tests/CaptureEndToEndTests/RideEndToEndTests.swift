@@ -48,6 +48,36 @@ import Testing
         }
     }
 
+    /// The box: the recorder as capture-record.service runs it, on a fake accelerometer and a
+    /// receiver on a pty, in a data directory of its own; `end()` stops all of it.
+    final class Box {
+        let sysfs: FakeSysfs
+        let terminal: PseudoTerminal
+        let world = World()
+        let cli = CLI()
+        let recorder: Subprocess
+
+        init(_ environment: [String] = []) throws {
+            signal(SIGPIPE, SIG_IGN)
+            sysfs = try DeviceEndToEndTests.fakeRoot()
+            terminal = try PseudoTerminal()
+            RideEndToEndTests.accelerometer(sysfs.path + "/dev/iio:device0", world).start()
+            recorder = try Subprocess(
+                RideEndToEndTests.environment(cli.dataDirectory, environment) + [
+                    CLI.executable, "start", "--foreground", "--continue-interrupted", "--sysfs-root", sysfs.path,
+                    "--source", "iio:iio:device0", "--source", "nmea:" + terminal.path, "--flush-interval", "0.2",
+                    "--data-dir", cli.dataDirectory,
+                ], bytes: [], executable: "/usr/bin/env")
+            terminal.closeSlave()
+        }
+
+        func end() {
+            recorder.stop()
+            world.stopped.store(true, ordering: .relaxed)
+            sysfs.remove()
+        }
+    }
+
     /// One NMEA epoch at the real time now: 10 m/s east while moving, standing otherwise.
     static func epoch(_ world: World) -> String {
         var now = timespec()
@@ -71,22 +101,9 @@ import Testing
 
     @Test("motion, still, motion: a ride per motion with its pre-roll and its still tail cut; capture stop ends the ride, SIGTERM the recorder")
     func motionStillMotion() throws {
-        signal(SIGPIPE, SIG_IGN)
-        let sysfs = try DeviceEndToEndTests.fakeRoot()
-        defer { sysfs.remove() }
-        let terminal = try PseudoTerminal()
-        let world = World()
-        defer { world.stopped.store(true, ordering: .relaxed) }
-        Self.accelerometer(sysfs.path + "/dev/iio:device0", world).start()
-        let cli = CLI()
-        let recorder = try Subprocess(
-            Self.environment(cli.dataDirectory) + [
-                CLI.executable, "start", "--foreground", "--continue-interrupted", "--sysfs-root", sysfs.path, "--source",
-                "iio:iio:device0", "--source", "nmea:" + terminal.path, "--flush-interval", "0.2", "--data-dir",
-                cli.dataDirectory,
-            ], bytes: [], executable: "/usr/bin/env")
-        defer { recorder.stop() }
-        terminal.closeSlave()
+        let box = try Box()
+        defer { box.end() }
+        let (cli, terminal, world, recorder) = (box.cli, box.terminal, box.world, box.recorder)
         var moved: [(from: Int64, to: Int64)] = []
         func play(_ seconds: Double, moving: Bool) {
             world.moving.store(moving, ordering: .relaxed)
@@ -142,23 +159,10 @@ import Testing
 
     @Test("a ride over the payload limit is continued as new measurements, each under the limit, end to start")
     func overThePayloadLimit() throws {
-        signal(SIGPIPE, SIG_IGN)
-        let sysfs = try DeviceEndToEndTests.fakeRoot()
-        defer { sysfs.remove() }
-        let terminal = try PseudoTerminal()
-        let world = World()
-        defer { world.stopped.store(true, ordering: .relaxed) }
-        Self.accelerometer(sysfs.path + "/dev/iio:device0", world).start()
-        let cli = CLI()
         // 64 KiB of the bound are overhead; the rest holds about 5 s of a 100 Hz accelerometer.
-        let recorder = try Subprocess(
-            Self.environment(cli.dataDirectory, ["CAPTURE_COLLECTOR_PAYLOAD_LIMIT=80K"]) + [
-                CLI.executable, "start", "--foreground", "--continue-interrupted", "--sysfs-root", sysfs.path, "--source",
-                "iio:iio:device0", "--source", "nmea:" + terminal.path, "--flush-interval", "0.2", "--data-dir",
-                cli.dataDirectory,
-            ], bytes: [], executable: "/usr/bin/env")
-        defer { recorder.stop() }
-        terminal.closeSlave()
+        let box = try Box(["CAPTURE_COLLECTOR_PAYLOAD_LIMIT=80K"])
+        defer { box.end() }
+        let (cli, terminal, world, recorder) = (box.cli, box.terminal, box.world, box.recorder)
         world.moving.store(true, ordering: .relaxed)
         for _ in 0..<60 {
             _ = terminal.write(Self.epoch(world))

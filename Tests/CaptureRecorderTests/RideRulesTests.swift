@@ -175,6 +175,16 @@ struct RideRulesTests {
         #expect(world.machine.isFinished)
     }
 
+    @Test func aModalityChangeWhileArmedIsTheNextRidesModality() throws {
+        var world = World(machine: Self.armed())
+        world.run(2, speed: 0)
+        #expect(world.machine.command(.modality(.car), at: Self.t0 + 2_100, by: .control) == .applied([], outcome: .changed))
+        #expect(world.machine.command(.modality(.car), at: Self.t0 + 2_200, by: .control) == .applied([], outcome: .unchanged))
+        world.run(3, speed: 5)
+        guard case .beginRide(let flush, _, _) = try #require(world.actions.first) else { return }
+        #expect(flush.modality == .car)
+    }
+
     @Test func aShutdownDuringARideEndsItThenTheRun() {
         var world = World(machine: Self.armed())
         world.run(2, speed: 0)
@@ -258,6 +268,28 @@ struct RideRulesTests {
         let first = try #require(world.actions.capturedOfEnd)
         #expect(TransferSizeBound.bytes(first) < limit)
         #expect(first.accelerometer > 200)
+    }
+
+    @Test func statusSaysArmedOrStillSinceAndCountsTheRides() {
+        var world = World(machine: Self.armed())
+        world.run(2, speed: 0)
+        var report = StatusReport(dataDirectory: "/d", state: .idle)
+        report.recorder = world.machine.status(at: Self.t0 + 2_000)
+        report.ride = report.recorder?.ride
+        report.rides = RideTally([.begunByMotion: 2, .endedByPower: 1, .discardedAsStill: 1])
+        let armed = report.text(interrupted: "")
+        #expect(armed.hasPrefix("armed since "), "\(armed)")
+        #expect(armed.contains("rides      begun 2 by motion, 0 by size; ended 0 by motion, 1 by power"), "\(armed)")
+        #expect(armed.contains("1 discarded as still"))
+        world.run(20, speed: 5)
+        world.run(3, speed: 0)
+        report = StatusReport(dataDirectory: "/d", state: .capturing)
+        report.measurement = 9
+        report.recorder = world.machine.status(at: Self.t0 + 25_000)
+        report.ride = report.recorder?.ride
+        let still = report.text(interrupted: "")
+        #expect(still.contains("  ride       still since "), "\(still)")
+        #expect(still.contains(" m so far"))
     }
 
     @Test func anInterruptionContinuesOnlyWithinResumeWithin() {
