@@ -45,7 +45,7 @@ struct Sync: AsyncParsableCommand {
             let pass = DeliveryPass(
                 store: store, dataDirectory: directory, policy: device.delivery, retention: device.retention,
                 options: device.uploadOptions(appVersion: BuildInfo.version),
-                settings: { try device.uploadSettings() })
+                settings: { try device.uploadSettings(options: []) })
             outcome = try await pass.run(force: now, note: Self.log)
         } else {
             outcome = .nothingWaiting
