@@ -57,7 +57,7 @@ import Testing
         #expect(problems.dropFirst().allSatisfy { $0 == "pre-request: connection refused (127.0.0.1:1)" }, "\(problems)")
         let reason = try #require(report.results[0].reason)
         #expect(reason.hasSuffix("the collector never answered: pre-request: connection refused (127.0.0.1:1)"), "\(reason)")
-        // The second measurement finds what is left of the same short budget, not a new one.
+        // The second measurement gets the short budget too (the collector never answered in the run).
         #expect(
             report.results[1].reason?.hasSuffix("the collector never answered: pre-request: connection refused (127.0.0.1:1)") == true,
             "\(report.results[1])")
