@@ -31,24 +31,28 @@ extension DeviceConfiguration {
     ///
     /// - Throws: ``DeviceConfigurationError`` for `auth.issuer` without `auth.client_id`;
     ///   ``CollectorSettingsError`` for a malformed `upload.json` or no URL or token file
-    ///   (naming every place looked in); the token file's ``TokenFileError``.
-    public func uploadSettings() throws -> UploadSettings {
+    ///   (naming every place looked in, the command line only for the keys in `options`: the
+    ///   command's own options, so that `capture sync`, which has no `--url`, never says
+    ///   "pass --url"); the token file's ``TokenFileError``.
+    public func uploadSettings(options: Set<ConfigKey> = [.collectorURL, .tokenFile]) throws -> UploadSettings {
         let oauth = flags[.tokenFile] == nil ? try oauth() : nil
         _ = try uploadJSON.get()
-        guard let url = collectorURL else { throw CollectorSettingsError.missing(.collectorURL, searched: searched(.collectorURL)) }
+        guard let url = collectorURL else {
+            throw CollectorSettingsError.missing(.collectorURL, searched: searched(.collectorURL, options: options))
+        }
         // Checked by the resolver; the URLOrigin each makes is the token's scope.
         let trusted = trustedOrigins.value.compactMap(URLOrigin.init)
         if let oauth { return UploadSettings(collectorURL: url.value, credentials: .oauth(oauth), trustedOrigins: trusted) }
-        guard let tokenFile else { throw CollectorSettingsError.missing(.tokenFile, searched: searched(.tokenFile)) }
+        guard let tokenFile else { throw CollectorSettingsError.missing(.tokenFile, searched: searched(.tokenFile, options: options)) }
         return UploadSettings(
             collectorURL: url.value, credentials: .tokenFile(path: tokenFile.value, try TokenFile.read(tokenFile.value)),
             trustedOrigins: trusted)
     }
 
     /// Every place `key` is looked for, in order, for a message about a missing value.
-    private func searched(_ key: ConfigKey) -> [Origin] {
+    private func searched(_ key: ConfigKey, options: Set<ConfigKey>) -> [Origin] {
         var places: [Origin] = []
-        if let option = flags[key]?.option ?? key.option { places.append(.option(option)) }
+        if let option = flags[key]?.option ?? (options.contains(key) ? key.option : nil) { places.append(.option(option)) }
         places.append(.environment(key.environmentVariable))
         places.append(.file(path: file?.path ?? filePlace, key: key.name))
         if let field = key.uploadJSONField { places.append(.file(path: UploadJSON.path(in: dataDirectory.value), key: field)) }

@@ -261,7 +261,7 @@ public struct Doctor: Sendable {
         }
         let settings: UploadSettings
         do {
-            settings = try device.uploadSettings()
+            settings = try device.uploadSettings(options: [])
         } catch {
             return [
                 .pass("collector", "\(url) answers"),

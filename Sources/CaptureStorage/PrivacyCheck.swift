@@ -35,12 +35,12 @@ public struct PrivacyCheck: Sendable, Equatable {
     /// Looks at the data directory and at `capture.sqlite`, `-journal`, `-wal` and `-shm` in it
     /// (the last two of a store made in WAL mode by an earlier version): any
     /// permission bit for group or others counts. Paths that do not exist are not exposures, and
-    /// neither is a directory without a store: capture did not make it, and it is not for
-    /// capture to advise changing its mode.
+    /// neither is anything of a directory that holds things of others and no store
+    /// (``DataDirectory/isCaptures(_:)``): capture did not make it, and it is not for capture to
+    /// advise changing its mode.
     public init(dataDirectory: String) {
         var exposures: [Exposure] = []
-        guard FileManager.default.fileExists(atPath: (dataDirectory as NSString).appendingPathComponent("capture.sqlite"))
-        else {
+        guard DataDirectory.isCaptures(dataDirectory) else {
             self.exposures = []
             return
         }

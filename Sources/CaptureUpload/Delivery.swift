@@ -71,22 +71,20 @@ public enum Delivery {
         }
     }
 
-    /// Runs `body` with a client that fails a request at the first failed connection (the
-    /// shared client retries connecting until the deadline, and then reports the last error
-    /// only), then shuts it down.
+    /// Runs `body` with the probes' client: one that fails a request at the first failed
+    /// connection (the shared client retries connecting until the deadline, then reports the
+    /// last error only). One client for the process, as `HTTPClient.shared` is, so that the
+    /// token probe reuses the reachability probe's connection.
     static func withProbeClient<T: Sendable>(_ body: (HTTPClient) async throws -> T) async throws -> T {
+        try await body(probeClient)
+    }
+
+    /// Never shut down: it lives as long as the process, like `HTTPClient.shared`.
+    private static let probeClient: HTTPClient = {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         configuration.connectionPool.retryConnectionEstablishment = false
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        do {
-            let value = try await body(client)
-            try? await client.shutdown()
-            return value
-        } catch {
-            try? await client.shutdown()
-            throw error
-        }
-    }
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
 }
 
 extension Delivery {

@@ -16,6 +16,8 @@ public final class TransferProgress: Sendable {
         public var note = ""
         /// Whether a bar is on the screen, to be cleared by `end()`.
         var drawn = false
+        /// Whether this transfer was retried before (its first retry is also a line of its own).
+        var retried = false
 
         public init(id: Int64 = 0, total: Int64 = 0, sent: Int64 = 0, began: Date = Date(), note: String = "") {
             (self.id, self.total, self.sent, self.began, self.note) = (id, total, sent, began, note)
@@ -34,9 +36,10 @@ public final class TransferProgress: Sendable {
     public func update(_ sent: Int64) {
         guard enabled else { return }
         state.withLock { state in
-            state.sent = sent
+            let back = sent < state.sent
+            state = Self.advanced(state, to: sent)
             let now = Date()
-            guard now.timeIntervalSince(state.lastDraw) >= 0.1 || sent == state.total else { return }
+            guard now.timeIntervalSince(state.lastDraw) >= 0.1 || sent == state.total || back else { return }
             state.lastDraw = now
             state.drawn = true
             Self.draw(Self.line(state, now: now))
@@ -52,10 +55,46 @@ public final class TransferProgress: Sendable {
         }
     }
 
+    /// A retry after `milliseconds` because of `problem`: on a terminal in the bar, and the
+    /// transfer's first one also as a line of its own (it names the collector and must not be
+    /// cut at the terminal's width); without a terminal (a script, journald) a line each, on
+    /// standard error, with the real wait.
+    public func retrying(after milliseconds: Int64, problem: String) {
+        let text = Self.retryLine(after: milliseconds, problem: problem)
+        guard enabled else {
+            FileHandle.standardError.write(Data("upload: \(text)\n".utf8))
+            return
+        }
+        state.withLock { state in
+            if !state.retried { FileHandle.standardError.write(Data("\r\u{1B}[Kupload: \(text)\n".utf8)) }
+            state.retried = true
+            state.note = text
+            state.drawn = true
+            Self.draw(Self.line(state, now: Date()))
+        }
+    }
+
+    /// `retrying in 0.2 s: connection refused (127.0.0.1:1)`.
+    public static func retryLine(after milliseconds: Int64, problem: String) -> String {
+        "retrying in \(String(format: "%.1f", Double(milliseconds) / 1000)) s: \(problem)"
+    }
+
     /// Clears the bar, if one was drawn.
     public func end() {
         guard enabled, state.withLock({ state in defer { state.drawn = false }; return state.drawn }) else { return }
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+
+    /// `state` with `sent` bytes: the bar never goes back without saying why. Fewer bytes than
+    /// before means the uploader resumes where the collector stands (after a retry, the bytes
+    /// in flight were not all received): the note says so.
+    public static func advanced(_ state: State, to sent: Int64) -> State {
+        var state = state
+        if sent < state.sent {
+            state.note = "resuming at \(ByteCount.text(sent)), where the collector stands"
+        }
+        state.sent = sent
+        return state
     }
 
     /// `measurement 7 [######..] 1.2 MB/2.4 MB 600 kB/s ETA 0:00:02 – note`, at most 160 characters.

@@ -75,8 +75,5 @@ func printJSON(_ value: some Encodable) throws {
 extension DataDirectoryOptions {
     /// The store, if the data directory already has one; commands that only read or refuse
     /// create nothing on disk.
-    func existingStore() throws -> Store? {
-        guard FileManager.default.fileExists(atPath: path + "/capture.sqlite") else { return nil }
-        return try openStore()
-    }
+    func existingStore() throws -> Store? { try DataDirectory.existingStore(at: path) }
 }

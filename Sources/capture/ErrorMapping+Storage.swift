@@ -35,6 +35,7 @@ extension ImportFileError: CLIAdvised {
     var cliMessage: String {
         switch fault {
         case .notRegularFile: description + "; import a .ccyf file"
+        case .notTransferFile where looksLike != nil: description + "; `capture replay \(path)` reads it"
         case .alreadyImported(let id): description + " (`capture show \(id)`); " + Self.againHint
         case .unreadable: description + ": check its permissions"
         case .storage(let error): error.cliMessage

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CaptureExport
+import CaptureRecorder
 import CaptureStorage
 import CaptureSurface
 
@@ -141,7 +142,9 @@ struct Import: ParsableCommand {
             batches are stored as they came, split only at track boundaries and at 800 samples.
 
             Format v1/v2, truncated or corrupt files are refused with one line naming the \
-            problem and its byte offset (exit 65); nothing is stored.
+            problem and its byte offset (exit 65); nothing is stored. A recording that is not a \
+            transfer file (a capture trace, GPX, GeoJSON, CSV, an NMEA/UBX or gpsd log) is \
+            refused saying what it is: `capture replay FILE` reads those.
 
             The same ride is not stored twice by accident: a file whose content (fixes, events, \
             samples, whatever its compression) was imported before, or was exported from a ride \
@@ -157,7 +160,7 @@ struct Import: ParsableCommand {
     var again = false
 
     func run() throws {
-        let summary = try data.openStore().importTransferFile(at: file, duplicates: again ? .importAgain : .refuse)
+        let summary = try FileImport.transferFile(at: file, into: data.openStore(), duplicates: again ? .importAgain : .refuse)
         if output.json {
             try printJSON(summary)
         } else {

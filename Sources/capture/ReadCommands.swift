@@ -11,8 +11,7 @@ struct List: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        let entries =
-            try data.existingStore()?.listEntries(recorderRunning: RecorderLock.isHeld(directory: data.path)) ?? []
+        let entries = try RecorderControl(directory: data.path).list()
         if output.json {
             try printJSON(entries)
             return

@@ -47,7 +47,7 @@ struct Sync: AsyncParsableCommand {
             var pass = DeliveryPass(
                 store: store, dataDirectory: directory, policy: device.delivery, retention: device.retention,
                 options: device.uploadOptions(appVersion: BuildInfo.version),
-                settings: { try device.uploadSettings() })
+                settings: { try device.uploadSettings(options: []) })
             pass.login = try device.oauth()
             outcome = try await pass.run(force: now, note: Self.log)
         } else {

@@ -147,12 +147,8 @@ private struct ResultPrinter: UploadRunObserver {
 
     func transferSent(_ bytes: Int64) { progress.update(bytes) }
 
-    func transferRetrying(after milliseconds: Int64, problem: String) {
-        let line = "retrying in \(String(format: "%.1f", Double(milliseconds) / 1000)) s: \(problem)"
-        progress.note(line)
-        // Without a terminal (journald, scripts) the bar is off: a line at info level (-v).
-        if !progress.enabled { Log.info("upload: " + line) }
-    }
+    /// In the bar on a terminal (the first also as a line); a line each without one.
+    func transferRetrying(after milliseconds: Int64, problem: String) { progress.retrying(after: milliseconds, problem: problem) }
 
     func finished(_ result: UploadResult) {
         progress.end()

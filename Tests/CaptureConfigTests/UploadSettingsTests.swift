@@ -86,6 +86,14 @@ import Testing
                     .file(path: "/dev/null", key: "collector.token_file"), .file(path: json, key: "tokenFile"),
                 ])
         ) { try device([.collectorURL: .init("http://127.0.0.1:1/", option: "--url")]).uploadSettings() }
+        // A command without those options (`capture sync`, doctor) is not told to pass them (issue 32).
+        #expect(
+            throws: CollectorSettingsError.missing(
+                .collectorURL,
+                searched: [
+                    .environment("CAPTURE_UPLOAD_URL"), .file(path: "/dev/null", key: "collector.url"), .file(path: json, key: "url"),
+                ])
+        ) { try device().uploadSettings(options: []) }
     }
 
     @Test func theURLIsCheckedBeforeTheTokenFile() throws {

@@ -188,6 +188,18 @@ import Testing
         #expect(bare.stdout == "2\n")
     }
 
+    /// Issue 32: `capture import ride.gpx` answered "corrupt raw deflate data".
+    @Test func importOfARecordingReplayReadsPointsToReplay() throws {
+        let cli = CLI()
+        let gpx = Repository.fixture("golden/export/ride.gpx")
+        let refused = try cli.run(["import", gpx])
+        #expect(refused.status == 65)
+        #expect(
+            refused.stderr
+                == "capture: \(gpx) is a GPX track, not a Cyface v3 transfer file; nothing imported; `capture replay \(gpx)` reads it\n")
+        #expect(try cli.run(["list"]).stdout.hasPrefix("no measurements yet"), "nothing was stored")
+    }
+
     @Test func anOpenMeasurementIsRefusedByEveryFormat() throws {
         let cli = CLI()
         let store = try Store(directory: cli.dataDirectory)

@@ -116,11 +116,12 @@ private func modes(under directory: String) -> [String: String] {
         defer { try? FileManager.default.removeItem(atPath: foreign) }
         #expect(chmod(foreign, 0o755) == 0)
         #expect(FileManager.default.createFile(atPath: foreign + "/passwd", contents: Data("root:x:0:0\n".utf8)))
+        try FileManager.default.createDirectory(atPath: foreign + "/ssl", withIntermediateDirectories: false)
         for command in [["status"], ["status", "--json"], ["pause"]] {
             let refused = try Program.run(CLI.executable, command + ["--data-dir", foreign]).cliResult
             expectRefusal(
                 refused, 74,
-                "cannot open the data directory \(foreign): it is not a capture data directory: it holds other files (passwd) "
+                "cannot open the data directory \(foreign): it is not a capture data directory: it holds other files (passwd and 1 more) "
                     + "and no capture.sqlite; choose a new or empty directory with --data-dir", "\(command)")
             #expect(!refused.stderr.contains("chmod"), "\(refused.stderr)")
         }
@@ -128,7 +129,7 @@ private func modes(under directory: String) -> [String: String] {
         expectRefusal(
             file, 74, "cannot open the data directory \(foreign)/passwd: it is a file, not a directory; choose another --data-dir",
             "status of a file")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: foreign) == ["passwd"], "nothing was created")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: foreign).sorted() == ["passwd", "ssl"], "nothing was created")
         #expect(permissions(foreign) == 0o755)
     }
 }

@@ -18,15 +18,16 @@ import Testing
     @Test func aFileOrAForeignDirectoryIsRefused() throws {
         defer { try? FileManager.default.removeItem(atPath: root) }
         let etc = try make("etc", files: ["passwd", "hosts"])
+        try FileManager.default.createDirectory(atPath: etc + "/ssl", withIntermediateDirectories: false)
         #expect(throws: StoreError.cannotOpen(
             path: etc,
-            reason: "it is not a capture data directory: it holds other files (hosts and 1 more) and no capture.sqlite; "
+            reason: "it is not a capture data directory: it holds other files (hosts and 2 more) and no capture.sqlite; "
                 + "choose a new or empty directory with --data-dir")) { try DataDirectory.check(etc) }
         #expect(throws: StoreError.cannotOpen(path: etc + "/passwd", reason: "it is a file, not a directory; choose another --data-dir")) {
             _ = try DataDirectory.existingStore(at: etc + "/passwd")
         }
         // Nothing was created in either.
-        #expect(try FileManager.default.contentsOfDirectory(atPath: etc).sorted() == ["hosts", "passwd"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: etc).sorted() == ["hosts", "passwd", "ssl"])
         // And no mode of theirs is called an exposure.
         #expect(PrivacyCheck(dataDirectory: etc).isPrivate)
     }
@@ -38,6 +39,11 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: root + "/not-yet"))
         let prepared = try make("prepared", files: ["upload.json", "recorder.log"])
         #expect(try DataDirectory.existingStore(at: prepared) == nil)
+        #expect(PrivacyCheck(dataDirectory: prepared).exposures.count == 1, "capture's own, though without a store yet")
+        // A trace of the user's beside the rides-to-be: accepted, and its mode not capture's to judge.
+        let traces = try make("traces", files: ["ride.trace"])
+        #expect(try DataDirectory.existingStore(at: traces) == nil)
+        #expect(PrivacyCheck(dataDirectory: traces).isPrivate)
         // A store makes any directory capture's own; its loose mode is then reported.
         let used = try make("used", files: ["notes.txt"])
         _ = try Store(directory: used)
