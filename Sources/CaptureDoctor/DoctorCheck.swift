@@ -43,6 +43,8 @@ public struct DoctorReport: Encodable, Sendable, Equatable {
     public var passed: Int
     public var warnings: Int
     public var failed: Int
+    /// The medium's figures (`capture doctor --storage`); nil otherwise.
+    public var storage: StorageLatency?
 
     /// The report of `checks`.
     public init(checks: [DoctorCheck]) {

@@ -86,7 +86,7 @@ public struct LaunchFailure: Error, Codable, Sendable, Equatable, CustomStringCo
             case .measurementNotFound: kind = .notFound
             case .alreadyOpen: kind = .measurementOpen
             case .diskFull: kind = .diskFull
-            case .cannotOpen, .corrupt, .busy, .database: kind = .io
+            case .cannotOpen, .writeFailed, .corrupt, .busy, .database: kind = .io
             }
         case let error as SourceError:
             switch error {

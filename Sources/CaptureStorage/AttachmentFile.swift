@@ -117,13 +117,20 @@ extension AttachmentFile {
     /// (a cut right after the measurement finished can tear its last line, the summary).
     public static func cutTornLastLine(_ path: String) {
         guard let data = FileManager.default.contents(atPath: path), !data.isEmpty else { return }
+        // A line is whole if it parses (a blank one too); a torn prefix of an object never does.
+        func isWhole(_ line: Data) -> Bool {
+            !line.contains(0)
+                && (line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D } || (try? JSONSerialization.jsonObject(with: line)) != nil)
+        }
         var whole = 0
         for (index, byte) in data.enumerated() where byte == 0x0A {
-            let line = data[whole..<index]
-            guard !line.contains(0), (try? JSONSerialization.jsonObject(with: Data(line))) != nil else { break }
+            guard isWhole(Data(data[whole..<index])) else { break }
             whole = index + 1
         }
         guard whole < data.count else { return }
+        // The last line without its newline is kept when it parses: a file written whole that way.
+        let rest = Data(data[whole...])
+        if !rest.contains(0x0A), isWhole(rest) { return }
         _ = Glibc.truncate(path, off_t(whole))
         let fd = Glibc.open(path, O_WRONLY | O_CLOEXEC)
         guard fd >= 0 else { return }

@@ -153,8 +153,11 @@ public final class FlushLog {
         _ = posix_fallocate(fd, 0, off_t(size))
     }
 
+    /// A failed write or `fdatasync`. Never retried (but for EINTR): after an EIO, Linux marks
+    /// the unwritten pages clean, so a second `fdatasync` would succeed without them
+    /// (PostgreSQL's "fsyncgate"). The recorder stops on it and commits what it holds in memory.
     private static func failure(_ code: Int32, path: String) -> StoreError {
-        code == ENOSPC || code == EDQUOT ? .diskFull(path: path) : .cannotOpen(path: path, reason: String(cString: strerror(code)))
+        code == ENOSPC || code == EDQUOT ? .diskFull(path: path) : .writeFailed(path: path, reason: String(cString: strerror(code)))
     }
 
     static func rounded(_ length: Int) -> Int { (length + alignment - 1) / alignment * alignment }

@@ -11,6 +11,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case diskFull(path: String)
     /// The data directory cannot be created or written.
     case cannotOpen(path: String, reason: String)
+    /// A write or sync of a file the store keeps failed (an `fdatasync` with EIO: the medium
+    /// failing): what it held is not durable, and the sync is never tried again as if it were.
+    case writeFailed(path: String, reason: String)
     /// The database file is damaged or is not a capture database.
     case corrupt(path: String, reason: String)
     /// Another process held the database longer than this one would wait; nothing of the
@@ -26,6 +29,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .diskFull(let path):
             "the disk holding \(path) is full (or the store reached its size limit); nothing committed was lost"
         case .cannotOpen(let path, let reason): "cannot open the data directory \(path): \(reason)"
+        case .writeFailed(let path, let reason): "writing \(path) failed: \(reason); what it held is not on the medium"
         case .corrupt(let path, let reason): "the database \(path) is damaged: \(reason)"
         case .busy(let path): "the database \(path) is busy: another process held it too long; try again"
         case .database(let message): "database error: \(message)"

@@ -307,8 +307,10 @@ public struct UploadRun: Sendable {
             var result = UploadResult(measurement: id, outcome: .uploaded, attachment: attachment.id, name: attachment.name)
             let file: TransferFile
             do {
-                // A log cut by a power cut goes out as its whole lines.
-                if attachment.format == .jsonl { AttachmentFile.cutTornLastLine(attachment.path(in: dataDirectory)) }
+                // The recorder's log, torn by a power cut, goes out as its whole lines.
+                if attachment.format == .jsonl, attachment.name == "recorder.jsonl" {
+                    AttachmentFile.cutTornLastLine(attachment.path(in: dataDirectory))
+                }
                 file = try TransferFile(hashing: attachment.path(in: dataDirectory))
             } catch {
                 try store.finishAttachmentUpload(attachment.id, status: .skipped, reason: "its file is gone: \(error)")

@@ -63,17 +63,17 @@ final class Context {
         return "\(label)-\(serial)"
     }
 
-    /// Starts `capture ARGS --data-dir DIR` without waiting.
-    func spawnCapture(_ arguments: [String], dataDirectory: String) throws -> Child {
+    /// Starts `capture ARGS --data-dir DIR` without waiting (`environment`: `NAME=value` added).
+    func spawnCapture(_ arguments: [String], dataDirectory: String, environment: [String] = []) throws -> Child {
         log("capture \(arguments.joined(separator: " "))")
         return try Child(
             capture, arguments + ["--data-dir", dataDirectory], directory: work,
-            name: outputName(arguments.first ?? "capture"))
+            name: outputName(arguments.first ?? "capture"), extraEnvironment: environment)
     }
 
     /// Runs `capture ARGS --data-dir DIR` to its end (at most `timeout` s, then it is killed).
-    func capture(_ arguments: [String], dataDirectory: String, timeout: Double = 120) throws -> Outcome {
-        let child = try spawnCapture(arguments, dataDirectory: dataDirectory)
+    func capture(_ arguments: [String], dataDirectory: String, environment: [String] = [], timeout: Double = 120) throws -> Outcome {
+        let child = try spawnCapture(arguments, dataDirectory: dataDirectory, environment: environment)
         guard let status = child.wait(seconds: timeout) else {
             throw CampaignError("capture \(arguments.joined(separator: " ")) did not end within \(Int(timeout)) s")
         }

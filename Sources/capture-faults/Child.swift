@@ -12,7 +12,8 @@ final class Child {
     private var exitStatus: Int32?
 
     /// Starts `executable` with `arguments`; output goes to `<directory>/<name>.out` and `.err`.
-    init(_ executable: String, _ arguments: [String], directory: String, name: String) throws {
+    /// `extraEnvironment` (`NAME=value`) is added to this process's environment.
+    init(_ executable: String, _ arguments: [String], directory: String, name: String, extraEnvironment: [String] = []) throws {
         self.name = name
         outputPath = directory + "/" + name + ".out"
         errorPath = directory + "/" + name + ".err"
@@ -24,8 +25,17 @@ final class Child {
         posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        var environment: [UnsafeMutablePointer<CChar>?] = []
+        var index = 0
+        while let entry = environ[index] {
+            environment.append(entry)
+            index += 1
+        }
+        let added = extraEnvironment.map { strdup($0) }
+        defer { added.forEach { free($0) } }
+        environment += added + [nil]
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        let result = posix_spawn(&pid, executable, &actions, nil, argv, environment)
         guard result == 0 else {
             throw CampaignError("cannot start \(executable): \(String(cString: strerror(result)))")
         }

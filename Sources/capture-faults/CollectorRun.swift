@@ -1,3 +1,4 @@
+import CaptureStorage
 import Foundation
 import Glibc
 
@@ -107,4 +108,19 @@ final class CollectorRun {
         ((try? String(contentsOfFile: directory + "/data/ranges.log", encoding: .utf8)) ?? "")
             .split(separator: "\n").map(String.init)
     }
+}
+
+/// Checks a finished delivery: `collector` holds each of `files` (measurement → `capture export`
+/// bytes) exactly once, byte-identical, and the store in `data` has each marked uploaded.
+func checkDelivered(_ files: [Int64: Data], to collector: CollectorRun, from data: String, label: String, tally: Tally) throws {
+    let stored = try collector.stored()
+    for (id, bytes) in files {
+        let copies = stored.filter { $0.measurement == String(id) }
+        tally.check(copies.count == 1, "\(label): measurement \(id) stored \(copies.count) times")
+        tally.check(copies.allSatisfy { $0.bytes == bytes }, "\(label): measurement \(id) stored bytes differ from capture export")
+    }
+    let states = try Store.inspect(data) { try $0.uploads() }
+    tally.check(
+        files.keys.allSatisfy { states[$0]?.status == .uploaded },
+        "\(label): local upload states \(files.keys.sorted().map { "\($0): \(states[$0]?.status.rawValue ?? "pending")" })")
 }

@@ -1,7 +1,7 @@
 // capture-faults: the bounded fault campaign of issue 6 (docs/faults.md).
 //
 //   capture-faults [--recorder-kills 50] [--upload-kills 20] [--measurements 100]
-//                  [--fault-rate 0.3] [--seed N] [--trace fixtures/bicycle.trace]
+//                  [--fault-rate 0.3] [--power-cuts 500] [--seed N] [--trace fixtures/bicycle.trace]
 //
 // Drives the built `capture` and `capture-collector` (next to this executable) with posix_spawn,
 // kills them at seeded random moments, checks what survives with CaptureStorage, prints one
@@ -19,7 +19,9 @@ struct Faults: ParsableCommand {
         abstract: "Run the fault campaign against the built capture and capture-collector; print one table.",
         discussion: """
             Campaigns: kill -9 of the recorder (trace and fake IIO sources, alternating), kill -9 \
-            of capture upload against a throttled collector, a full store (--max-store-size), and \
+            of capture upload against a throttled collector, power cuts during live recording and \
+            an upload (the states a cut can leave, built from the journal of the powercut shim, \
+            scripts/powercut/powercut.c), a full store (--max-store-size), and \
             the collector's random fault plan over many measurements, and a simulated week of \
             rides with the timer's capture sync, the collector down half the time and a store \
             budget (under Debian's faketime). Exit status 0 when every \
@@ -33,6 +35,8 @@ struct Faults: ParsableCommand {
     @Option(help: "Days of the simulated week of rides, collector down half the time, store on a budget (0 skips, else ≥ 3).")
     var weekDays = 7
     @Flag(inversion: .prefixedNo, help: "Run the full-disk campaign.") var fullDisk = true
+    @Option(help: "Power cuts (crash states built from the powercut shim's journal; 0 skips).") var powerCuts = 500
+    @Option(help: "The powercut shim's C source, built with cc.") var powercutSource = "scripts/powercut/powercut.c"
     @Option(help: "Seed of the random moments and faults (default: random, printed).") var seed: UInt64?
     @Option(help: "The native trace to capture from and derive rides from.") var trace = "fixtures/bicycle.trace"
     @Option(help: "The recorder's flush interval in seconds.") var flushInterval = 1.0
@@ -47,7 +51,7 @@ struct Faults: ParsableCommand {
     @Flag(help: "Print every command.") var verbose = false
 
     func validate() throws {
-        guard recorderKills >= 0, uploadKills >= 0, measurements >= 0, weekDays >= 0 else {
+        guard recorderKills >= 0, uploadKills >= 0, measurements >= 0, weekDays >= 0, powerCuts >= 0 else {
             throw ValidationError("counts must be ≥ 0")
         }
         guard weekDays == 0 || weekDays >= Week.minimumDays else {
@@ -106,6 +110,12 @@ struct Faults: ParsableCommand {
         if uploadKills > 0 {
             attempt("capture upload kill -9") {
                 [try UploadKills(context: context, copies: rideCopies, uploadSeconds: uploadSeconds).run(count: uploadKills)]
+            }
+        }
+        if powerCuts > 0 {
+            attempt("power cut") {
+                let shim = try PowerCuts.buildShim(source: URL(fileURLWithPath: powercutSource).standardizedFileURL.path, context: context)
+                return try PowerCuts(context: context, shim: shim, flushInterval: flushInterval, allowance: allowance).run(cuts: powerCuts)
             }
         }
         if fullDisk { attempt("full disk") { [try FullDisk(context: context).run()] } }

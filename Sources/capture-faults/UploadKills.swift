@@ -100,15 +100,7 @@ struct UploadKills {
             // Exactly once, byte-identical.
             let stored = try collector.stored()
             tally.check(stored.count == files.count, "\(label): the collector holds \(stored.count) uploads, expected \(files.count)")
-            for (id, bytes) in files {
-                let copies = stored.filter { $0.measurement == String(id) }
-                tally.check(copies.count == 1, "\(label): measurement \(id) stored \(copies.count) times")
-                tally.check(copies.allSatisfy { $0.bytes == bytes }, "\(label): measurement \(id) stored bytes differ from capture export")
-            }
-            let states = try Store.inspect(data) { try $0.uploads() }
-            tally.check(
-                files.keys.allSatisfy { states[$0]?.status == .uploaded },
-                "\(label): local upload states \(files.keys.sorted().map { "\($0): \(states[$0]?.status.rawValue ?? "pending")" })")
+            try checkDelivered(files, to: collector, from: data, label: label, tally: tally)
 
             // Resumed where the collector stood.
             let after = collector.ranges.dropFirst(mark)

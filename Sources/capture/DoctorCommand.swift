@@ -23,6 +23,11 @@ struct Doctor: AsyncParsableCommand {
             do. A summary line ends the report. --json prints {checks: [{check, status, detail, \
             advice}], passed, warnings, failed}.
 
+            --storage measures the data directory's medium instead: 4 KiB writes, each followed by \
+            fdatasync, for --seconds; p50, p99 and max; a warning when five syncs (one flush and a \
+            staged commit) at p99 take over half of capture.flush_interval. JSON adds storage: \
+            {rounds, p50Milliseconds, p99Milliseconds, maxMilliseconds}.
+
             EXIT CODES: 0 no check failed (warnings allowed); 1 at least one check failed; \
             64 bad arguments.
             """)
@@ -34,6 +39,9 @@ struct Doctor: AsyncParsableCommand {
 
     @Option(help: "Where sys/bus/iio/devices and dev are looked up.")
     var sysfsRoot = "/"
+
+    @Flag(help: "Measure the data directory's medium (write + fdatasync latency) for --seconds instead.")
+    var storage = false
 
     func validate() throws {
         guard seconds >= 0, seconds <= 600 else { throw ValidationError("--seconds: 0 to 600") }
@@ -53,7 +61,7 @@ struct Doctor: AsyncParsableCommand {
             guard let fallback = try? DeviceSettings.load(data.configFlags, file: "/dev/null") else { throw ExitCode(1) }
             device = fallback
         }
-        let report = await doctor.run(device, configuration: configuration)
+        let report = storage ? doctor.storage(device) : await doctor.run(device, configuration: configuration)
         if output.json { try printJSON(report) } else { print(report.text) }
         if report.failed > 0 { throw ExitCode(1) }
     }

@@ -22,6 +22,18 @@ import Testing
         return (result.status, checks, order)
     }
 
+    /// `--storage` measures the data directory's medium instead of the other checks, and leaves
+    /// nothing behind in it.
+    @Test func storageMeasuresTheMedium() throws {
+        let device = Device()
+        device.write("data_dir: \(device.data)\n")
+        try FileManager.default.createDirectory(atPath: device.data, withIntermediateDirectories: true)
+        let run = try Self.doctor(device, ["--storage"])
+        #expect(run.status == 0 && run.order == ["storage"], "\(run.checks)")
+        #expect(run.checks["storage"]?["detail"]?.contains("fdatasync: p50") == true, "\(run.checks)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: device.data).isEmpty)
+    }
+
     @Test func aHealthyDevicePassesEveryCheckAndUploadsNothing() throws {
         let collector = try CollectorProcess()
         let device = Device()

@@ -28,6 +28,15 @@ import Testing
         #expect(contents == whole)
     }
 
+    /// A file written whole without a final newline, or with a blank line, is not torn.
+    @Test func aLastLineWithoutNewlineAndABlankLineStay() throws {
+        defer { unlink(path) }
+        let text = whole + "\n{\"event\":\"stop\",\"t\":3}"
+        try write(Array(text.utf8))
+        AttachmentFile.cutTornLastLine(path)
+        #expect(contents == text)
+    }
+
     @Test func aWholeLogAndAMissingOneStayAsTheyAre() throws {
         defer { unlink(path) }
         AttachmentFile.cutTornLastLine(path)
