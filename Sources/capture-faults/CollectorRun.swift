@@ -16,7 +16,12 @@ final class CollectorRun {
     /// - Parameter restartable: listen on a free port below the kernel's ephemeral range
     ///   (32768 and up), so that while this collector is stopped no other process that binds
     ///   port 0 (another test's collector) can take its port before it comes back.
-    init(context: Context, arguments: [String], continuing previous: CollectorRun? = nil, restartable: Bool = false) throws {
+    /// - Parameter withTokenFile: clients authenticate with the token file; `false` for a
+    ///   collector whose `arguments` choose another way (`--issuer`).
+    init(
+        context: Context, arguments: [String], continuing previous: CollectorRun? = nil, restartable: Bool = false,
+        withTokenFile: Bool = true
+    ) throws {
         if let previous {
             directory = previous.directory
             tokenFile = previous.tokenFile
@@ -32,7 +37,8 @@ final class CollectorRun {
         context.log("capture-collector \(arguments.joined(separator: " "))")
         child = try Child(
             context.collector,
-            ["--port", String(previous?.port ?? (restartable ? try Self.portBelowEphemeralRange() : 0)), "--data-dir", directory + "/data", "--token-file", tokenFile] + arguments,
+            ["--port", String(previous?.port ?? (restartable ? try Self.portBelowEphemeralRange() : 0)), "--data-dir", directory + "/data"]
+                + (withTokenFile ? ["--token-file", tokenFile] : []) + arguments,
             directory: directory, name: context.outputName("collector"))
         var port: Int?
         let deadline = Clock.now() + 30

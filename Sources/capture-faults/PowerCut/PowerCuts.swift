@@ -16,6 +16,7 @@ import Glibc
 ///   into the cache, then sending). Per cut: the store passes
 ///   `integrity_check`; `capture upload` succeeds against the same collector; the collector
 ///   holds each ride exactly once, byte-identical to `capture export`.
+/// * **login** (`PowerCuts+Login.swift`): `capture sync` refreshing a device login.
 struct PowerCuts {
     let context: Context
     /// The built shim (`libpowercut.so`).
@@ -25,11 +26,14 @@ struct PowerCuts {
     let allowance: Int64
 
     /// What the cuts found, over all scenarios.
-    private final class Figures {
+    final class Figures {
         var states = 0
         var bytesLost = 0
         var worstLoss = 0
         var allowed = 0
+        /// Login cuts that left the old login, and the new one.
+        var oldLogin = 0
+        var newLogin = 0
     }
 
     /// Builds the shim from `source` into the work directory with the C compiler.
@@ -42,8 +46,8 @@ struct PowerCuts {
         return output
     }
 
-    /// Runs `cuts` cuts: half during live recording, three in ten during an upload, the rest
-    /// during `capture import` and `capture attach`.
+    /// Runs `cuts` cuts: half during live recording, three in ten during an upload, one in ten
+    /// during a login refresh, the rest during `capture import` and `capture attach`.
     func run(cuts: Int) throws -> [Tally] {
         let control = Tally("power cut, the simulator itself")
         try runControl(tally: control)
@@ -55,12 +59,16 @@ struct PowerCuts {
         let importFigures = Figures()
         let liveCuts = max(1, cuts / 2)
         let uploadCuts = cuts * 3 / 10
-        let importCuts = cuts - liveCuts - uploadCuts
+        let loginCuts = cuts / 10
+        let importCuts = cuts - liveCuts - uploadCuts - loginCuts
         try runLive(cuts: liveCuts, tally: live, figures: liveFigures)
         let eio = Tally("power cut, fdatasync EIO")
         try runSyncFailure(tally: eio)
         if uploadCuts > 0 { try runUpload(cuts: uploadCuts, tally: upload, figures: uploadFigures) }
         if importCuts > 0 { try runImport(cuts: importCuts, tally: importing, figures: importFigures) }
+        let login = Tally("power cut, a login refresh")
+        let loginFigures = Figures()
+        if loginCuts > 0 { try runLogin(cuts: loginCuts, tally: login, figures: loginFigures) }
         live.worst =
             "\(liveFigures.states) states; max \(liveFigures.worstLoss) samples lost vs kill -9 at the same step, "
             + "\(liveFigures.allowed) allowed (\(format(flushInterval)) s flush + \(allowance) ms); "
@@ -71,7 +79,12 @@ struct PowerCuts {
             "\(importFigures.states) states; the ride there whole or not at all, never twice; \(importFigures.bytesLost / 1024) KiB of unsynced writes dropped or torn"
         control.worst = "an unsynced truncate, write, mkdir and rename undone; a kill -9 keeps them"
         eio.worst = "the flush log's 3rd fdatasync fails: the recorder stops, nothing it committed depends on it"
+        login.worst =
+            "\(loginFigures.states) states; login.json the old login (\(loginFigures.oldLogin)) or the new (\(loginFigures.newLogin)), "
+            + "the next sync works with it; "
+            + "\(loginFigures.bytesLost / 1024) KiB of unsynced writes dropped or torn"
         return [control, live, eio] + (uploadCuts > 0 ? [upload] : []) + (importCuts > 0 ? [importing] : [])
+            + (loginCuts > 0 ? [login] : [])
     }
 
     /// The simulator's own check: `sh` overwrites a file in place, makes a directory with a
@@ -99,13 +112,13 @@ struct PowerCuts {
     }
 
     /// The environment that puts a command under the shim, journalling into `journal`.
-    private func environment(root: String, journal: String) -> [String] {
+    func environment(root: String, journal: String) -> [String] {
         ["LD_PRELOAD=" + shim, "POWERCUT_ROOT=" + root, "POWERCUT_JOURNAL=" + journal]
     }
 
     /// Builds the state after `cut` steps into `<work>/<name>-<run>`, counts it, and runs
     /// `checks` on it; the directory is removed unless a check failed.
-    private func onState(
+    func onState(
         _ states: CrashStates, cut: Int, mode: CrashStates.Mode, name: String, tally: Tally, figures: Figures,
         _ checks: (String) throws -> Void
     ) throws {
@@ -126,7 +139,7 @@ struct PowerCuts {
     }
 
     /// Points to cut at: half anywhere, half right before a sync (its writes done, not yet durable).
-    private func cutPoints(_ count: Int, states: CrashStates) -> [Int] {
+    func cutPoints(_ count: Int, states: CrashStates) -> [Int] {
         let syncs = states.syncPoints
         return (0..<count).map { index in
             if index % 2 == 1, !syncs.isEmpty { return syncs[context.integer(0..<syncs.count)] }
