@@ -164,12 +164,14 @@ struct Week {
         tally.check(unreachable > 0, "the collector was never found down")
         tally.worst = "store at most \(worstSize / 1024) KiB of \(budget / 1024) KiB; \(pruned) delivered rides pruned; "
             + "down \(downHours) of \(days * 24) h, \(unreachable) passes found it down"
+        Self.sweepFaketimeLeftovers()
         return tally
     }
 
     /// `faketime -f @TIME capture ARGS --data-dir DATA` with only the given configuration.
     private func capture(_ arguments: [String], at time: Int64, data: String, config: String) throws -> Outcome {
         context.log("[\(Self.iso(time))] capture \(arguments.joined(separator: " "))")
+        Self.sweepFaketimeLeftovers()
         let child = try Child(
             "/usr/bin/env",
             ["-i", "PATH=/usr/bin:/bin", "HOME=\(data)/../home", "CAPTURE_CONFIG=\(config)",
@@ -180,6 +182,18 @@ struct Week {
             throw CampaignError("capture \(arguments.joined(separator: " ")) did not end within 120 s")
         }
         return Outcome(status: status, stdout: child.stdout, stderr: child.stderr)
+    }
+
+    /// Removes the semaphores and shared memory (`/dev/shm/sem.faketime_sem_PID`,
+    /// `/dev/shm/faketime_shm_PID`) of `faketime` wrappers that are gone: a wrapper killed with
+    /// SIGKILL leaves them behind, and a later wrapper given the same pid (pids wrap at
+    /// `pid_max`, 32768 here) then fails with "faketime: sem_open: File exists".
+    static func sweepFaketimeLeftovers() {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/dev/shm") else { return }
+        for name in names where name.hasPrefix("sem.faketime_sem_") || name.hasPrefix("faketime_shm_") {
+            guard let pid = name.split(separator: "_").last.flatMap({ pid_t($0) }), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            unlink("/dev/shm/" + name)
+        }
     }
 
     /// `YYYY-MM-DD hh:mm:ss` in UTC, as faketime takes an absolute time.
