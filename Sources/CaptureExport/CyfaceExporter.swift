@@ -10,9 +10,8 @@ public struct CyfaceExporter: MeasurementExporter {
     public let name = "cyface"
     public let summary = """
         the Cyface v3 transfer file, byte for byte what an upload sends (raw deflate of 00 03 + \
-        protobuf). Only finished measurements (exit 3 otherwise); the file is cached in <data \
-        dir>/transfer/ and reused until the measurement changes. It always carries every fix, so \
-        --clean does not apply.
+        protobuf). The file is cached in <data dir>/transfer/ and reused until the measurement \
+        changes. It always carries every fix, so --clean does not apply.
         """
     public let filtersFixes = false
 

@@ -43,9 +43,9 @@ struct Export: ParsableCommand {
             everything.
 
             --clean keeps only fixes with 1 < speed < 100 m/s and accuracy < 20 m (gpx, geojson, \
-            csv locations). Files are written atomically: a temporary file, then a rename; on \
-            failure nothing is left behind. Without -o (or with -o -) output goes to standard \
-            output.
+            csv locations). Only finished measurements: every format refuses an open one (exit \
+            3). Files are written atomically (a temporary file, then a rename; on failure nothing \
+            is left behind). Without -o (or with -o -) output goes to standard output.
 
             \(ExitStatus.help)
             """)
