@@ -111,18 +111,31 @@ public struct DeliveryPass: Sendable {
         return held
     }
 
+    /// A pass of a device with no store yet (nothing recorded, nothing to send): it only keeps
+    /// the device login alive, so that a box logged in before its first ride stays logged in.
+    public static func withoutStore(login: OAuthSettings?, now: Int64, note: @Sendable (Note) -> Void) async -> Outcome {
+        guard let login, let gone = await keepAlive(login, now: now, note: note) else { return .nothingWaiting }
+        return .loginGone(gone, waiting: 0)
+    }
+
+    /// Refreshes `login` when due, noting what happened; the login's report when it is gone.
+    private static func keepAlive(_ login: OAuthSettings, now: Int64, note: @Sendable (Note) -> Void) async -> LoginLifetime.Report? {
+        switch await LoginKeepAlive.run(login, now: now) {
+        case .gone(let report): return report
+        case .refreshed(let report): note(.loginRefreshed(report))
+        case .failed(let why): note(.loginNotRefreshed(why))
+        case .none, .fresh: break
+        }
+        return nil
+    }
+
     /// One pass, holding the uploader lock.
     private func pass(force: Bool, note: @Sendable (Note) -> Void) async throws -> Outcome {
         let totals = try store.deliveryTotals()
         var state = try store.deliveryState()
         let now = clock()
-        if let login {
-            switch await LoginKeepAlive.run(login, now: now) {
-            case .gone(let report): return .loginGone(report, waiting: totals.waiting)
-            case .refreshed(let report): note(.loginRefreshed(report))
-            case .failed(let why): note(.loginNotRefreshed(why))
-            case .none, .fresh: break
-            }
+        if let login, let gone = await Self.keepAlive(login, now: now, note: note) {
+            return .loginGone(gone, waiting: totals.waiting)
         }
         switch Delivery.decide(totals: totals, state: state, policy: policy, now: now, force: force) {
         case .nothingWaiting: return .nothingWaiting

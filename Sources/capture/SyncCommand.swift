@@ -51,7 +51,7 @@ struct Sync: AsyncParsableCommand {
             pass.login = try device.oauth()
             outcome = try await pass.run(force: now, note: Self.log)
         } else {
-            outcome = .nothingWaiting
+            outcome = await DeliveryPass.withoutStore(login: try device.oauth(), now: Delivery.nowMs(), note: Self.log)
         }
         if output.json { try printJSON(outcome.report) } else { Self.lines(outcome, directory: directory).forEach { print($0) } }
         switch outcome {

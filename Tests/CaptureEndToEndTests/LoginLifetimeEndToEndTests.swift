@@ -72,6 +72,27 @@ import Testing
         #expect(try device.collector.stored().count == 1)
     }
 
+    /// A box logged in before its first ride has no store: its sync passes still keep the login
+    /// alive (and create nothing).
+    @Test func aLoginIsKeptAliveBeforeTheFirstRide() throws {
+        let device = try IssuerDevice(["--no-offline-access", "--sso-session-idle", "4", "--sso-session-max", "3600"])
+        #expect(try device.login().status == 0)
+        let store = device.data + "/capture.sqlite"
+        #expect(!FileManager.default.fileExists(atPath: store))
+        let before = try Data(contentsOf: URL(fileURLWithPath: device.loginFile))
+        sleep(3)  // past half the stated life of 4 s
+        let sync = try device.run(["sync", "--json"])
+        #expect(sync.status == 0, "\(sync)")
+        #expect(Self.object(sync.stdout)["decision"] as? String == "nothing-waiting", "\(sync.stdout)")
+        let after = try Data(contentsOf: URL(fileURLWithPath: device.loginFile))
+        #expect(after != before, "the login was not refreshed")
+        #expect(try Self.lifetime(device)["refresh_expires_in"] as? Int == 4)
+        #expect(!FileManager.default.fileExists(atPath: store))
+        // Still alive two seconds past the first life: the refresh renewed the session.
+        sleep(3)
+        #expect(try device.run(["sync", "--json"]).status == 0)
+    }
+
     @Test func anOfflineLoginOutlivesTheSessionIdleAndMax() throws {
         let device = try IssuerDevice(["--sso-session-idle", "1", "--sso-session-max", "2"])
         let login = try device.login()
