@@ -107,49 +107,30 @@ struct Start: ParsableCommand {
         let device = try data.device()
         let options = SourceOptions(sysfsRoot: sysfsRoot, rate: rate?.hertz, loop: loop)
         let flushMilliseconds = flushInterval?.milliseconds ?? Int64((device.flushInterval.value.seconds * 1000).rounded())
-        let modality = modality ?? device.modality.value
-        let control = RecorderControl(directory: data.path)
-        if continueInterrupted, let interrupted = try control.interruptedMeasurement(continuing: device.ride) {
-            guard foreground else {
-                try printLifecycleStart(control.resume(maximumSize: limit.maximumSize))
-                return
-            }
-            Log.info("continuing the interrupted measurement \(interrupted.id)")
-            var configuration = RecorderConfiguration(
-                directory: data.path, sources: interrupted.sources, sourceOptions: options,
-                flushInterval: flushMilliseconds, maximumSize: limit.maximumSize, gnssTime: gnssTime)
-            configuration.retention = device.retention
-            configuration.ride = device.ride
-            try RecorderProcess.run(configuration, recover: true, rideEnded: device.deliverRide) { id in
-                let pid = ProcessInfo.processInfo.processIdentifier
-                let stored = (try? data.existingStore()).flatMap { try? LifecycleReport(store: $0, id: id, pid: pid) }
-                try? printLifecycleStart(
-                    stored ?? LifecycleReport(measurement: id, state: .capturing, track: 1, modality: nil, pid: pid))
-                Log.info("capturing measurement \(id); Ctrl-C stops it")
-            }
-            return
-        }
-        let selection = try SourceRegistry.standard.select(sources.isEmpty ? device.sources.value : sources, options: options)
-        for source in selection.announcements {
-            Log.info("using \(source.spec): \(source.summary)")
-        }
         var configuration = RecorderConfiguration(
-            directory: data.path, modality: modality, sources: selection.specs, sourceOptions: options,
+            directory: data.path, modality: modality ?? device.modality.value, sources: [], sourceOptions: options,
             recordTrace: recordTrace.map(SourcePath.absolute), flushInterval: flushMilliseconds,
             maximumSize: limit.maximumSize, gnssTime: gnssTime)
         configuration.retention = device.retention
         configuration.ride = device.ride
-        guard foreground else {
-            try printLifecycleStart(control.start(configuration))
-            return
+        let sources = {
+            let selection = try SourceRegistry.standard.select(self.sources.isEmpty ? device.sources.value : self.sources, options: options)
+            for source in selection.announcements { Log.info("using \(source.spec): \(source.summary)") }
+            return selection.specs
         }
-        try control.refuseIfOpen()
-        try RecorderProcess.run(configuration, rideEnded: device.deliverRide) { id in
-            guard id != 0 else { return Log.info("armed: a ride begins when motion does (ride.detect: auto)") }
-            try? printLifecycleStart(
-                LifecycleReport(measurement: id, state: .capturing, track: 1, modality: modality, pid: ProcessInfo.processInfo.processIdentifier))
-            Log.info("capturing measurement \(id); Ctrl-C stops it")
+        let report = try RecorderControl(directory: data.path).start(
+            configuration, sources: sources, continueInterrupted: continueInterrupted, foreground: foreground,
+            rideEnded: device.deliverRide
+        ) { event in
+            switch event {
+            case .continuing(let id): Log.info("continuing the interrupted measurement \(id)")
+            case .armed: Log.info("armed: a ride begins when motion does (ride.detect: auto)")
+            case .capturing(let report):
+                try? printLifecycleStart(report)
+                Log.info("capturing measurement \(report.measurement); Ctrl-C stops it")
+            }
         }
+        if let report { try printLifecycleStart(report) }
     }
 
     /// The id alone, or the report as JSON.

@@ -1,0 +1,49 @@
+import CaptureCore
+import Foundation
+
+extension RecorderControl {
+    /// What `capture start` in the foreground reports as it goes.
+    public enum StartEvent: Sendable {
+        /// The interrupted measurement `id` is continued (``start(_:sources:continueInterrupted:foreground:rideEnded:event:)``).
+        case continuing(Int64)
+        /// Capturing has begun.
+        case capturing(LifecycleReport)
+        /// The recorder waits armed for motion (`ride.detect: auto`); no measurement yet.
+        case armed
+    }
+
+    /// `capture start`: a new measurement with `configuration`, or with `continueInterrupted`
+    /// the interrupted one continued as `resume` does, when `configuration.ride` says it is
+    /// recent enough (``interruptedMeasurement(continuing:now:)``; an older one is finished and a
+    /// new one begins). `sources` picks the new measurement's sources; it is not asked when an
+    /// interrupted measurement continues with its own.
+    ///
+    /// In the background: returns the report once capturing has begun. In the foreground: runs
+    /// the recorder in this process until the measurement ends, telling `event` what happens,
+    /// and returns nil.
+    public func start(
+        _ configuration: RecorderConfiguration, sources: () throws -> [String], continueInterrupted: Bool, foreground: Bool,
+        rideEnded: @escaping @Sendable (Int64) -> Void, event: (StartEvent) -> Void
+    ) throws -> LifecycleReport? {
+        var configuration = configuration
+        let pid = ProcessInfo.processInfo.processIdentifier
+        if continueInterrupted, let interrupted = try interruptedMeasurement(continuing: configuration.ride) {
+            guard foreground else { return try resume(maximumSize: configuration.maximumSize) }
+            event(.continuing(interrupted.id))
+            (configuration.sources, configuration.modality, configuration.recordTrace) = (interrupted.sources, nil, nil)
+            try RecorderProcess.run(configuration, recover: true, rideEnded: rideEnded) { id in
+                let stored = (try? existingStore()).flatMap { try? LifecycleReport(store: $0, id: id, pid: pid) }
+                event(.capturing(stored ?? LifecycleReport(measurement: id, state: .capturing, track: 1, modality: nil, pid: pid)))
+            }
+            return nil
+        }
+        configuration.sources = try sources()
+        guard foreground else { return try start(configuration) }
+        try refuseIfOpen()
+        let modality = configuration.modality
+        try RecorderProcess.run(configuration, rideEnded: rideEnded) { id in
+            event(id == 0 ? .armed : .capturing(LifecycleReport(measurement: id, state: .capturing, track: 1, modality: modality, pid: pid)))
+        }
+        return nil
+    }
+}
