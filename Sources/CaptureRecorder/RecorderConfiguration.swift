@@ -4,9 +4,10 @@ public import CaptureStorage
 
 /// Everything a recorder process needs to know: where, what from, how often it commits.
 ///
-/// ``arguments`` is the command line of `capture _record` that carries it to a background
-/// recorder; the `_record` command parses the same options back.
-public struct RecorderConfiguration: Sendable, Equatable {
+/// It reaches a background recorder as JSON on the command line of `capture _record`
+/// (``RecorderLauncher``); ``retention`` and ``ride`` are not in it: the recorder process reads
+/// them from the configuration file itself.
+public struct RecorderConfiguration: Sendable, Equatable, Codable {
     /// The data directory (absolute).
     public var directory: String
     /// The initial modality of a new measurement (ignored when recovering); `nil` takes a
@@ -25,7 +26,7 @@ public struct RecorderConfiguration: Sendable, Equatable {
     /// When host-clock times are put on GNSS time (`--gnss-time`).
     public var gnssTime: GNSSTimePolicy
     /// What may be pruned when the store is full (`retention:`; the recorder process reads the
-    /// configuration file itself, so it is not among ``arguments(recover:)``).
+    /// configuration file itself, so it is not encoded).
     public var retention: RetentionPolicy?
     /// Where rides begin and end (`ride.*`; read from the configuration file like ``retention``).
     /// With `ride.detect: auto` a new recorder waits armed instead of starting a measurement.
@@ -53,24 +54,7 @@ public struct RecorderConfiguration: Sendable, Equatable {
     /// ``retention`` allows and goes on), not only `capture sync` after it.
     public var storeCeiling: ByteSize? { maximumSize ?? retention?.maxStoreSize }
 
-    /// The options of `capture _record` for this configuration (after the subcommand).
-    /// With `recover`, the recorder continues the open measurement instead of starting one.
-    public func arguments(recover: Bool = false) -> [String] {
-        var arguments = ["--data-dir", directory]
-        if recover {
-            arguments.append("--recover")
-        } else if let modality {
-            arguments += ["--modality", modality.rawValue]
-        }
-        arguments += [
-            "--flush-interval", "\(Double(flushInterval) / 1000)", "--sysfs-root", sourceOptions.sysfsRoot,
-        ]
-        arguments += sources.flatMap { ["--source", $0] }
-        if let rate = sourceOptions.rate { arguments += ["--rate", "\(rate)"] }
-        if sourceOptions.loop { arguments.append("--loop") }
-        if let recordTrace { arguments += ["--record-trace", recordTrace] }
-        if let maximumSize { arguments += ["--max-store-size", "\(maximumSize.bytes)"] }
-        if gnssTime != .auto { arguments += ["--gnss-time", gnssTime.rawValue] }
-        return arguments
+    private enum CodingKeys: String, CodingKey {
+        case directory, modality, sources, sourceOptions, recordTrace, flushInterval, maximumSize, gnssTime
     }
 }

@@ -5,8 +5,8 @@ import Glibc
 /// Starts a recorder as a background process that outlives the shell, and waits until it has
 /// begun capturing (or failed).
 ///
-/// The child is `capture _record …` (``executable`` and ``command``, then
-/// ``RecorderConfiguration/arguments(recover:)``) in its own session (setsid), stdin from
+/// The child is `capture _record …` (``executable`` and ``command``, then ``arguments(_:recover:)``)
+/// in its own session (setsid), stdin from
 /// /dev/null, stdout and stderr appended to `recorder.log` in the data directory. It reports
 /// one ``Readiness`` line on fd 3 (``readyDescriptor``), which it is told with `--ready-fd 3`.
 public struct RecorderLauncher: Sendable {
@@ -56,8 +56,7 @@ public struct RecorderLauncher: Sendable {
         let (readEnd, writeEnd) = (fds[0], fds[1])
         _ = fcntl(readEnd, F_SETFD, FD_CLOEXEC)
         _ = fcntl(writeEnd, F_SETFD, FD_CLOEXEC)
-        let arguments =
-            ["capture"] + command + configuration.arguments(recover: recover) + ["--ready-fd", "\(Self.readyDescriptor)"]
+        let arguments = ["capture"] + command + (try Self.arguments(configuration, recover: recover))
         let spawned = DetachedProcess.spawn(
             executable, arguments, log: logFD, passing: [(descriptor: writeEnd, as: Self.readyDescriptor)])
         close(writeEnd)
@@ -81,6 +80,22 @@ public struct RecorderLauncher: Sendable {
             Self.reap(pid)
             throw LaunchFailure(kind: .notStarted, message: "the recorder exited before capturing began; see \(log)")
         }
+    }
+
+    /// The options of `capture _record` for `configuration`: its data directory (for the
+    /// configuration file), the configuration as JSON, `--recover` to continue the open
+    /// measurement instead of starting one, and the readiness pipe.
+    public static func arguments(_ configuration: RecorderConfiguration, recover: Bool) throws(LaunchFailure) -> [String] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let json: String
+        do {
+            json = String(decoding: try encoder.encode(configuration), as: UTF8.self)
+        } catch {
+            throw LaunchFailure(kind: .unexpected, message: "cannot encode the recorder's configuration: \(error)")
+        }
+        return ["--data-dir", configuration.directory, "--configuration", json] + (recover ? ["--recover"] : [])
+            + ["--ready-fd", "\(readyDescriptor)"]
     }
 
     /// Reads until end of file (the child closes the pipe after its line, or dies).

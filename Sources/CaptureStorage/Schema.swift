@@ -3,6 +3,19 @@ import GRDB
 /// The database schema as named, append-only migrations. Never edit a migration once released:
 /// add a new one.
 enum Schema {
+    /// A fix's columns after its measurement, id and track, as v1 made them and v3 kept them
+    /// (frozen: migrations never change).
+    private static let fixColumns = """
+        ts INTEGER NOT NULL,
+        lat REAL NOT NULL,               -- degrees WGS-84
+        lon REAL NOT NULL,
+        altitude REAL,                   -- m above the WGS-84 ellipsoid
+        horizontal_accuracy REAL,        -- m
+        vertical_accuracy REAL,          -- m
+        speed REAL,                      -- m/s; course: degrees from true north
+        course REAL
+        """
+
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: measurements, tracks, events, samples") { db in
@@ -44,14 +57,7 @@ enum Schema {
                         id INTEGER PRIMARY KEY,
                         measurement_id INTEGER NOT NULL REFERENCES measurement (id) ON DELETE CASCADE,
                         track INTEGER NOT NULL,
-                        ts INTEGER NOT NULL,
-                        lat REAL NOT NULL,               -- degrees WGS-84
-                        lon REAL NOT NULL,
-                        altitude REAL,                   -- m above the WGS-84 ellipsoid
-                        horizontal_accuracy REAL,        -- m
-                        vertical_accuracy REAL,          -- m
-                        speed REAL,                      -- m/s
-                        course REAL                      -- degrees from true north
+                        \(fixColumns)
                     );
                     CREATE INDEX location_by_measurement ON location (measurement_id, id);
                     CREATE TABLE pressure (
@@ -108,14 +114,7 @@ enum Schema {
                         measurement_id INTEGER NOT NULL REFERENCES measurement (id) ON DELETE CASCADE,
                         id INTEGER NOT NULL,             -- increasing within the measurement
                         track INTEGER NOT NULL,
-                        ts INTEGER NOT NULL,
-                        lat REAL NOT NULL,               -- degrees WGS-84
-                        lon REAL NOT NULL,
-                        altitude REAL,                   -- m above the WGS-84 ellipsoid
-                        horizontal_accuracy REAL,        -- m
-                        vertical_accuracy REAL,          -- m
-                        speed REAL,                      -- m/s
-                        course REAL,                     -- degrees from true north
+                        \(fixColumns),
                         PRIMARY KEY (measurement_id, id)
                     ) WITHOUT ROWID;
                     INSERT INTO location_v3

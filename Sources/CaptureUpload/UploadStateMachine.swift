@@ -238,11 +238,17 @@ public struct UploadStateMachine: Sendable {
         return .preRequest
     }
 
+    /// The collector answered (it is reachable); any answer but 401 ends a token renewal's
+    /// one retry.
+    private mutating func noteAnswer(_ response: Response) {
+        answered = true
+        if response.status != 401 { renewedAfter401 = false }
+    }
+
     /// The collector answered the pre-request.
     public mutating func preRequestAnswered(_ response: Response, elapsed: Int64) -> Action {
         guard case .preRequesting = state else { return illegal("preRequestAnswered") }
-        answered = true
-        if response.status != 401 { renewedAfter401 = false }
+        noteAnswer(response)
         switch response.status {
         case 200, 201:
             guard let location = response.location, !location.isEmpty else {
@@ -265,8 +271,7 @@ public struct UploadStateMachine: Sendable {
     /// The collector answered a PUT of bytes.
     public mutating func putAnswered(_ response: Response, elapsed: Int64) -> Action {
         guard case .putting(let session, let range) = state else { return illegal("putAnswered") }
-        answered = true
-        if response.status != 401 { renewedAfter401 = false }
+        noteAnswer(response)
         switch response.status {
         case 200, 201:
             return uploaded()
@@ -292,8 +297,7 @@ public struct UploadStateMachine: Sendable {
     /// The collector answered a status query.
     public mutating func statusAnswered(_ response: Response, elapsed: Int64) -> Action {
         guard case .querying(let session) = state else { return illegal("statusAnswered") }
-        answered = true
-        if response.status != 401 { renewedAfter401 = false }
+        noteAnswer(response)
         switch response.status {
         case 200, 201:
             return uploaded()

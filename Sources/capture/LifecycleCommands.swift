@@ -1,4 +1,4 @@
-import ArgumentParser
+public import ArgumentParser
 import CaptureConfig
 import CaptureCore
 import CaptureRecorder
@@ -217,29 +217,18 @@ struct Stop: ParsableCommand {
 }
 
 /// The recorder process: `capture _record`, started by `capture start` and `capture resume`
-/// (``RecorderLauncher``, which writes these options from a ``RecorderConfiguration``).
+/// (``RecorderLauncher``, which writes these options).
 struct Record: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "_record", abstract: "Run the recorder (started by `capture start`).", shouldDisplay: false)
 
     @OptionGroup var data: DataDirectoryOptions
-    @Option var modality: Modality?
-    @Option(name: .customLong("source")) var sources: [String] = []
-    @Flag var loop = false
-    @Option var flushInterval: FlushInterval = .default
-    @Option var readyFd: Int32?
+    @Option(name: .customLong("configuration")) var recorder: RecorderConfiguration
     @Flag var recover = false
-    @Option var sysfsRoot = "/"
-    @Option var rate: SamplingRate?
-    @Option var recordTrace: String?
-    @Option var gnssTime: GNSSTimePolicy = .auto
-    @OptionGroup var limit: StoreLimitOptions
+    @Option var readyFd: Int32?
 
     func run() throws {
-        var configuration = RecorderConfiguration(
-            directory: data.path, modality: modality, sources: sources,
-            sourceOptions: SourceOptions(sysfsRoot: sysfsRoot, rate: rate?.hertz, loop: loop), recordTrace: recordTrace,
-            flushInterval: flushInterval.milliseconds, maximumSize: limit.maximumSize, gnssTime: gnssTime)
+        var configuration = recorder
         let device = try? data.device()
         configuration.retention = device?.retention
         configuration.ride = device?.ride ?? .standard
@@ -248,6 +237,14 @@ struct Record: ParsableCommand {
             rideEnded: { device?.deliverRide($0) })
         // The measurement ended (by `capture stop` or a trace's stop mark).
         if let device = try? data.device() { AutomaticDelivery.startIfConfigured(directory: data.path, device: device) }
+    }
+}
+
+extension RecorderConfiguration: ExpressibleByArgument {
+    /// The JSON that ``RecorderLauncher/arguments(_:recover:)`` writes.
+    init?(argument: String) {
+        guard let decoded = try? JSONDecoder().decode(Self.self, from: Data(argument.utf8)) else { return nil }
+        self = decoded
     }
 }
 

@@ -178,18 +178,19 @@ struct RecorderControlTests {
         #expect(LaunchFailure(failure) == failure)
     }
 
-    @Test func theRecorderCommandLineCarriesTheConfiguration() {
-        let configuration = RecorderConfiguration(
+    @Test func theRecorderCommandLineCarriesTheConfiguration() throws {
+        var configuration = RecorderConfiguration(
             directory: "/data", modality: .eBike, sources: ["trace:/r.trace", "iio:iio:device0@200"],
             sourceOptions: SourceOptions(sysfsRoot: "/fake", rate: 50, loop: true), recordTrace: "/out.trace", flushInterval: 250,
-            maximumSize: ByteSize(parsing: "2M"))
-        #expect(
-            configuration.arguments() == [
-                "--data-dir", "/data", "--modality", "EBike", "--flush-interval", "0.25", "--sysfs-root", "/fake",
-                "--source", "trace:/r.trace", "--source", "iio:iio:device0@200", "--rate", "50.0", "--loop",
-                "--record-trace", "/out.trace", "--max-store-size", "2097152",
-            ])
-        let recovering = RecorderConfiguration(directory: "/data", sources: ["gpsd"]).arguments(recover: true)
-        #expect(recovering == ["--data-dir", "/data", "--recover", "--flush-interval", "1.0", "--sysfs-root", "/", "--source", "gpsd"])
+            maximumSize: ByteSize(parsing: "2M"), gnssTime: .always)
+        let arguments = try RecorderLauncher.arguments(configuration, recover: false)
+        #expect(Array(arguments.prefix(3)) == ["--data-dir", "/data", "--configuration"])
+        #expect(Array(arguments.suffix(2)) == ["--ready-fd", "3"])
+        #expect(try JSONDecoder().decode(RecorderConfiguration.self, from: Data(arguments[3].utf8)) == configuration)
+        // What the recorder reads from the configuration file itself is not carried.
+        configuration.ride.detect = .auto
+        let carried = try RecorderLauncher.arguments(configuration, recover: true)
+        #expect(try JSONDecoder().decode(RecorderConfiguration.self, from: Data(carried[3].utf8)).ride == .standard)
+        #expect(carried.contains("--recover"))
     }
 }

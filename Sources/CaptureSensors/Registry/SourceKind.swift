@@ -45,7 +45,7 @@ extension SourceKind {
 }
 
 /// Options that shape device sources.
-public struct SourceOptions: Sendable, Equatable {
+public struct SourceOptions: Sendable, Equatable, Codable {
     /// Where `sys/bus/iio/devices` and `dev` are looked up (`/`, or a fake tree in tests).
     public var sysfsRoot: String
     /// The IIO sampling rate asked for, Hz (see ``isAcceptable(rate:)``).
