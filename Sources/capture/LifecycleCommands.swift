@@ -133,9 +133,13 @@ struct Start: ParsableCommand {
         if let report { try printLifecycleStart(report) }
     }
 
-    /// The id alone, or the report as JSON.
+    /// The id alone (`armed` while a recorder waits for motion), or the report as JSON.
     private func printLifecycleStart(_ report: LifecycleReport) throws {
-        if output.json { try printJSON(report) } else { print(report.measurement) }
+        if output.json {
+            try printJSON(report)
+        } else {
+            print(report.ride?.state == .armed ? "armed: recorder \(report.pid ?? 0) begins a ride when motion does" : "\(report.measurement)")
+        }
     }
 }
 

@@ -78,6 +78,25 @@ import Testing
         }
     }
 
+    @Test("capture start in the background with ride.detect: auto says the recorder is armed, not measurement 0")
+    func backgroundStartSaysArmed() throws {
+        let sysfs = try DeviceEndToEndTests.fakeRoot()
+        defer { sysfs.remove() }
+        let cli = CLI()
+        let start = try Subprocess(
+            Self.environment(cli.dataDirectory) + [
+                CLI.executable, "start", "--sysfs-root", sysfs.path, "--source", "iio:iio:device0", "--data-dir", cli.dataDirectory,
+            ], bytes: [], executable: "/usr/bin/env")
+        #expect(start.wait() == 0, "\(start.stderr)")
+        let line = start.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(line.hasPrefix("armed: recorder "), "\(line)")
+        let pid = try #require(Int32(line.dropFirst("armed: recorder ".count).prefix { $0.isNumber }))
+        defer { kill(pid, SIGTERM) }
+        let status = try cli.json(["status"])
+        #expect((status["ride"] as? [String: Any])?["state"] as? String == "armed", "\(status)")
+        #expect((status["recorder"] as? [String: Any])?["pid"] as? Int == Int(pid), "\(status)")
+    }
+
     /// One NMEA epoch at the real time now: 10 m/s east while moving, standing otherwise.
     static func epoch(_ world: World) -> String {
         var now = timespec()
