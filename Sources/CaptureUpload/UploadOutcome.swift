@@ -1,3 +1,5 @@
+public import CaptureStorage
+
 /// How one measurement fared in an ``UploadRun``. The raw values are the `result` strings of
 /// `capture upload --json`.
 public enum UploadOutcome: String, Sendable, Codable, CaseIterable {
@@ -38,6 +40,8 @@ public struct UploadResult: Sendable, Equatable, Codable {
     /// For one of the measurement's attachments (§2.8): its id, and its file name.
     public var attachment: Int64?
     public var name: String?
+    /// For a part of a measurement cut for the payload limit: which part of which measurement.
+    public var part: MeasurementPart?
 
     /// Creates a result.
     public init(
@@ -56,7 +60,7 @@ public struct UploadResult: Sendable, Equatable, Codable {
     enum CodingKeys: String, CodingKey {
         case measurement
         case outcome = "result"
-        case reason, bytes, seconds, attachment, name
+        case reason, bytes, seconds, attachment, name, part
     }
 }
 
