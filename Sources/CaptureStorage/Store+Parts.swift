@@ -90,8 +90,14 @@ extension Store {
             else { return [id] }
             guard let plan = try Self.partPlan(db, id, limit: limit) else { return nil }
             guard !plan.cuts.isEmpty else { return [id] }
+            // The parts' ids first, in order; then the cuts from the last back, so that every row
+            // moves once (cut forward, the tail would move again at every cut).
             var ids = [id]
-            for cut in plan.cuts { ids.append(try Self.cut(db, ids[ids.count - 1], at: cut)) }
+            for _ in plan.cuts {
+                try db.execute(sql: "INSERT INTO measurement (status, modality, start_ts, sources) VALUES ('finished', '', 0, '')")
+                ids.append(db.lastInsertedRowID)
+            }
+            for (index, cut) in plan.cuts.enumerated().reversed() { try Self.cut(db, id, at: cut, into: ids[index + 1]) }
             // A part cut again (the limit lowered once more) is the original of its own parts.
             for (index, part) in ids.enumerated() {
                 try db.execute(
@@ -148,8 +154,8 @@ extension Store {
         return PartPlan(items: items, candidates: candidates, fixTimes: fixTimes, limit: limit)
     }
 
-    /// Moves what measurement `id` holds from `time` on into a new measurement, which it returns.
-    private static func cut(_ db: Database, _ id: Int64, at time: Int64) throws -> Int64 {
+    /// Moves what measurement `id` holds from `time` on into measurement `part` (a row made for it).
+    private static func cut(_ db: Database, _ id: Int64, at time: Int64, into part: Int64) throws {
         guard let row = try Row.fetchOne(db, sql: "SELECT * FROM measurement WHERE id = ?", arguments: [id]) else {
             throw StoreError.measurementNotFound(id)
         }
@@ -164,14 +170,13 @@ extension Store {
         let modality = Modality.spelling(at: time, events: events, initial: row[MeasurementRow.Columns.modality])
         try db.execute(
             sql: """
-                INSERT INTO measurement (status, modality, start_ts, end_ts, track_count, sources, clock_correction_ms)
-                VALUES ('finished', ?, ?, ?, ?, ?, ?)
+                UPDATE measurement SET modality = ?, start_ts = ?, end_ts = ?, track_count = ?, sources = ?,
+                    clock_correction_ms = ? WHERE id = ?
                 """,
             arguments: [
                 modality, time, row[MeasurementRow.Columns.endTime] as Int64?, tracks.count - at + 1,
-                row[MeasurementRow.Columns.sources] as String, row["clock_correction_ms"] as Int64?,
+                row[MeasurementRow.Columns.sources] as String, row["clock_correction_ms"] as Int64?, part,
             ])
-        let part = db.lastInsertedRowID
         try db.execute(sql: "UPDATE measurement SET end_ts = ?, track_count = ? WHERE id = ?", arguments: [time, at, id])
         for track in tracks where track.number >= at {
             try db.execute(
@@ -196,7 +201,6 @@ extension Store {
                 sql: "INSERT INTO event (measurement_id, ts, type, value) VALUES (?, ?, ?, ?)",
                 arguments: [measurement, event.timestamp, event.type.rawValue, event.value])
         }
-        return part
     }
 
     /// Moves the batches of measurement `id` from `time` on to `part`. A batch that spans the cut

@@ -25,7 +25,8 @@ public enum UploadOutcome: String, Sendable, Codable, CaseIterable {
 /// One measurement's result: its outcome, why, and how long the transfer took.
 ///
 /// Encodes as `{"measurement": 7, "result": "uploaded", "reason": …, "bytes": …, "seconds": …}`,
-/// leaving out absent fields (the `--json` output of `capture upload`).
+/// with `"part": {"original": 7, "number": 1, "count": 3}` for a part of a measurement cut for
+/// the payload limit, leaving out absent fields (the `--json` output of `capture upload`).
 public struct UploadResult: Sendable, Equatable, Codable {
     /// The measurement.
     public var measurement: Int64

@@ -143,6 +143,11 @@ import Testing
             #expect(tracks.map(\.number) == Array(1...record.trackCount))
             #expect(tracks.first?.startTime == record.startTime && tracks.last?.endTime == record.endTime)
             #expect(record.status == .finished)
+            // What it holds was taken between its start and its end.
+            let end = try #require(record.endTime)
+            let times = try store.fixes(of: part).map(\.timestamp) + store.pressures(of: part).map(\.timestamp)
+                + MotionSensor.allCases.flatMap { try samples(store, part, $0).map(\.timestamp) }
+            #expect(!times.isEmpty && times.allSatisfy { $0 >= record.startTime && (part == parts.last ? $0 <= end : $0 < end) })
         }
         // Nothing lost, nothing twice, in order.
         #expect(try parts.flatMap { try store.fixes(of: $0) } == fixes)
