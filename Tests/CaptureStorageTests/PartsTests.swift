@@ -189,6 +189,33 @@ import Testing
         #expect(try store.measurements().count == 1)
     }
 
+    @Test func migrationV13MakesThoseSkippedForSizeWaitAgain() throws {
+        try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
+        let queue = try DatabaseQueue(path: directory.path + "/capture.sqlite")
+        try Schema.migrator.migrate(queue, upTo: "v12: ride counts")
+        let reasons = [
+            "its transfer file is 200 bytes, over the collector's payload limit of 100 (collector.payload_limit)",
+            "fewer than two locations",
+        ]
+        try queue.write { db in
+            for (index, reason) in reasons.enumerated() {
+                try db.execute(
+                    sql: "INSERT INTO measurement (id, status, modality, start_ts, end_ts) VALUES (?, 'finished', 'CAR', 0, 1)",
+                    arguments: [index + 1])
+                try db.execute(
+                    sql: """
+                        INSERT INTO upload (measurement_id, status, reason, created_at, updated_at)
+                        VALUES (?, 'skipped', ?, 0, 0)
+                        """, arguments: [index + 1, reason])
+            }
+        }
+        try queue.close()
+        let store = try Store(directory: directory.path, durability: .relaxed)
+        #expect(try store.upload(of: 1).status == .pending)
+        #expect(try store.upload(of: 1).reason == nil)
+        #expect(try store.upload(of: 2).status == .skipped)
+    }
+
     @Test func anOpenMeasurementIsNotCut() throws {
         let store = try Store(directory: directory.path, durability: .relaxed)
         var engine = Recording()
