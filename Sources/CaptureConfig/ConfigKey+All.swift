@@ -57,7 +57,7 @@ extension ConfigKey {
     public static let payloadLimit = ConfigKey(
         "collector.payload_limit", environment: "CAPTURE_COLLECTOR_PAYLOAD_LIMIT", option: "--payload-limit",
         type: .size, default: "100M", expected: "a size such as 100M or 1G, or unlimited",
-        meaning: "the collector's largest upload (its measurement.payload.limit); a larger transfer file is skipped, not sent")
+        meaning: "the collector's largest upload (its measurement.payload.limit); a larger measurement is delivered in parts within it")
 
     // OAuth 2.0 instead of a token file.
 

@@ -1,27 +1,6 @@
 import CaptureCore
 import CaptureStorage
 
-/// The largest transfer file a measurement with these counts can make: an upper bound, so that a
-/// measurement continued before it reaches `collector.payload_limit` is never refused for size.
-///
-/// Every motion value's delta fits 32 bits (``Recording/storable(_:)``), so a packed zigzag
-/// varint takes at most 5 bytes and a timestamp delta at most 10: 25 bytes a motion sample. A fix
-/// has at most 10 fields of at most 10 bytes; a pressure sample 2. Deflate adds at most 5 bytes per
-/// 64 KiB of input it cannot compress (0.01 %); 64 KiB more cover the headers, events and
-/// the metadata. Real rides compress to a fraction of this.
-enum TransferSizeBound {
-    static let perMotionSample: Int64 = 25
-    static let perFix: Int64 = 100
-    static let perPressure: Int64 = 20
-    static let overhead: Int64 = 65_536
-
-    static func bytes(_ counts: SampleCounts) -> Int64 {
-        let motion = Int64(counts.accelerometer + counts.gyroscope + counts.magnetometer) * perMotionSample
-        let raw = motion + Int64(counts.locations) * perFix + Int64(counts.pressure) * perPressure
-        return raw + raw / 10_000 + overhead
-    }
-}
-
 extension Flush {
     /// Removes the samples taken at or after `time` and returns them (same track, no events).
     mutating func split(from time: Int64) -> Flush {

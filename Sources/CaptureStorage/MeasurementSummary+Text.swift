@@ -24,6 +24,9 @@ extension MeasurementSummary {
             lines.append(
                 "  altitude  barometric (\(what)): \(baro.start) → \(baro.end) m, range \(baro.min)…\(baro.max) m, climb \(baro.climb) m")
         }
+        if let part {
+            lines.append("  part      \(part.number) of \(part.count) that measurement \(part.original) was cut into for the payload limit")
+        }
         lines.append("  upload    " + upload.text)
         for attachment in attachments ?? [] {
             var state = UploadRecord.pending(id)
@@ -67,5 +70,6 @@ extension MeasurementListEntry {
             (String(samples), 10),
         ]
         return cells.map { $0.0.padding(toLength: $0.1, withPad: " ", startingAt: 0) }.joined() + upload.text
+            + (part.map { " (\($0.text))" } ?? "")
     }
 }

@@ -245,6 +245,24 @@ enum Schema {
                     );
                     """)
         }
+        migrator.registerMigration("v13: measurement parts") { db in
+            // A finished measurement too large for collector.payload_limit is cut into
+            // consecutive measurements before an upload (Store.cutIntoParts): which part of which
+            // measurement each is. No foreign key: the rows outlive their measurements, as the
+            // counters `capture metrics` shows. Those an older version marked skipped for size
+            // are waiting again, to be delivered in parts.
+            try db.execute(
+                sql: """
+                    CREATE TABLE measurement_part (
+                        measurement_id INTEGER PRIMARY KEY,
+                        original_id INTEGER NOT NULL,    -- the measurement cut (the first part's id)
+                        number INTEGER NOT NULL,         -- 1-based
+                        count INTEGER NOT NULL           -- parts it was cut into
+                    ) WITHOUT ROWID;
+                    UPDATE upload SET status = 'pending', reason = NULL
+                        WHERE status = 'skipped' AND reason LIKE '%collector.payload_limit%';
+                    """)
+        }
         return migrator
     }
 }

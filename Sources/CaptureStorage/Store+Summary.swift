@@ -128,6 +128,8 @@ public struct MeasurementSummary: Sendable, Codable {
     /// What was added to its host-clock times to put them on GNSS time (``Store/applyClockCorrection(_:to:motion:)``),
     /// if anything.
     public var clockCorrectionMs: Int64? = nil
+    /// Which part of which measurement it is, if it was cut for the payload limit (``Store/cutIntoParts(_:limit:)``).
+    public var part: MeasurementPart? = nil
 
     /// Rounds to millimetres.
     static func millimetres(_ metres: Double) -> Double { (metres * 1000).rounded() / 1000 }
@@ -148,6 +150,8 @@ public struct MeasurementListEntry: Sendable, Codable {
     public var tracks: Int
     public var counts: SampleCounts
     public var upload: UploadSummary
+    /// Which part of which measurement it is, if it was cut for the payload limit (absent otherwise).
+    public var part: MeasurementPart? = nil
 }
 
 extension Store {
@@ -183,7 +187,8 @@ extension Store {
             barometricAltitude: BarometricProfile(hectopascals: try pressures(of: id).map(\.hectopascals), qnh: qnh)
                 .map(MeasurementSummary.BarometricAltitude.init),
             upload: try uploadSummary(of: id, stoppedAt: record.endTime),
-            attachments: try attachments(of: id).nilIfEmpty, clockCorrectionMs: try clockCorrection(of: id))
+            attachments: try attachments(of: id).nilIfEmpty, clockCorrectionMs: try clockCorrection(of: id),
+            part: try part(of: id))
     }
 
     /// The upload state of measurement `id` with its delivery accounting.
@@ -206,11 +211,13 @@ extension Store {
     ///   measurement without one is reported as `interrupted`.
     public func listEntries(recorderRunning: Bool) throws(StoreError) -> [MeasurementListEntry] {
         let uploads = try uploads()
+        let parts = try parts()
         return try measurements().map { record throws(StoreError) in
             MeasurementListEntry(
                 id: record.id, status: record.status.seen(recorderRunning: recorderRunning),
                 modality: record.modality, start: record.startTime, end: record.endTime, tracks: record.trackCount,
-                counts: try counts(of: record.id), upload: UploadSummary(uploads[record.id] ?? .pending(record.id)))
+                counts: try counts(of: record.id), upload: UploadSummary(uploads[record.id] ?? .pending(record.id)),
+                part: parts[record.id])
         }
     }
 }

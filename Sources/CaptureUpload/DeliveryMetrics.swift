@@ -57,6 +57,17 @@ public enum DeliveryMetrics {
                 ).increment(by: Int64(rides[kind] ?? 0))
             }
         }
+        let parts = try store?.partTotals() ?? PartTotals()
+        family {
+            $0.makeCounter(
+                name: "capture_measurements_cut_total",
+                help: "Finished measurements over collector.payload_limit cut into parts for delivery."
+            ).increment(by: Int64(parts.measurementsCut))
+        }
+        family {
+            $0.makeCounter(name: "capture_measurement_parts_total", help: "Parts made of them, each delivered as a measurement.")
+                .increment(by: Int64(parts.parts))
+        }
         gauge("capture_sync_consecutive_failures", "Sync passes in a row that could not deliver.", Double(state.failures))
         gauge(
             "capture_sync_next_attempt_timestamp_seconds", "When the next sync pass may try (Unix seconds; 0: any time).",

@@ -1,3 +1,5 @@
+public import CaptureStorage
+
 /// How one measurement fared in an ``UploadRun``. The raw values are the `result` strings of
 /// `capture upload --json`.
 public enum UploadOutcome: String, Sendable, Codable, CaseIterable {
@@ -23,7 +25,8 @@ public enum UploadOutcome: String, Sendable, Codable, CaseIterable {
 /// One measurement's result: its outcome, why, and how long the transfer took.
 ///
 /// Encodes as `{"measurement": 7, "result": "uploaded", "reason": …, "bytes": …, "seconds": …}`,
-/// leaving out absent fields (the `--json` output of `capture upload`).
+/// with `"part": {"original": 7, "number": 1, "count": 3}` for a part of a measurement cut for
+/// the payload limit, leaving out absent fields (the `--json` output of `capture upload`).
 public struct UploadResult: Sendable, Equatable, Codable {
     /// The measurement.
     public var measurement: Int64
@@ -38,6 +41,8 @@ public struct UploadResult: Sendable, Equatable, Codable {
     /// For one of the measurement's attachments (§2.8): its id, and its file name.
     public var attachment: Int64?
     public var name: String?
+    /// For a part of a measurement cut for the payload limit: which part of which measurement.
+    public var part: MeasurementPart?
 
     /// Creates a result.
     public init(
@@ -56,7 +61,7 @@ public struct UploadResult: Sendable, Equatable, Codable {
     enum CodingKeys: String, CodingKey {
         case measurement
         case outcome = "result"
-        case reason, bytes, seconds, attachment, name
+        case reason, bytes, seconds, attachment, name, part
     }
 }
 

@@ -35,6 +35,10 @@ extension UploadRunObserver {
 /// resumed or sent, and its outcome recorded in the store. `capture upload` and any automatic
 /// uploader call the same ``run(_:observer:)``.
 ///
+/// A finished measurement whose transfer file is over the payload limit is first cut into
+/// consecutive parts, each a measurement of its own (``CaptureStorage/Store/cutIntoParts(_:limit:)``),
+/// delivered in order, each with its own result.
+///
 /// For each measurement: an unknown id is `notFound`, an open one `notFinished`, one already
 /// uploaded is reported as such without a request, one with fewer than two locations is
 /// marked skipped without a request. Otherwise its transfer file (the store's cached Cyface v3
@@ -69,8 +73,9 @@ public struct UploadRun: Sendable {
         public var transferFileOverride: String?
         /// `privacy.zones`: what they hide is left out of transfer files and metadata.
         public var privacyZones: [PrivacyZone]
-        /// The collector's payload limit in bytes: a larger transfer file is marked skipped
-        /// before anything is sent (the collector would refuse it, 422, on every run). Nil: none.
+        /// The collector's payload limit in bytes: a measurement with a larger transfer file is
+        /// cut into parts within it before anything is sent (the collector would refuse it, 422,
+        /// on every run); an attachment that large is marked skipped. Nil: none.
         public var payloadLimit: Int64?
 
         /// The Cyface collector's default `measurement.payload.limit`: 100 MiB.
@@ -146,23 +151,26 @@ public struct UploadRun: Sendable {
             policy: options.retryPolicy, trustedOrigins: trustedOrigins, userAgent: options.userAgent, logger: logger)
         var results: [UploadResult] = []
         do {
-            for id in chosen {
-                let result = try await deliver(id, uploader: uploader, observer: observer)
-                logger.debug(
-                    "measurement done",
-                    metadata: ["measurement": "\(id)", "result": "\(result.outcome.rawValue)"])
-                results.append(result)
-                observer.finished(result)
-                if result.outcome == .unauthorized { break }
-                guard result.outcome == .uploaded else { continue }
-                // Its attachments follow once the collector has the measurement (§2.8).
-                var stop = false
-                for attachment in try await deliverAttachments(of: id, uploader: uploader, observer: observer) {
-                    results.append(attachment)
-                    observer.finished(attachment)
-                    stop = stop || attachment.outcome == .unauthorized
+            measurements: for chosenID in chosen {
+                for id in try deliverable(chosenID) {
+                    var result = try await deliver(id, uploader: uploader, observer: observer)
+                    result.part = try store.part(of: id)
+                    logger.debug(
+                        "measurement done",
+                        metadata: ["measurement": "\(id)", "result": "\(result.outcome.rawValue)"])
+                    results.append(result)
+                    observer.finished(result)
+                    if result.outcome == .unauthorized { break measurements }
+                    guard result.outcome == .uploaded else { continue }
+                    // Its attachments follow once the collector has the measurement (§2.8).
+                    var stop = false
+                    for attachment in try await deliverAttachments(of: id, uploader: uploader, observer: observer) {
+                        results.append(attachment)
+                        observer.finished(attachment)
+                        stop = stop || attachment.outcome == .unauthorized
+                    }
+                    if stop { break measurements }
                 }
-                if stop { break }
             }
         } catch {
             try? await uploader.shutdown()
@@ -171,6 +179,23 @@ public struct UploadRun: Sendable {
         try? await uploader.shutdown()
         return UploadReport(
             results: results, credentialsOrigin: authenticator.origin, credentialsRemedy: authenticator.remedy)
+    }
+
+    /// What measurement `id` is delivered as: itself, or, when its transfer file is over the
+    /// payload limit, the consecutive parts the store cuts it into (``CaptureStorage/Store/cutIntoParts(_:limit:)``),
+    /// each then delivered as a measurement of its own. One the collector has, or with a session
+    /// it accepted (the limit lowered since), goes on whole: cut now, its fixes could reach the
+    /// collector twice.
+    private func deliverable(_ id: Int64) throws -> [Int64] {
+        guard let limit = options.payloadLimit, options.transferFileOverride == nil,
+            let record = try? store.measurement(id), !record.isOpen
+        else { return [id] }
+        let previous = try store.upload(of: id)
+        guard previous.status != .uploaded, previous.status != .uploading || previous.sessionURL == nil else { return [id] }
+        // Cut only what is over the limit as it is (the file is cached for the delivery that follows).
+        let file = try store.transferFile(for: id, directory: dataDirectory, privacyZones: options.privacyZones)
+        guard file.size > limit else { return [id] }
+        return try store.cutIntoParts(id, limit: limit) ?? [id]
     }
 
     /// One measurement, from its record to its recorded outcome.
@@ -218,7 +243,8 @@ public struct UploadRun: Sendable {
         }
         // Whatever happens below, the hash ends up in the store as the upload leaves it.
         defer { hash.wait() }
-        if let reason = overPayloadLimit(file, what: "its transfer file") {
+        // A session already open was accepted by the collector for this size.
+        if previousSession == nil, let reason = overPayloadLimit(file, what: "its transfer file") {
             try store.finishUpload(of: id, status: .skipped, reason: reason)
             return UploadResult(measurement: id, outcome: .skipped, reason: reason)
         }
@@ -266,8 +292,9 @@ public struct UploadRun: Sendable {
     private struct Silent: UploadRunObserver {}
 
     /// Why a file larger than the collector's payload limit is skipped, or nil if it fits. The
-    /// collector answers 422 to such a pre-request, on every run (§2.10); Android marks such
-    /// measurements skipped rather than trying them again and again.
+    /// collector answers 422 to such a pre-request, on every run (§2.10). A measurement reaches
+    /// this only when no cut into parts fits (``deliverable(_:)``): a limit smaller than a few
+    /// seconds of its data.
     private func overPayloadLimit(_ file: TransferFile, what: String) -> String? {
         guard let limit = options.payloadLimit, file.size > limit else { return nil }
         return "\(what) is \(file.size) bytes, over the collector's payload limit of \(limit) (collector.payload_limit)"

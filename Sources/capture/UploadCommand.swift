@@ -19,8 +19,8 @@ struct Upload: AsyncParsableCommand {
             reboot `capture upload --resume` asks the collector where it stands and continues \
             there. Network errors, timeouts, 5xx, 429 and 403 are retried from the collector's \
             offset with exponential back-off and jitter within --retry-budget (at least as long \
-            as a Retry-After says). 412, or a transfer file over the collector's payload limit \
-            (checked before anything is sent), marks a measurement skipped; another 4xx marks it \
+            as a Retry-After says). A transfer file over the collector's payload limit is cut into \
+            parts ("part 2/3 of 7"), each a measurement; 412 marks one skipped; another 4xx marks it \
             failed with the collector's reason. Every answer and what capture does about it: \
             docs/upload.md, "What happens".
 
@@ -59,7 +59,7 @@ struct Upload: AsyncParsableCommand {
     var retryBudget: Double?
     @Option(
         help: ArgumentHelp(
-            "The collector's payload limit: a larger transfer file is marked skipped, not sent (default: collector.payload_limit, else 100M).",
+            "The collector's payload limit: a larger measurement is cut into parts within it (default: collector.payload_limit, else 100M).",
             valueName: "size"))
     var payloadLimit: String?
     @Option(
@@ -128,6 +128,7 @@ struct Upload: AsyncParsableCommand {
     static func line(_ result: UploadResult) -> String {
         let result = presented(result)
         var text = "measurement \(result.measurement)"
+        if let part = result.part { text += " (\(part.text))" }
         if let attachment = result.attachment { text += " attachment \(attachment) (\(result.name ?? "?"))" }
         text += ": \(result.outcome.rawValue)"
         if let bytes = result.bytes, let seconds = result.seconds, result.outcome == .uploaded, result.reason == nil {

@@ -336,8 +336,10 @@ func shortTrace(fixes: Int, start: Int64 = 1_781_424_000_000) -> String {
         #expect(try collector.stored().count == 1)
     }
 
-    /// A transfer file over the collector's payload limit is skipped with that reason before
-    /// anything is sent (the collector would answer 422 on every run), not failed and retried.
+    /// A transfer file over the collector's payload limit that no cut into parts fits (a limit
+    /// below TransferSizeBound's 64 KiB of overhead; PartsEndToEndTests cuts one that fits) is
+    /// skipped with that reason before anything is sent (the collector would answer 422 on every
+    /// run), not failed and retried.
     @Test func aFileOverThePayloadLimitIsSkippedWithoutARequest() throws {
         let id = try replay(fixes: 300)
         let size = try transferFile(id).count

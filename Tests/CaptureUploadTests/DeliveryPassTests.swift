@@ -128,7 +128,7 @@ import Testing
 
     @Test func withoutAStoreEveryFigureIsZero() throws {
         let parsed = Self.parse(try DeliveryMetrics.text(of: nil, now: 0))
-        #expect(parsed.samples.count == 14 + RideCount.allCases.count)
+        #expect(parsed.samples.count == 16 + RideCount.allCases.count)
         #expect(parsed.samples.values.allSatisfy { $0 == 0 })
         #expect(parsed.types["capture_measurements"] == "gauge" && parsed.types["capture_upload_attempts_total"] == "counter")
         #expect(parsed.help["capture_store_bytes"] == "Size of the database file.")
@@ -160,7 +160,8 @@ import Testing
         #expect(
             order == [
                 "capture_measurements", "capture_upload_attempts_total", "capture_upload_retries_total",
-                "capture_rides_total", "capture_sync_consecutive_failures", "capture_sync_next_attempt_timestamp_seconds",
+                "capture_rides_total", "capture_measurements_cut_total", "capture_measurement_parts_total",
+                "capture_sync_consecutive_failures", "capture_sync_next_attempt_timestamp_seconds",
                 "capture_oldest_waiting_age_seconds", "capture_store_bytes", "capture_login_expiry_timestamp_seconds",
                 "capture_login_gone",
             ])
