@@ -65,7 +65,7 @@ public struct RideFigures: Sendable, Equatable, Codable {
     }
 
     /// `2.34 km in 0:10:00, 0:09:00 moving` (the moving time only when a pause took a second or
-    /// more); `850 m in 0:03:10`; `850 m so far` while open.
+    /// more); `850 m in 0:03:10`; `850 m so far, 0:03:10 moving` while open.
     public var headline: String {
         let distance = TextFormat.distance(distanceMeters)
         guard let durationMs else { return "\(distance) so far, \(TextFormat.duration(movingMs)) moving" }
