@@ -8,14 +8,20 @@ extension PlotExporter.Survey {
     func charts() -> String {
         let chart = PlotExporter.chart
         var svg = ""
+        let source = figures.altitude.map { $0.source == .gnss ? ", GNSS" : ", barometric" } ?? ""
         let series: [(bins: Bins, label: String, band: Bool, fromZero: Bool, empty: String)] = [
             (speed, "speed (km/h)", false, true, "no speed recorded"),
-            (altitude, "altitude (m\(figures.altitude.map { ", " + $0.label } ?? ""))", false, false, "no altitude recorded"),
+            (altitude, "altitude (m\(source))", false, false, "no altitude recorded"),
             (acceleration, "acceleration |a| (m/s²)", true, true, "no accelerometer recorded"),
         ]
         for (index, item) in series.enumerated() {
             let top = chart.top + Double(index) * chart.spacing
             svg += panel(item.bins, top: top, label: item.label, band: item.band, fromZero: item.fromZero, empty: item.empty)
+        }
+        // What barometric heights are measured from (the axis's label has room for the source only).
+        if let altitude = figures.altitude, altitude.source == .barometric {
+            let top = chart.top + chart.spacing
+            svg += "<text x=\"\(chart.x + chart.width - 4)\" y=\"\(top + 12)\" text-anchor=\"end\" class=\"muted\" font-size=\"10\">\(altitude.label)</text>\n"
         }
         let bottom = chart.top + 2 * chart.spacing + chart.height
         let title = timeAxis.title(startClock: String(TextFormat.isoTime(start).dropFirst(11).prefix(5)))

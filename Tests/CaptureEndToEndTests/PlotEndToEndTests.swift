@@ -32,7 +32,7 @@ import Testing
             return String(text[open.upperBound..<close.lowerBound])
         }
         #expect(element("title", in: svg)?.hasSuffix(" · " + headline) == true, "\(element("title", in: svg) ?? "no title")")
-        #expect(svg.contains(">altitude (m, barometric, above the start)<"))
+        #expect(svg.contains(">altitude (m, barometric)<") && svg.contains(">barometric, above the start<"))
         let gpx = try cli.run(["export", "1", "--format", "gpx"])
         #expect(gpx.status == 0, "\(gpx.stderr)")
         #expect(element("desc", in: gpx.stdout) == headline + "; altitude " + altitude)
