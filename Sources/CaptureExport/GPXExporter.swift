@@ -2,7 +2,8 @@ import CaptureCore
 import CaptureFormats
 public import CaptureStorage
 
-/// GPX 1.1: one `<trk>` with one `<trkseg>` per track; each point has `<ele>`, `<time>`, the fix
+/// GPX 1.1: the ride's figures (``RideFigures/text``) as the metadata's `<desc>`; one `<trk>`
+/// with one `<trkseg>` per track; each point has `<ele>`, `<time>`, the fix
 /// quality the receiver reported (`<fix>` 2d/3d, `<sat>`, `<hdop>`, `<vdop>`, `<pdop>`) and, in
 /// `<extensions>`, speed (m/s) and horizontal accuracy (m) in the `capture` namespace, and the
 /// modality on the first point after a change of it. The text is ``GPXWriter``'s
@@ -10,19 +11,25 @@ public import CaptureStorage
 public struct GPXExporter: DocumentExporter {
     public let name = "gpx"
     public let summary = """
-        GPX 1.1: one <trk> with one <trkseg> per track; each point has <ele>, <time> and, in \
-        <extensions>, speed (m/s) and horizontal accuracy (m).
+        GPX 1.1: the ride's figures (distance, duration, altitude, as `capture show` states \
+        them) in <metadata><desc>; one <trk> with one <trkseg> per track; each point has <ele>, \
+        <time> and, in <extensions>, speed (m/s) and horizontal accuracy (m).
         """
 
     /// The GPX exporter.
     public init() {}
 
     public func write(_ record: MeasurementRecord, from store: Store, options: ExportOptions, to sink: OutputSink) throws {
-        try sink.write(GPXWriter.header(measurement: record.id, startTime: record.startTime, modality: record.modality))
+        let privacy = try options.privacy(of: record.id, in: store)
+        // The ride's figures (those of what is exported: privacy zones hide their part), as
+        // `capture show` and the plot's title state them.
+        let figures = try store.figures(of: record.id, privacy: privacy)
+        try sink.write(
+            GPXWriter.header(
+                measurement: record.id, startTime: record.startTime, modality: record.modality, description: figures.text))
         // A change of modality is marked on the first point after it (capture's extension),
         // so that replaying the file gives the same modality at every fix.
         let events = try store.events(of: record.id)
-        let privacy = try options.privacy(of: record.id, in: store)
         var modality = record.modality
         for track in try store.tracks(of: record.id) {
             try sink.write(GPXWriter.segmentStart)

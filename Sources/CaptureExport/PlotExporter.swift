@@ -6,12 +6,17 @@ import Foundation
 /// `capture plot`: one SVG picture of a measurement. On top, the track on a local projection,
 /// coloured by speed, with its start and end, pauses and changes of modality marked, a scale bar
 /// and the speed legend; beneath it speed, altitude and acceleration magnitude over time, with
-/// labelled axes and units, pauses shaded and modality changes drawn as dashed lines.
+/// labelled axes and units, pauses shaded and modality changes drawn as dashed lines. The title
+/// states the ride's ``RideFigures`` (as `capture show` does); the altitude chart draws the
+/// altitude those figures chose (barometric, else GNSS) and says which; the time axis counts
+/// seconds, minutes or hours by the ride's length (``PlotTimeAxis``); no line is drawn across a
+/// pause (between tracks). One concern a file: the survey and the title here, the map in
+/// `PlotExporter+Map.swift`, the charts in `PlotExporter+Charts.swift`.
 ///
-/// The store is streamed: fixes are read twice (extent and time series, then the track), motion
-/// samples once, and every time series is gathered into one bin per two pixels, so a day-long
-/// ride takes as little memory as a short one. Track points closer than 1.5 px to the previous
-/// drawn point are left out of the picture. Privacy zones and `--clean` apply as in every export.
+/// The store is streamed: fixes are read twice (extent, time series and figures, then the
+/// track), motion samples once, pressure samples whole (as `capture show` reads them), and every
+/// time series is gathered into one bin per two pixels. Track points closer than 1.5 px to the
+/// previous drawn point are left out of the picture. Privacy zones and `--clean` apply as in every export.
 public struct PlotExporter: MeasurementExporter {
     public let name = "svg"
     public let summary = """
@@ -60,8 +65,8 @@ extension PlotExporter {
         var acceleration: Bins
         /// km/h at the top of the speed scale.
         var topSpeed = 0.0
-        var distance = 0.0
-        var moving: Int64 = 0
+        /// Distance, duration, moving time and altitude, as `capture show` states them.
+        var figures = RideFigures()
         var fixCount = 0
         /// Map positions (metres) of the marks.
         var first: (x: Double, y: Double)?
@@ -70,6 +75,8 @@ extension PlotExporter {
         var changePoints: [(point: (x: Double, y: Double), modality: String)] = []
         /// Time spans of pauses and moments of modality changes.
         var pauses: [(from: Int64, to: Int64)] = []
+        /// From the end of a track to the start of the next: no chart line crosses these.
+        var trackGaps: [(from: Int64, to: Int64)] = []
         var changes: [(time: Int64, modality: String)] = []
         var colouring: PlotColouring?
 
@@ -103,13 +110,17 @@ extension PlotExporter {
             }
             if let from = pausedAt { pauses.append((from, end)) }
 
-            // Fixes: extent, speed and altitude, distance, where the marks go.
+            // Fixes: extent, speed and altitude, the figures, where the marks go.
             var pendingChanges = changes[...]
+            var tally = RideFigures.Tally()
             let tracks = try store.tracks(of: record.id)
             for (index, track) in tracks.enumerated() {
                 var previous: Fix?
                 var previousPoint: (x: Double, y: Double)?
                 try store.forEachFix(of: record.id, track: track.number) { fix in
+                    // The figures are those of what the plot may show, --clean or not (their
+                    // distance counts clean fixes anyway), as an export's are.
+                    if !privacy.hides(fix) { tally.add(fix) }
                     guard options.keeps(fix, privacy) else { return }
                     if projection == nil { projection = .init(latitude: fix.latitude, longitude: fix.longitude) }
                     let point = projection!.metres(latitude: fix.latitude, longitude: fix.longitude)
@@ -121,10 +132,6 @@ extension PlotExporter {
                         topSpeed = max(topSpeed, metresPerSecond * 3.6)
                     }
                     if let height = fix.altitude { altitude.add(height, at: fix.timestamp) }
-                    if let previous {
-                        distance += Geodesy.distance(
-                            from: (previous.latitude, previous.longitude), to: (fix.latitude, fix.longitude))
-                    }
                     while let change = pendingChanges.first, change.time <= fix.timestamp {
                         changePoints.append((point, change.modality))
                         pendingChanges.removeFirst()
@@ -133,11 +140,29 @@ extension PlotExporter {
                     previousPoint = point
                     fixCount += 1
                 }
+                tally.endTrack()
                 if let previousPoint {
                     last = previousPoint
                     if index < tracks.count - 1 { pausePoints.append(previousPoint) }
                 }
-                moving += (track.endTime ?? end) - track.startTime
+                if index < tracks.count - 1 {
+                    let next = tracks[index + 1].startTime
+                    trackGaps.append((track.endTime ?? next, next))
+                }
+            }
+            // The altitude the figures chose: the barometer's heights over time, else the fixes'.
+            let pressures = try store.pressures(of: record.id).filter { !privacy.hides(time: $0.timestamp) }
+            figures = tally.figures(
+                start: start, end: record.endTime, tracks: tracks, lastSample: end,
+                pressures: pressures.map(\.hectopascals), qnh: nil)
+            if figures.altitude?.source == .barometric {
+                altitude = Bins(start: start, end: end, columns: columns)
+                let base = pressures.lazy.compactMap { BarometricAltitude.altitude(pressure: $0.hectopascals) }.first ?? 0
+                for sample in pressures {
+                    if let height = BarometricAltitude.altitude(pressure: sample.hectopascals) {
+                        altitude.add(height - base, at: sample.timestamp)
+                    }
+                }
             }
             // The colour scale ends at a round speed: 0 to 30 km/h, say, for a top speed of 27.
             let step = PlotGeometry.niceStep(topSpeed, parts: 5)
@@ -178,13 +203,16 @@ extension PlotExporter {
 
         // MARK: - SVG
 
-        func header() -> String {
-            let minutes = Double(moving) / 60_000
-            let title = [
+        /// `measurement 3 · BICYCLE · 2026-06-14 08:00 UTC · 2.34 km in 0:10:00, 0:09:00 moving`.
+        var title: String {
+            [
                 "measurement \(record.id)", TextFormat.xmlEscaped(record.modality),
                 TextFormat.isoTime(record.startTime).prefix(16).replacingOccurrences(of: "T", with: " ") + " UTC",
-                "\(PlotGeometry.number((distance / 10).rounded() / 100)) km in \(Self.duration(minutes))",
+                figures.headline,
             ].joined(separator: " · ")
+        }
+
+        func header() -> String {
             let map = PlotExporter.map
             var svg = """
                 <?xml version="1.0" encoding="UTF-8"?>
@@ -211,272 +239,6 @@ extension PlotExporter {
                 svg += "<text x=\"\(map.x + map.width / 2)\" y=\"\(map.y + map.height / 2)\" text-anchor=\"middle\" class=\"muted\">no position recorded</text>\n"
             }
             return svg
-        }
-
-        static func duration(_ minutes: Double) -> String {
-            minutes < 60 ? "\(Int(minutes.rounded())) min" : "\(Int(minutes / 60)) h \(Int(minutes.truncatingRemainder(dividingBy: 60).rounded())) min"
-        }
-
-        /// The second pass: the track as polylines, one per run of fixes of the same speed class.
-        func drawTrack(store: Store, options: ExportOptions, to sink: OutputSink) throws {
-            guard let projection else { return }
-            let fit = self.fit
-            var buffer = ""
-            var failure: (any Error)?
-            func flush() {
-                guard failure == nil, !buffer.isEmpty else { return }
-                do { try sink.write(buffer) } catch { failure = error }
-                buffer = ""
-            }
-            for track in try store.tracks(of: record.id) {
-                var previous: Fix?
-                var drawn: (x: Double, y: Double)?
-                var colour = -1
-                var open = false
-                try store.forEachFix(of: record.id, track: track.number) { fix in
-                    guard options.keeps(fix, privacy) else {
-                        // A hidden stretch is not bridged.
-                        if open { buffer += "\"/>\n" }
-                        open = false
-                        previous = nil
-                        drawn = nil
-                        return
-                    }
-                    let pixel = fit.pixel(projection.metres(latitude: fix.latitude, longitude: fix.longitude))
-                    let speed = Self.speed(of: fix, after: previous).map { $0 * 3.6 } ?? 0
-                    let next = colouring?.index(at: fix.timestamp) ?? PlotGeometry.speedClass(speed, top: topSpeed)
-                    previous = fix
-                    if let last = drawn, next == colour,
-                        (pixel.x - last.x) * (pixel.x - last.x) + (pixel.y - last.y) * (pixel.y - last.y) < 2.25
-                    {
-                        return
-                    }
-                    let coordinates = "\(Self.coordinate(pixel.x)),\(Self.coordinate(pixel.y))"
-                    if !open || next != colour {
-                        // A new colour starts where the previous line ended, so the line is unbroken.
-                        if open { buffer += " \(coordinates)\"/>\n" }
-                        buffer += "<polyline class=\"s\(next)\" points=\"" + coordinates
-                        open = true
-                        colour = next
-                    } else {
-                        buffer += " " + coordinates
-                    }
-                    drawn = pixel
-                    if buffer.utf8.count > 65_536 { flush() }
-                }
-                if open { buffer += "\"/>\n" }
-            }
-            flush()
-            if let failure { throw failure }
-        }
-
-        static func coordinate(_ value: Double) -> String { TextFormat.decimal(value, 1) }
-
-        /// Start, end, pauses and changes of modality on the map.
-        func markers() -> String {
-            guard projection != nil else { return "" }
-            let fit = self.fit
-            var svg = ""
-            func at(_ point: (x: Double, y: Double)) -> (x: String, y: String) {
-                let pixel = fit.pixel(point)
-                return (Self.coordinate(pixel.x), Self.coordinate(pixel.y))
-            }
-            for point in pausePoints {
-                let p = at(point)
-                svg += """
-                    <g transform="translate(\(p.x),\(p.y))"><circle r="8" fill="#ffffff" stroke="#444" stroke-width="1.5"/>\
-                    <path d="M-2.5,-4V4M2.5,-4V4" stroke="#444" stroke-width="2"/></g>
-
-                    """
-            }
-            for change in changePoints {
-                let p = at(change.point)
-                svg += """
-                    <g transform="translate(\(p.x),\(p.y))"><path d="M0,-8L8,0L0,8L-8,0Z" fill="#7b3294" stroke="#ffffff"/>\
-                    <text x="11" y="4" class="label" font-weight="bold">\(TextFormat.xmlEscaped(change.modality))</text></g>
-
-                    """
-            }
-            if let first {
-                let p = at(first)
-                svg += "<g transform=\"translate(\(p.x),\(p.y))\"><circle r=\"7\" fill=\"#1a9850\" stroke=\"#ffffff\" stroke-width=\"2\"/><text x=\"10\" y=\"-8\" class=\"label\">start</text></g>\n"
-            }
-            if let last {
-                let p = at(last)
-                svg += "<g transform=\"translate(\(p.x),\(p.y))\"><rect x=\"-6\" y=\"-6\" width=\"12\" height=\"12\" fill=\"#222\" stroke=\"#ffffff\" stroke-width=\"2\"/><text x=\"10\" y=\"-8\" class=\"label\">end</text></g>\n"
-            }
-            return svg
-        }
-
-        /// The scale bar (bottom left) and the speed colours (bottom right) inside the map.
-        func legend() -> String {
-            guard projection != nil else { return "" }
-            let map = PlotExporter.map
-            let baseline = map.y + map.height - 16
-            let metres = PlotGeometry.scaleBarLength(atMost: 200 / fit.pixelsPerMetre)
-            let length = metres * fit.pixelsPerMetre
-            let x = map.x + 16
-            var svg = """
-                <path d="M\(x),\(baseline - 6)V\(baseline)H\(Self.coordinate(x + length))V\(baseline - 6)" fill="none" stroke="#222" stroke-width="2"/>
-                <text x="\(Self.coordinate(x + length / 2))" y="\(baseline - 10)" text-anchor="middle" class="label">\(PlotGeometry.distanceLabel(metres))</text>
-
-                """
-            if let colouring { return svg + categories(colouring, baseline: baseline) }
-            let colours = PlotGeometry.speedColours
-            let box = 28.0
-            let left = map.x + map.width - 16 - box * Double(colours.count)
-            svg += "<text x=\"\(left)\" y=\"\(baseline - 14)\" class=\"label\">speed (km/h)</text>\n"
-            for (index, colour) in colours.enumerated() {
-                svg += "<rect x=\(quoted(left + box * Double(index))) y=\(quoted(baseline - 8)) width=\"\(box)\" height=\"8\" fill=\"\(colour)\"/>\n"
-            }
-            for index in [0, colours.count] {
-                let value = topSpeed * Double(index) / Double(colours.count)
-                svg += "<text x=\(quoted(left + box * Double(index))) y=\(quoted(baseline + 11)) text-anchor=\"middle\" class=\"muted\" font-size=\"10\">\(PlotGeometry.number(value.rounded()))</text>\n"
-            }
-            return svg
-        }
-
-        /// The legend of a ``PlotColouring``: a swatch and a label per colour, and the unrated grey.
-        func categories(_ colouring: PlotColouring, baseline: Double) -> String {
-            let map = PlotExporter.map
-            let items = Array(zip(colouring.labels, colouring.colours)) + [("not rated", PlotColouring.unrated)]
-            let box = 62.0
-            let left = map.x + map.width - 16 - box * Double(items.count)
-            var svg = "<text x=\"\(left)\" y=\"\(baseline - 14)\" class=\"label\">\(TextFormat.xmlEscaped(colouring.title))</text>\n"
-            for (index, item) in items.enumerated() {
-                let x = left + box * Double(index)
-                svg += "<rect x=\(quoted(x)) y=\(quoted(baseline - 8)) width=\"\(box - 4)\" height=\"8\" fill=\"\(item.1)\"/>"
-                svg += "<text x=\(quoted(x)) y=\(quoted(baseline + 11)) class=\"muted\" font-size=\"10\">\(TextFormat.xmlEscaped(item.0))</text>\n"
-            }
-            return svg
-        }
-
-        private func quoted(_ value: Double) -> String { "\"\(Self.coordinate(value))\"" }
-
-        /// Speed, altitude and acceleration over time.
-        func charts() -> String {
-            let chart = PlotExporter.chart
-            var svg = ""
-            let series: [(bins: Bins, label: String, band: Bool, fromZero: Bool, empty: String)] = [
-                (speed, "speed (km/h)", false, true, "no speed recorded"),
-                (altitude, "altitude (m)", false, false, "no altitude recorded"),
-                (acceleration, "acceleration |a| (m/s²)", true, true, "no accelerometer recorded"),
-            ]
-            for (index, item) in series.enumerated() {
-                let top = chart.top + Double(index) * chart.spacing
-                svg += panel(item.bins, top: top, label: item.label, band: item.band, fromZero: item.fromZero, empty: item.empty)
-            }
-            let bottom = chart.top + 2 * chart.spacing + chart.height
-            svg += "<text x=\"\(chart.x + chart.width / 2)\" y=\"\(bottom + 40)\" text-anchor=\"middle\" class=\"label\">minutes since the start (\(TextFormat.isoTime(start).dropFirst(11).prefix(5)) UTC)</text>\n"
-            return svg
-        }
-
-        private func x(of time: Int64) -> Double {
-            let chart = PlotExporter.chart
-            return chart.x + Double(time - start) / Double(end - start) * chart.width
-        }
-
-        private func panel(_ bins: Bins, top: Double, label: String, band: Bool, fromZero: Bool, empty: String) -> String {
-            let chart = PlotExporter.chart
-            let bottom = top + chart.height
-            var svg = "<g>\n"
-            for pause in pauses {
-                let from = max(x(of: pause.from), chart.x)
-                let to = min(x(of: pause.to), chart.x + chart.width)
-                svg += "<rect class=\"pause\" x=\(quoted(from)) y=\"\(top)\" width=\(quoted(max(to - from, 1))) height=\"\(chart.height)\"/>\n"
-                if top == chart.top {
-                    svg += "<text x=\(quoted(from + 3)) y=\"\(top + 12)\" class=\"muted\" font-size=\"10\">pause</text>\n"
-                }
-            }
-            // Vertical range and ticks.
-            let range = bins.range
-            var low = range.map { fromZero ? min(0, $0.low) : $0.low } ?? 0
-            var high = range?.high ?? 1
-            if high - low < 1e-9 {
-                low -= 1
-                high += 1
-            }
-            let step = PlotGeometry.niceStep(high - low, parts: 4)
-            low = (low / step).rounded(.down) * step
-            high = (high / step).rounded(.up) * step
-            func y(_ value: Double) -> Double { bottom - (value - low) / (high - low) * chart.height }
-            var tick = low
-            while tick <= high + step / 1000 {
-                let position = Self.coordinate(y(tick))
-                svg += "<path class=\"grid\" d=\"M\(chart.x),\(position)H\(chart.x + chart.width)\"/>"
-                svg += "<text x=\"\(chart.x - 6)\" y=\"\(Self.coordinate(y(tick) + 4))\" text-anchor=\"end\" class=\"muted\">\(PlotGeometry.number(tick))</text>\n"
-                tick += step
-            }
-            // Time ticks, every round number of minutes.
-            let minutes = Double(end - start) / 60_000
-            let minuteStep = PlotGeometry.niceStep(minutes, parts: 8)
-            var minute = 0.0
-            while minute <= minutes + 1e-9 {
-                let position = x(of: start + Int64(minute * 60_000))
-                svg += "<path class=\"axis\" d=\"M\(Self.coordinate(position)),\(bottom)v5\"/><text x=\(quoted(position)) y=\"\(bottom + 17)\" text-anchor=\"middle\" class=\"muted\">\(PlotGeometry.number(minute))</text>\n"
-                minute += minuteStep
-            }
-            svg += "<path class=\"axis\" d=\"M\(chart.x),\(top)V\(bottom)H\(chart.x + chart.width)\"/>\n"
-            svg += "<text transform=\"translate(\(chart.x - 50),\(top + chart.height / 2)) rotate(-90)\" text-anchor=\"middle\" class=\"label\">\(label)</text>\n"
-            if bins.isEmpty {
-                svg += "<text x=\"\(chart.x + chart.width / 2)\" y=\"\(top + chart.height / 2)\" text-anchor=\"middle\" class=\"muted\">\(empty)</text>\n"
-            } else {
-                let width = PlotExporter.binWidth
-                // Bins without a value are bridged up to 10 s (1 Hz fixes leave most bins of a
-                // short ride empty); a longer gap, a pause say, breaks the line.
-                let gap = max(1, Int(10_000 / (Double(end - start) / Double(bins.columns))))
-                if band {
-                    // The spread of each bin (lowest to highest), then its mean.
-                    var upper: [String] = []
-                    var lower: [String] = []
-                    func closeBand() {
-                        if !upper.isEmpty {
-                            svg += "<polygon fill=\"#b8c7dc\" points=\"\((upper + lower.reversed()).joined(separator: " "))\"/>\n"
-                        }
-                        upper = []
-                        lower = []
-                    }
-                    var empty = 0
-                    for column in 0..<bins.columns {
-                        guard bins.count[column] > 0 else {
-                            empty += 1
-                            if empty > gap { closeBand() }
-                            continue
-                        }
-                        empty = 0
-                        let left = chart.x + Double(column) * width
-                        for position in [left, left + width] {
-                            upper.append("\(Self.coordinate(position)),\(Self.coordinate(y(bins.high[column])))")
-                            lower.append("\(Self.coordinate(position)),\(Self.coordinate(y(bins.low[column])))")
-                        }
-                    }
-                    closeBand()
-                }
-                var path = ""
-                var drawing = false
-                var empty = 0
-                for column in 0..<bins.columns {
-                    guard let mean = bins.mean(column) else {
-                        empty += 1
-                        if empty > gap { drawing = false }
-                        continue
-                    }
-                    empty = 0
-                    let position = chart.x + (Double(column) + 0.5) * width
-                    path += (drawing ? "L" : "M") + "\(Self.coordinate(position)),\(Self.coordinate(y(mean)))"
-                    drawing = true
-                }
-                svg += "<path d=\"\(path)\" fill=\"none\" stroke=\"\(band ? "#2b4c7e" : "#1f78b4")\" stroke-width=\"1.5\" stroke-linejoin=\"round\"/>\n"
-            }
-            for change in changes {
-                let position = Self.coordinate(x(of: change.time))
-                svg += "<path class=\"change\" d=\"M\(position),\(top)V\(bottom)\"/>"
-                if top == chart.top {
-                    svg += "<text x=\"\(position)\" y=\"\(top - 4)\" text-anchor=\"middle\" fill=\"#7b3294\" font-size=\"11\">\(TextFormat.xmlEscaped(change.modality))</text>"
-                }
-                svg += "\n"
-            }
-            return svg + "</g>\n"
         }
     }
 }

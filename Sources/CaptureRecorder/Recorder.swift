@@ -208,10 +208,7 @@ public final class Recorder: Sendable {
                         return []
                     }
                 } catch {
-                    self.handle { machine in
-                        machine.sourceFailed(index, error: "\(error)")
-                        return []
-                    }
+                    self.handle { machine in machine.sourceFailed(index, error: "\(error)") }
                 }
                 sourcesDone.leave()
             }

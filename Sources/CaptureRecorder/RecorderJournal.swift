@@ -7,7 +7,8 @@ import Glibc
 /// The recorder's log of one measurement, `recorder.jsonl` among its attachments (uploaded after
 /// it, §2.8): one JSON object per line with `t` (Unix ms) and what happened: the start (sources,
 /// flush interval), a recovery after a crash, every lifecycle command, a source's note when it
-/// changes (lost samples, GNSS fix state), and a summary of what was captured at the end.
+/// changes (lost samples, GNSS fix state), a source that failed for good, and a summary of what
+/// was captured at the end.
 ///
 /// Best effort: a line that cannot be written is dropped, never the recording. Each line is
 /// made durable (`fdatasync`; lines are few: lifecycle commands, changes of a source's state), so
@@ -78,6 +79,8 @@ extension RecorderStateMachine.JournalEntry {
             var fields: [String: Any] = ["source": source, "note": line]
             if let lostSoFar { fields["lost_so_far"] = lostSoFar }
             return fields
+        case .sourceFailed(let source, let error):
+            return ["event": "source_failed", "source": source, "error": error]
         case .summary(let captured, let lost, let commitsDeferred):
             // The kinds captured, by their short names, as `capture status` names them.
             let kinds: [(String, Int)] = [

@@ -95,6 +95,8 @@ public struct RecorderStateMachine: Sendable {
         case recovered(committedUntil: Int64, sources: [String])
         case command(LifecycleCommand, by: String)
         case note(source: String, line: String, lostSoFar: Int?)
+        /// A source failed for good, and why.
+        case sourceFailed(source: String, error: String)
         case summary(captured: SampleCounts, lost: [String: Int], commitsDeferred: Int)
         /// Finished where its committed data ends by a recorder that started at `foundAt`.
         case interrupted(committedUntil: Int64, foundAt: Int64)
@@ -415,10 +417,13 @@ public struct RecorderStateMachine: Sendable {
         sourceStates[index].state = .ended
     }
 
-    /// The source at `index` failed; the others go on.
-    public mutating func sourceFailed(_ index: Int, error: String) {
+    /// The source at `index` failed for good (a device unplugged); the others go on. The journal
+    /// says so, so that `capture status` can tell why a recording whose every source went
+    /// recorded nothing more (``RecordingEnd``).
+    public mutating func sourceFailed(_ index: Int, error: String) -> [Action] {
         sourceStates[index].state = .failed
         sourceStates[index].error = error
+        return [.journal(.sourceFailed(source: sourceStates[index].name, error: error), at: nil)]
     }
 
     /// Something the source at `index` told besides samples; a line in the journal when it says

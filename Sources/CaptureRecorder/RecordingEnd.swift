@@ -1,3 +1,4 @@
+import CaptureCore
 import CaptureStorage
 import Foundation
 
@@ -5,10 +6,12 @@ import Foundation
 /// `capture status` shows beside "interrupted", so that a store-full stop or a power cut is not
 /// found only in `recorder.log`. Field names and values are the `--json` output's.
 ///
-/// Read from the measurement's journal (`recorder.jsonl`): a recorder that stops on a failure
-/// writes it into its closing summary (`"ended"`, `"reason"`); a journal without a summary was
-/// cut off, by a restart of the machine if it ends before the machine booted, else by the
-/// recorder's own end (killed, crashed).
+/// Read from the measurement's journal (`recorder.jsonl`), its last run (from the last `start`
+/// or `recovered` line): a recorder that stops on a failure writes it into its closing summary
+/// (`"ended"`, `"reason"`); a source that failed for good (a device unplugged) wrote a
+/// `source_failed` line, and a run whose every source failed so recorded nothing after the last
+/// of them went; a journal without a summary was cut off, by a restart of the machine if it ends
+/// before the machine booted, else by the recorder's own end (killed, crashed).
 public struct RecordingEnd: Codable, Sendable, Equatable {
     /// What ended it.
     public enum Kind: String, Codable, Sendable, Equatable {
@@ -20,6 +23,8 @@ public struct RecordingEnd: Codable, Sendable, Equatable {
         case restarted
         /// The recorder ended without finishing (killed, crashed) while the machine ran on.
         case recorderEnded = "recorder-ended"
+        /// Every source had failed for good (a device unplugged): nothing was recorded after.
+        case sourceGone = "source-gone"
     }
 
     /// What ended it.
@@ -28,12 +33,16 @@ public struct RecordingEnd: Codable, Sendable, Equatable {
     public var reason: String?
     /// Unix ms: when the recorder wrote its last journal line.
     public var lastJournalAt: Int64?
+    /// The sources that failed for good in the last run, with why (`iio:device0: the device
+    /// vanished`); absent when none did.
+    public var sourcesGone: [String]?
 
     /// Creates a value from its parts.
-    public init(kind: Kind, reason: String? = nil, lastJournalAt: Int64? = nil) {
+    public init(kind: Kind, reason: String? = nil, lastJournalAt: Int64? = nil, sourcesGone: [String]? = nil) {
         self.kind = kind
         self.reason = reason
         self.lastJournalAt = lastJournalAt
+        self.sourcesGone = sourcesGone
     }
 
     /// The journal's fields that record a failure's end (written into the closing summary).
@@ -45,20 +54,28 @@ public struct RecordingEnd: Codable, Sendable, Equatable {
     /// Reads the journal `text`; nil when it says the recording finished normally, or when
     /// there is nothing to read. `bootedAt` is when this machine booted (Unix ms), nil if unknown.
     public static func read(journal text: String, bootedAt: Int64?) -> RecordingEnd? {
-        var last: Int64?
-        for line in text.split(separator: "\n").reversed() {
-            guard let data = line.data(using: .utf8),
-                let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-            else { continue }
-            let time = (object["t"] as? NSNumber)?.int64Value
-            if last == nil { last = time }
-            guard object["event"] as? String == "summary" else { continue }
-            guard let ended = (object["ended"] as? String).flatMap(Kind.init(rawValue:)) else { return nil }
-            return RecordingEnd(kind: ended, reason: object["reason"] as? String, lastJournalAt: time)
+        let lines = text.split(separator: "\n").compactMap { line in
+            line.data(using: .utf8).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
         }
-        guard let last else { return nil }
-        if let bootedAt, last < bootedAt { return RecordingEnd(kind: .restarted, lastJournalAt: last) }
-        return RecordingEnd(kind: .recorderEnded, lastJournalAt: last)
+        // The last run: from the last start (or recovery after a crash) on.
+        let runStart = lines.lastIndex { ["start", "recovered"].contains($0["event"] as? String) } ?? 0
+        let run = lines[runStart...]
+        func time(_ object: [String: Any]) -> Int64? { (object["t"] as? NSNumber)?.int64Value }
+        let sources = run.first.flatMap { $0["sources"] as? [String] } ?? []
+        let failed = run.filter { $0["event"] as? String == "source_failed" }
+        let gone = failed.map { "\($0["source"] as? String ?? "?"): \($0["error"] as? String ?? "failed")" }
+        let sourcesGone = gone.isEmpty ? nil : gone
+        if let summary = run.last(where: { $0["event"] as? String == "summary" }) {
+            guard let ended = (summary["ended"] as? String).flatMap(Kind.init(rawValue:)) else { return nil }
+            return RecordingEnd(kind: ended, reason: summary["reason"] as? String, lastJournalAt: time(summary), sourcesGone: sourcesGone)
+        }
+        guard let last = lines.last.flatMap(time) else { return nil }
+        let failedNames = Set(failed.compactMap { $0["source"] as? String })
+        if !sources.isEmpty, Set(sources).isSubset(of: failedNames) {
+            return RecordingEnd(kind: .sourceGone, lastJournalAt: failed.last.flatMap(time), sourcesGone: sourcesGone)
+        }
+        if let bootedAt, last < bootedAt { return RecordingEnd(kind: .restarted, lastJournalAt: last, sourcesGone: sourcesGone) }
+        return RecordingEnd(kind: .recorderEnded, lastJournalAt: last, sourcesGone: sourcesGone)
     }
 
     /// Reads the journal of measurement `id` in `directory` (nil when it has none).
@@ -79,6 +96,12 @@ public struct RecordingEnd: Codable, Sendable, Equatable {
 
     /// One line for `capture status`: what happened and what it means for the data.
     public var text: String {
+        let gone = (sourcesGone ?? []).joined(separator: "; ")
+        let before = kind == .sourceGone || gone.isEmpty ? "" : "; before that a source was gone (\(gone))"
+        return reasonText + before
+    }
+
+    private var reasonText: String {
         switch kind {
         case .storeFull:
             "the store was full: \(reason ?? "no room left"); make room before it goes on"
@@ -88,6 +111,10 @@ public struct RecordingEnd: Codable, Sendable, Equatable {
             "the machine restarted while it recorded (a power cut or a reboot); what was synced before is kept"
         case .recorderEnded:
             "the recorder ended without finishing (killed or crashed); its output is in recorder.log in the data directory"
+        case .sourceGone:
+            "every source was gone (\((sourcesGone ?? []).joined(separator: "; "))), a device unplugged or failing for good"
+                + (lastJournalAt.map { " at \(TextFormat.time($0))" } ?? "")
+                + "; nothing was recorded after that, what was committed before is kept; connect it again before it goes on"
         }
     }
 }

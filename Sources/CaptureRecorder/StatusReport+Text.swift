@@ -65,7 +65,8 @@ extension StatusReport {
                 lines.append(line + (source.error.map { " (\($0))" } ?? "") + (source.note.map { "; \($0)" } ?? ""))
             }
             if let failed = recorder.failedSources, failed > 0 {
-                lines.append("  sources failed: \(failed) of \(recorder.sources.count) (the others go on)")
+                let others = failed < recorder.sources.count ? "the others go on" : "nothing more is recorded"
+                lines.append("  sources failed: \(failed) of \(recorder.sources.count) (\(others))")
             }
             if let clock = recorder.clock { lines.append("  clock      " + TextFormat.clock(clock)) }
             if let trace = recorder.recordingTrace { lines.append("  trace      \(trace)") }

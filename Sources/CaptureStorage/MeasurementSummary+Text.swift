@@ -8,7 +8,7 @@ extension MeasurementSummary {
         let span = durationMs.map { " (\(TextFormat.duration($0)))" } ?? ""
         lines.append("measurement \(id): \(status.rawValue), \(modality), \(tracks.count) track(s)")
         lines.append("  time      \(TextFormat.time(start)) → \(end.map(TextFormat.time) ?? "open")\(span)")
-        lines.append("  distance  \(TextFormat.distance(distanceMeters)) over clean fixes")
+        lines.append("  ride      \(figures.headline) (distance over clean fixes)")
         if let correction = clockCorrectionMs {
             lines.append(
                 "  clock     host clock was \(TextFormat.span(abs(correction))) \(correction >= 0 ? "behind" : "ahead of") GNSS time; "
@@ -19,10 +19,10 @@ extension MeasurementSummary {
                 "  area      lat \(box.minLatitude)…\(box.maxLatitude), lon \(box.minLongitude)…\(box.maxLongitude)")
         }
         lines.append("  samples   " + counts.text)
-        if let baro = barometricAltitude {
-            let what = baro.kind == .relative ? "from first sample, p0 \(baro.seaLevelPressure) hPa" : "QNH \(baro.seaLevelPressure) hPa"
-            lines.append(
-                "  altitude  barometric (\(what)): \(baro.start) → \(baro.end) m, range \(baro.min)…\(baro.max) m, climb \(baro.climb) m")
+        if let altitude = figures.altitudeText {
+            let qnh = figures.altitude?.reference == .seaLevel && figures.altitude?.source == .barometric
+                ? barometricAltitude.map { " (QNH \($0.seaLevelPressure) hPa)" } ?? "" : ""
+            lines.append("  altitude  \(altitude)\(qnh)")
         }
         if let part {
             lines.append("  part      \(part.number) of \(part.count) that measurement \(part.original) was cut into for the payload limit")

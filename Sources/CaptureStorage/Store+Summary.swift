@@ -42,8 +42,8 @@ public struct UploadSummary: Sendable, Equatable, Codable {
     }
 }
 
-/// One measurement as `capture show` reports it: tracks, events, counts, time span, distance,
-/// bounding box, barometric altitude and upload state. Its JSON form is `capture show --json`.
+/// One measurement as `capture show` reports it: tracks, events, counts, time span, its figures
+/// (distance, moving time, altitude: ``RideFigures``), bounding box and upload state. Its JSON form is `capture show --json`.
 ///
 /// Distances are rounded to millimetres and coordinates to 1e-7° (about 1 cm), so that golden
 /// files do not depend on the last bits of a `Double`.
@@ -120,7 +120,11 @@ public struct MeasurementSummary: Sendable, Codable {
     public var boundingBox: BoundingBox?
     public var tracks: [Track]
     public var events: [EventSummary]
-    /// Altitude from the barometer, when the measurement has pressure samples.
+    /// Distance, duration, moving time and altitude, as every command states them
+    /// (``RideFigures``); `distanceMeters` and `durationMs` above are the same figures.
+    public var figures: RideFigures
+    /// The barometer's profile in detail (first and last pressure, the sea-level pressure used),
+    /// when the measurement has pressure samples; the ride's altitude is `figures.altitude`.
     public var barometricAltitude: BarometricAltitude?
     public var upload: UploadSummary
     /// Its attachments and their upload state (absent when it has none).
@@ -164,16 +168,22 @@ extension Store {
         let record = try measurement(id)
         let events = try events(of: id)
         var tracks: [MeasurementSummary.Track] = []
-        var total = 0.0
-        for track in try self.tracks(of: id) {
-            let distance = Geodesy.trackDistance(try fixes(of: id, track: track.number))
-            total += distance
+        var tally = RideFigures.Tally()
+        let trackRecords = try self.tracks(of: id)
+        for track in trackRecords {
+            try forEachFix(of: id, track: track.number) { tally.add($0) }
+            tally.endTrack()
             tracks.append(
                 MeasurementSummary.Track(
                     number: track.number, start: track.startTime, end: track.endTime,
                     modality: Modality.spelling(at: track.startTime, events: events, initial: record.modality),
-                    counts: try counts(of: id, track: track.number), distanceMeters: MeasurementSummary.millimetres(distance)))
+                    counts: try counts(of: id, track: track.number),
+                    distanceMeters: MeasurementSummary.millimetres(tally.lastTrackMeters)))
         }
+        let pressures = try pressures(of: id).map(\.hectopascals)
+        let figures = tally.figures(
+            start: record.startTime, end: record.endTime, tracks: trackRecords,
+            lastSample: record.endTime == nil ? try lastTimestamp(of: id) : nil, pressures: pressures, qnh: qnh)
         let box = Geodesy.boundingBox(try fixes(of: id)).map {
             BoundingBox(
                 minLatitude: MeasurementSummary.micro($0.minLatitude), maxLatitude: MeasurementSummary.micro($0.maxLatitude),
@@ -181,11 +191,11 @@ extension Store {
         }
         return MeasurementSummary(
             id: id, status: record.status, modality: record.modality, start: record.startTime, end: record.endTime,
-            durationMs: record.endTime.map { $0 - record.startTime }, counts: try counts(of: id),
-            distanceMeters: MeasurementSummary.millimetres(total), boundingBox: box, tracks: tracks,
+            durationMs: figures.durationMs, counts: try counts(of: id),
+            distanceMeters: figures.distanceMeters, boundingBox: box, tracks: tracks,
             events: events.map { MeasurementSummary.EventSummary(timestamp: $0.timestamp, type: $0.type.name, value: $0.value) },
-            barometricAltitude: BarometricProfile(hectopascals: try pressures(of: id).map(\.hectopascals), qnh: qnh)
-                .map(MeasurementSummary.BarometricAltitude.init),
+            figures: figures,
+            barometricAltitude: BarometricProfile(hectopascals: pressures, qnh: qnh).map(MeasurementSummary.BarometricAltitude.init),
             upload: try uploadSummary(of: id, stoppedAt: record.endTime),
             attachments: try attachments(of: id).nilIfEmpty, clockCorrectionMs: try clockCorrection(of: id),
             part: try part(of: id))

@@ -3,7 +3,8 @@ import Prometheus
 
 /// The delivery and store figures of a data directory in the Prometheus text format (version
 /// 0.0.4), for node_exporter's textfile collector (`capture metrics`). swift-prometheus checks
-/// the names and writes the text; the figures are read from the store once per call.
+/// the names and writes the text; the figures are read from the store once per call, the last
+/// finished ride's distance and times as ``CaptureStorage/RideFigures`` has them.
 public enum DeliveryMetrics {
     /// The figures of `store` at `now` (Unix ms); without a store every figure is 0. `login`
     /// is the device login's report (``CaptureStorage/LoginLifetime/report(loginFile:now:)``), if any.
@@ -83,6 +84,16 @@ public enum DeliveryMetrics {
         gauge(
             "capture_login_gone", "1 when the device login is gone (refused by the issuer, or expired): log in again.",
             login?.health == .gone ? 1 : 0)
+        // The last finished ride's figures, as `capture show` states them (RideFigures).
+        let lastRide = try store?.measurements().last { $0.status == .finished }
+        let figures = try lastRide.flatMap { try store?.figures(of: $0.id) } ?? RideFigures()
+        gauge("capture_last_ride_distance_meters", "The last finished ride's distance over clean fixes (0: none).", figures.distanceMeters)
+        gauge(
+            "capture_last_ride_duration_seconds", "The last finished ride's duration, start to stop (0: none).",
+            Double(figures.durationMs ?? 0) / 1000)
+        gauge(
+            "capture_last_ride_moving_seconds", "The last finished ride's time in its tracks, pauses left out (0: none).",
+            Double(figures.movingMs) / 1000)
         return families.map { $0.emitToString() }.joined()
     }
 }

@@ -91,13 +91,13 @@ struct Plot: ParsableCommand {
             speed above the fastest fix; a green dot marks the start, a black square the end, \
             ⏸-circles the pauses (where a track ends and the next begins later), purple diamonds \
             a change of modality with its new value; a scale bar and the speed legend sit at the \
-            bottom. Beneath it, over minutes since the start: speed (km/h; the receiver's, else \
-            from consecutive fixes), altitude (m, from the fixes) and the magnitude of the \
-            accelerometer's readings (m/s², gravity included: about 9.8 at rest; the band spans \
-            the lowest to highest reading of each 1/430 of the ride, the line their mean). \
-            Pauses are shaded, changes of modality dashed.
+            bottom. Beneath it, over seconds, minutes or hours since the start: speed (km/h; the \
+            receiver's, else from consecutive fixes), altitude (m, as `capture show` has it: \
+            barometric if there is pressure, else GNSS; the label says which), |acceleration| \
+            (m/s², 9.8 at rest; band: each 1/430's lowest to highest, line: mean). Pauses shaded, \
+            no line across one; modality changes dashed. The title states the ride's figures.
 
-            The store is streamed, so a day-long ride takes as little memory as a short one; the \
+            The store is streamed (pressure aside), so a day-long ride takes little memory; the \
             track leaves out points closer than 1.5 px to the previous one. Open the file in any \
             browser. privacy.zones apply as in every export; --clean keeps only clean fixes. The \
             same picture: `capture export ID --format svg`. --colour surface colours the track \

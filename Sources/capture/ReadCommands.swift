@@ -27,7 +27,7 @@ struct List: ParsableCommand {
 struct Show: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
-        abstract: "Show one measurement: tracks, events, counts, time span, distance, bounding box, barometric altitude.")
+        abstract: "Show one measurement: its figures (distance, duration, altitude), tracks, events, counts, bounding box.")
     @OptionGroup var data: DataDirectoryOptions
     @OptionGroup var output: OutputOptions
     @Argument(help: "The measurement id (see `capture list`).") var id: Int64

@@ -415,6 +415,7 @@ func nmea(_ body: String) -> String {
                 return source["state"] as? String == "failed"
             }, "\(source)")
         #expect((source["error"] as? String)?.contains("the device vanished") == true, "\(source)")
+        #expect(try cli.run(["status"]).stdout.contains("sources failed: 1 of 1 (nothing more is recorded)"))
         #expect(try cli.run(["stop"]).status == 0)
         let counts = try cli.json(["show", "1"])["counts"] as? [String: Any] ?? [:]
         #expect((counts["accelerometer"] as? Int ?? 0) >= 5)

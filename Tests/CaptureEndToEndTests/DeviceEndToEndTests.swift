@@ -196,11 +196,12 @@ import Testing
         #expect(relative["seaLevelPressure"] as? Double == 1013.25)
         let absolute = try cli.json(["show", "1", "--qnh", "1000"])["barometricAltitude"] as? [String: Any] ?? [:]
         #expect(absolute["kind"] as? String == "absolute")
-        // 995.153 hPa under a QNH of 1000 hPa: 44330 × (1 − (995.153/1000)^(1/5.255)) ≈ 40.8 m.
+        // 995.153 hPa under a QNH of 1000 hPa: 44330 × (1 − (995.153/1000)^(1/5.255)) ≈ 41.0 m.
         let expected = 44330 * (1 - pow(995.153 / 1000, 1 / 5.255))
         #expect(abs((absolute["start"] as? Double ?? 0) - expected) < 0.001)
         let text = try cli.run(["show", "1", "--qnh", "1000"]).stdout
-        #expect(text.contains("altitude  barometric (QNH 1000.0 hPa)"))
+        #expect(text.contains("altitude  barometric, above sea level: 41.0 → "), "\(text)")
+        #expect(text.contains(" (QNH 1000.0 hPa)"))
         #expect(try cli.run(["show", "1", "--qnh", "5"]).status == 64)
     }
 

@@ -13,6 +13,36 @@ import Testing
         return path
     }
 
+    /// One ride, one set of figures: `show`, the plot's title and the GPX export's description
+    /// state the same distance, duration and altitude, and say where the altitude comes from.
+    @Test func showThePlotAndTheExportStateTheSameFigures() throws {
+        let cli = CLI()
+        let svg = try String(contentsOfFile: try Self.bundledRide(cli), encoding: .utf8)
+        let show = try cli.run(["show", "1"]).stdout
+        func line(_ prefix: String) throws -> String {
+            String(try #require(show.split(separator: "\n").first { $0.hasPrefix(prefix) }, "\(show)").dropFirst(prefix.count))
+        }
+        // `2.34 km in 0:10:00, 0:09:00 moving (distance over clean fixes)`
+        let headline = try line("  ride      ").prefix { $0 != "(" }.trimmingCharacters(in: .whitespaces)
+        let altitude = try line("  altitude  ")
+        #expect(headline.contains(" km in 0:") && altitude.hasPrefix("barometric, above the start: 0.0 → "), "\(show)")
+        func element(_ name: String, in text: String) -> String? {
+            guard let open = text.range(of: "<\(name)>"), let close = text.range(of: "</\(name)>", range: open.upperBound..<text.endIndex)
+            else { return nil }
+            return String(text[open.upperBound..<close.lowerBound])
+        }
+        #expect(element("title", in: svg)?.hasSuffix(" · " + headline) == true, "\(element("title", in: svg) ?? "no title")")
+        #expect(svg.contains(">altitude (m, barometric)<") && svg.contains(">barometric, above the start<"))
+        let gpx = try cli.run(["export", "1", "--format", "gpx"])
+        #expect(gpx.status == 0, "\(gpx.stderr)")
+        #expect(element("desc", in: gpx.stdout) == headline + "; altitude " + altitude)
+        // The JSON has the same figures, unrounded.
+        let figures = try cli.json(["show", "1"])["figures"] as? [String: Any] ?? [:]
+        let metres = try #require(figures["distanceMeters"] as? Double)
+        #expect(headline.hasPrefix(String(format: "%.2f km in ", metres / 1000)), "\(figures)")
+        #expect((figures["altitude"] as? [String: Any])?["source"] as? String == "barometric")
+    }
+
     /// The README shows docs/ride.svg: it must be what this build draws of the bundled ride.
     @Test func theReadmePictureIsTheBundledRideAsDrawnToday() throws {
         let cli = CLI()

@@ -142,6 +142,36 @@ struct SVGElements {
     }
 }
 
+@Suite struct PlotTimeAxisTests {
+    @Test func theUnitFollowsTheRidesLength() {
+        // Up to 2 minutes in seconds, up to 2 hours in minutes, then hours.
+        #expect(PlotTimeAxis(spanMs: 45_000).unit == .seconds)
+        #expect(PlotTimeAxis(spanMs: 120_000).unit == .seconds)
+        #expect(PlotTimeAxis(spanMs: 121_000).unit == .minutes)
+        #expect(PlotTimeAxis(spanMs: 7_200_000).unit == .minutes)
+        #expect(PlotTimeAxis(spanMs: 9 * 3_600_000).unit == .hours)
+        #expect(PlotTimeAxis(spanMs: 0).unit == .seconds)
+    }
+
+    @Test func ticksSitAtRoundValues() {
+        #expect(PlotTimeAxis(spanMs: 45_000).ticks == [0, 10, 20, 30, 40])
+        #expect(PlotTimeAxis(spanMs: 600_000).ticks == [0, 2, 4, 6, 8, 10])
+        // Not 0.8 or 1.6 minutes: whole ones.
+        #expect(PlotTimeAxis(spanMs: 7 * 60_000).ticks == [0, 1, 2, 3, 4, 5, 6, 7])
+        #expect(PlotTimeAxis(spanMs: 100 * 60_000).ticks == [0, 15, 30, 45, 60, 75, 90])
+        #expect(PlotTimeAxis(spanMs: 2 * 3_600_000 + 1).ticks == [0, 0.5, 1, 1.5, 2])
+        #expect(PlotTimeAxis(spanMs: 9 * 3_600_000).ticks == [0, 2, 4, 6, 8])
+        #expect(PlotTimeAxis(spanMs: 3_000).ticks == [0, 0.5, 1, 1.5, 2, 2.5, 3])
+        // A measurement of no length (the plot makes it 1 ms): the start alone.
+        #expect(PlotTimeAxis(spanMs: 1).ticks == [0])
+        for span: Int64 in [999, 61_000, 5_400_000, 86_400_000, 30 * 86_400_000] {
+            let axis = PlotTimeAxis(spanMs: span)
+            #expect(axis.ticks.count >= 2 && Double(axis.ticks.count - 1) <= PlotTimeAxis.maximumTicks, "\(span): \(axis.ticks)")
+        }
+        #expect(PlotTimeAxis(spanMs: 45_000).title(startClock: "08:00") == "seconds since the start (08:00 UTC)")
+    }
+}
+
 @Suite struct PlotTests {
     static let base: Int64 = 1_700_000_000_000
 
@@ -194,10 +224,12 @@ struct SVGElements {
         #expect(start.x == svg.lines[0].points[0].x && start.y == svg.lines[0].points[0].y)
         let end = try #require(svg.marks.first { $0.name == "rect" })
         #expect(end.x == svg.lines[1].points.last!.x && end.y == svg.lines[1].points.last!.y)
-        for label in ["speed (km/h)", "altitude (m)", "acceleration |a| (m/s²)", "start", "end", "40"] {
+        for label in ["speed (km/h)", "altitude (m, GNSS)", "acceleration |a| (m/s²)", "start", "end", "40"] {
             #expect(svg.texts.contains(label), "\(label) in \(svg.texts)")
         }
-        #expect(svg.texts.contains { $0.hasPrefix("minutes since the start (") })
+        // Two minutes: an axis in seconds, a tick every 15.
+        #expect(svg.texts.contains { $0.hasPrefix("seconds since the start (") })
+        #expect(svg.texts.contains("105"))
         #expect(svg.texts.contains { $0.hasSuffix(" m") || $0.hasSuffix(" km") }, "a scale bar")
         #expect(svg.polygons >= 1, "the acceleration band")
     }
@@ -225,6 +257,37 @@ struct SVGElements {
         // 540 fixes, fewer points drawn (those within 1.5 px of the previous are left out).
         let points = svg.lines.map(\.points.count).reduce(0, +)
         #expect(points > 100 && points < 540 + svg.lines.count)
+    }
+
+    @Test func noLineCrossesAPause() throws {
+        // Two tracks with a pause of 3 s between, shorter than the 10 s the charts bridge.
+        let directory = try ExportFixtures.temporaryDirectory()
+        let store = try Store(directory: directory.path)
+        var engine = Recording()
+        let id = try store.begin(try engine.apply(.start(.bicycle), at: Self.base), sources: "test")
+        var longitude = 13.73
+        for second in 0..<60 {
+            let t = Self.base + Int64(second) * 1_000
+            if second == 30 {
+                try store.commit(try engine.apply(.pause, at: t - 2_000), to: id)
+                try store.commit(try engine.apply(.resume, at: t + 1_000), to: id)
+            }
+            guard second != 29, second != 30 else { continue }
+            longitude += 5 / (111_320 * cos(51.05 * .pi / 180))
+            engine.ingest(.fix(Fix(timestamp: t, latitude: 51.05, longitude: longitude, altitude: 100, horizontalAccuracy: 4, speed: 5)))
+            try store.commit(engine.takeFlush(), to: id)
+        }
+        try store.commit(try engine.apply(.stop, at: Self.base + 60_000), to: id)
+        let path = directory.path + "/pause.svg"
+        try PlotExporter().export(id, from: store, options: ExportOptions(dataDirectory: directory.path), to: .file(path))
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        // The speed chart's line (the first of the charts' lines) is two: it moves to a point twice.
+        let line = try #require(text.split(separator: "\n").first { $0.contains("stroke=\"#1f78b4\"") })
+        #expect(line.filter { $0 == "M" }.count == 2, "\(line)")
+        // The map: a line per track, the pause marked.
+        let svg = try SVGElements(Data(text.utf8))
+        #expect(svg.lines.count == 2)
+        #expect(svg.texts.contains("seconds since the start (22:13 UTC)"))
     }
 
     @Test func aMeasurementWithoutFixesSaysSo() throws {

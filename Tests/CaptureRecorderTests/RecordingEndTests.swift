@@ -28,6 +28,36 @@ import Testing
         #expect(RecordingEnd.read(journal: journal + #"{"note":"gn"#, bootedAt: 6000)?.kind == .restarted)
     }
 
+    @Test func aRunWhoseEverySourceFailedEndedWithThem() {
+        let failed = #"{"error":"the device vanished","event":"source_failed","source":"trace:x","t":7000}"#
+        let end = RecordingEnd.read(journal: [start, note, failed].joined(separator: "\n") + "\n", bootedAt: 8000)
+        #expect(end == RecordingEnd(kind: .sourceGone, lastJournalAt: 7000, sourcesGone: ["trace:x: the device vanished"]))
+        #expect(end?.text.hasPrefix("every source was gone (trace:x: the device vanished), a device unplugged or failing for good at ") == true)
+        // One of two gone: the other went on; the end is the restart, with the lost source.
+        let two = start.replacingOccurrences(of: #"["trace:x"]"#, with: #"["trace:x","gpsd"]"#)
+        let partly = RecordingEnd.read(journal: [two, failed].joined(separator: "\n"), bootedAt: 8000)
+        #expect(partly?.kind == .restarted && partly?.sourcesGone == ["trace:x: the device vanished"])
+        #expect(partly?.text.hasSuffix("; before that a source was gone (trace:x: the device vanished)") == true)
+        // A later run (a recovery) starts with its sources back.
+        let recovered = #"{"committed_until":7000,"event":"recovered","sources":["trace:x"],"t":9000}"#
+        #expect(
+            RecordingEnd.read(journal: [start, failed, recovered].joined(separator: "\n"), bootedAt: 10_000)
+                == RecordingEnd(kind: .restarted, lastJournalAt: 9000))
+    }
+
+    @Test func aFailedSourceIsJournaled() throws {
+        var machine = RecorderStateMachine(sources: [.init(name: "iio:iio:device0"), .init(name: "gpsd")], flushInterval: 1000)
+        _ = try machine.start(modality: .bicycle, at: 1000)
+        _ = machine.began(measurement: 7, at: 1000)
+        #expect(
+            machine.sourceFailed(0, error: "the device vanished")
+                == [.journal(.sourceFailed(source: "iio:iio:device0", error: "the device vanished"), at: nil)])
+        let status = machine.status(at: 2000)
+        #expect(status.sources.map(\.state) == [.failed, .running] && status.failedSources == 1)
+        let fields = RecorderStateMachine.JournalEntry.sourceFailed(source: "gpsd", error: "gone").fields
+        #expect(fields["event"] as? String == "source_failed" && fields["source"] as? String == "gpsd")
+    }
+
     @Test func aCleanSummaryOrNoJournalSaysNothing() {
         #expect(RecordingEnd.read(journal: start + "\n" + #"{"event":"summary","t":9000}"#, bootedAt: 0) == nil)
         #expect(RecordingEnd.read(journal: "", bootedAt: 0) == nil)

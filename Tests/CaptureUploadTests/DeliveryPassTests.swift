@@ -128,7 +128,7 @@ import Testing
 
     @Test func withoutAStoreEveryFigureIsZero() throws {
         let parsed = Self.parse(try DeliveryMetrics.text(of: nil, now: 0))
-        #expect(parsed.samples.count == 16 + RideCount.allCases.count)
+        #expect(parsed.samples.count == 19 + RideCount.allCases.count)
         #expect(parsed.samples.values.allSatisfy { $0 == 0 })
         #expect(parsed.types["capture_measurements"] == "gauge" && parsed.types["capture_upload_attempts_total"] == "counter")
         #expect(parsed.help["capture_store_bytes"] == "Size of the database file.")
@@ -163,8 +163,15 @@ import Testing
                 "capture_rides_total", "capture_measurements_cut_total", "capture_measurement_parts_total",
                 "capture_sync_consecutive_failures", "capture_sync_next_attempt_timestamp_seconds",
                 "capture_oldest_waiting_age_seconds", "capture_store_bytes", "capture_login_expiry_timestamp_seconds",
-                "capture_login_gone",
+                "capture_login_gone", "capture_last_ride_distance_meters", "capture_last_ride_duration_seconds",
+                "capture_last_ride_moving_seconds",
             ])
+        // The finished ride's figures, as `capture show` states them.
+        let figures = try device.store.figures(of: 1)
+        #expect(figures.durationMs == 3000 && figures.movingMs == 3000, "\(figures)")
+        #expect(parsed.samples["capture_last_ride_distance_meters"] == figures.distanceMeters)
+        #expect(parsed.samples["capture_last_ride_duration_seconds"] == 3)
+        #expect(parsed.samples["capture_last_ride_moving_seconds"] == 3)
     }
 
     @Test func theLoginsExpiryAndWhetherItIsGoneAreFigures() throws {

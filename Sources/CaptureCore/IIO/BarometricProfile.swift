@@ -29,12 +29,11 @@ public struct BarometricProfile: Sendable, Equatable {
     /// - Parameter qnh: the sea-level pressure of the day, hPa, for absolute heights; `nil` for
     ///   heights relative to the first valid sample.
     public init?(hectopascals: [Double], qnh: Double?) {
-        let p0 = qnh ?? BarometricAltitude.standardSeaLevelPressure
-        let absolute = hectopascals.compactMap { BarometricAltitude.altitude(pressure: $0, seaLevelPressure: p0) }
-        guard let first = hectopascals.first, let last = hectopascals.last, let base = absolute.first else { return nil }
-        let heights = qnh == nil ? absolute.map { $0 - base } : absolute
+        guard let first = hectopascals.first, let last = hectopascals.last,
+            let heights = Self.heights(hectopascals: hectopascals, qnh: qnh)
+        else { return nil }
         isRelative = qnh == nil
-        seaLevelPressure = p0
+        seaLevelPressure = qnh ?? BarometricAltitude.standardSeaLevelPressure
         firstPressure = first
         lastPressure = last
         start = heights.first ?? 0
@@ -42,6 +41,16 @@ public struct BarometricProfile: Sendable, Equatable {
         min = heights.min() ?? 0
         max = heights.max() ?? 0
         climb = Self.climb(heights)
+    }
+
+    /// The heights of the valid samples of `hectopascals`, metres: above the first valid sample
+    /// with the standard sea-level pressure, or above sea level with a `qnh` (hPa); `nil` without
+    /// a valid sample.
+    public static func heights(hectopascals: [Double], qnh: Double?) -> [Double]? {
+        let p0 = qnh ?? BarometricAltitude.standardSeaLevelPressure
+        let absolute = hectopascals.compactMap { BarometricAltitude.altitude(pressure: $0, seaLevelPressure: p0) }
+        guard let base = absolute.first else { return nil }
+        return qnh == nil ? absolute.map { $0 - base } : absolute
     }
 
     /// Sum of the rises of `heights` smoothed with a trailing moving average of `window` samples

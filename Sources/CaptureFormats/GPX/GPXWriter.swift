@@ -6,16 +6,18 @@ package import CaptureCore
 /// in the `capture` namespace, and the modality on the first point after a change of it.
 /// ``GPXReader`` reads all of it back.
 package enum GPXWriter {
-    /// The document up to its first `<trkseg>`: metadata and the track's name and `<type>` (the
-    /// modality it starts with).
-    package static func header(measurement id: Int64, startTime: Int64, modality: String) -> String {
-        """
+    /// The document up to its first `<trkseg>`: metadata (with `description`, the ride's
+    /// figures, as `<desc>`) and the track's name and `<type>` (the modality it starts with).
+    package static func header(measurement id: Int64, startTime: Int64, modality: String, description: String? = nil) -> String {
+        // GPX 1.1 orders metadata: name, desc, …, time.
+        let desc = description.map { "\n    <desc>\(TextFormat.xmlEscaped($0))</desc>" } ?? ""
+        return """
         <?xml version="1.0" encoding="UTF-8"?>
         <gpx version="1.1" creator="capture" xmlns="http://www.topografix.com/GPX/1/1" \
         xmlns:capture="urn:capture:gpx:1" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" \
         xsi:schemaLocation="http://www.topografix.com/GPX/1/1 http://www.topografix.com/GPX/1/1/gpx.xsd">
           <metadata>
-            <name>measurement \(id)</name>
+            <name>measurement \(id)</name>\(desc)
             <time>\(TextFormat.isoTime(startTime))</time>
           </metadata>
           <trk>
