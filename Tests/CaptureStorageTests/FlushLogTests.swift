@@ -320,6 +320,20 @@ import Testing
             #expect(FlushLog.decode(Array(payload.dropLast())) == nil)
             #expect(FlushLog.decode(payload + [0]) == nil)
         }
+        // A lifecycle command's record (CFL2): its samples, then its events with the state and
+        // modality they leave; read only as a record with events.
+        _ = samples(&engine, from: 6_000, count: 3)
+        for command in [LifecycleCommand.pause, .resume, .modality(.walking), .stop] {
+            let flush = try engine.apply(command, at: 7_000)
+            let bytes = FlushLog.encode(try EncodedFlush(flush), sequence: 43, measurement: 7)
+            #expect(Array(bytes.prefix(4)) == FlushLog.eventsMagic)
+            let payload = Array(bytes[FlushLog.headerSize...])
+            let decoded = try #require(FlushLog.decode(payload, events: true))
+            #expect(decoded.flush.events == flush.events)
+            #expect(decoded.flush.state == flush.state && decoded.flush.modality == flush.modality)
+            #expect(FlushLog.decode(payload) == nil)
+            #expect(FlushLog.decode(Array(payload.dropLast()), events: true) == nil)
+        }
     }
 
     /// A lifecycle event that a busy database kept out waits in the log (issue 28, item 5) and
