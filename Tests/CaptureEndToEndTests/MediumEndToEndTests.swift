@@ -70,6 +70,14 @@ import Testing
         #expect(transfer.isEmpty, "\(transfer)")
         #expect(!FileManager.default.fileExists(atPath: medium.inside(medium.mountPoint + "/1.ccyf")))
         #expect(try medium.integrity(data) == "ok")
+        // Uploading: it serialises first, the same way; nothing reaches the collector.
+        let collector = try CollectorProcess()
+        let upload = ["upload", "--url", collector.url, "--token-file", collector.tokenFile, "--retry-budget", "5"]
+        let refused = try medium.capture(upload, data: data)
+        #expect(refused.status == 73, "\(refused.stdout)\(refused.stderr)")
+        #expect(refused.stderr.contains("is full"), "\(refused.stderr)")
+        #expect(((try? collector.stored()) ?? []).isEmpty)
+        #expect(try medium.integrity(data) == "ok")
 
         // Room again: recording and serialising work.
         try medium.makeRoom()
@@ -79,6 +87,9 @@ import Testing
         #expect(try medium.capture(["stop"], data: data).status == 0)
         let exported = try medium.capture(["export", "1", "--format", "cyface", "--output", medium.mountPoint + "/1.ccyf"], data: data)
         #expect(exported.status == 0, "\(exported.stderr)")
+        let uploaded = try medium.capture(upload, data: data)
+        #expect(uploaded.status == 0, "\(uploaded.stdout)\(uploaded.stderr)")
+        #expect(try collector.stored().count == 2)
         let list = try medium.capture(["list", "--json"], data: data)
         #expect(list.stdout.components(separatedBy: "\"finished\"").count - 1 == 2, "\(list.stdout)")
         #expect(try medium.integrity(data) == "ok")
