@@ -52,6 +52,8 @@ import Testing
         #expect(try query(events) == ["16", "20:BICYCLE"])
         let status = try cli.json(["status"])
         #expect(status["state"] as? String == "capturing" && status["track"] as? Int == 2, "\(status)")
+        #expect((status["recorder"] as? [String: Any])?["eventsWaiting"] as? Bool == true, "\(status)")
+        #expect(try cli.run(["status"]).stdout.contains("\n  waiting    lifecycle events wait in the flush log"))
         // Sent while the reader holds the store; answered once the stop is durable in the flush
         // log, it returns when the recorder exits (10 s at most) or the reader lets go.
         #expect(Subprocess.isAlive(reader.pid), "the reader let go before the stop: the test proves less than it says")
@@ -77,5 +79,6 @@ import Testing
         let store = try Store(directory: cli.dataDirectory)
         #expect(try query(events).count == 6)
         #expect(try store.measurement(1).status == .finished)
+        #expect(!(try cli.run(["status"]).stdout.contains("lifecycle events wait")))
     }
 }

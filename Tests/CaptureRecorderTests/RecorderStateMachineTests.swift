@@ -264,6 +264,7 @@ struct RecorderStateMachineTests {
         // The store is busy: the events wait, the recording goes on.
         #expect(machine.storeFailed(busy, during: .commitStaged(patience: 2)) == .wait)
         #expect(machine.eventsWaiting && machine.failure == nil && machine.state == .recording(measurement: 7))
+        #expect(machine.status(at: Self.t0 + 20).eventsWaiting == true)
         let retry = machine.flushDue(at: Self.t0 + 1000)
         // Each try gives way at once, so that it never keeps other readers out for long.
         #expect(
@@ -288,6 +289,7 @@ struct RecorderStateMachineTests {
         // Once a commit goes through, flushes stage as before.
         machine.caughtUp()
         #expect(!machine.eventsWaiting)
+        #expect(machine.status(at: Self.t0 + 2500).eventsWaiting == nil)
         #expect(!machine.flushDue(at: Self.t0 + 3000).contains { if case .commitStaged = $0 { true } else { false } })
 
         // A stop whose commit waits: finished, not failed; its events still wait (the driver
