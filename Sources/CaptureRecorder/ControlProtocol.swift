@@ -179,4 +179,7 @@ public struct RecorderStatus: Codable, Sendable, Equatable {
     public var staged: SampleCounts?
     /// With `ride.detect: auto`: armed, recording or still, and since when.
     public var ride: RideStatus?
+    /// `true` while lifecycle events wait in the flush log because another process holds the
+    /// database (they go in with the first commit it lets through); absent otherwise.
+    public var eventsWaiting: Bool?
 }

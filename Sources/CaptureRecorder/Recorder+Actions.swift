@@ -128,13 +128,16 @@ extension Recorder {
                 if retry { machine.withLock { $0.storeRecovered() } }
                 return
             }
-            switch machine.withLock({ $0.storeFailed(failure) }) {
+            switch machine.withLock({ $0.storeFailed(failure, during: action) }) {
+            case .wait:
+                // Durable in the flush log; the next flush tries again.
+                break
             case .pruneAndRetry:
                 if pruneForRoom() {
                     retry = true
                     continue
                 }
-                guard case .stop(let actions) = machine.withLock({ $0.storeFailed(failure) }) else { return }
+                guard case .stop(let actions) = machine.withLock({ $0.storeFailed(failure, during: action) }) else { return }
                 giveUp(actions)
             case .stop(let actions):
                 giveUp(actions)
@@ -190,14 +193,20 @@ extension Recorder {
             defer { publishStaged(staged) }
             // A flush staged before the database turned out full is kept: the retry moves it on.
             if !(retry && lane.stagedBeforeFailure) {
-                // A flush with events goes to the database at once, with everything staged.
-                if !flush.events.isEmpty { publishMoving() }
+                // Events too: durable here; `commitStaged`, which follows a command, moves them on.
                 try staged.commit(flush, to: measurement, now: now)
             }
             lane.stagedBeforeFailure = true
             if staged.isDue(now: now) { publishMoving() }
             try staged.commitIfDue(now: now)
             lane.stagedBeforeFailure = false
+        case .commitStaged(let patience):
+            if let staged = lane.staged, staged.hasStaged {
+                publishMoving()
+                defer { publishStaged(staged) }
+                try staged.commitStaged(patience: patience)
+            }
+            machine.withLock { $0.caughtUp() }
         case .moveToGNSSTime(let correction, let motion):
             guard let measurement = lane.measurement else { return }
             if let staged = lane.staged {
@@ -255,6 +264,39 @@ extension Recorder {
     func publishStaged(_ staged: StagedCommits) {
         let counts = staged.stagedCounts
         published.withLock { $0.staged = counts }
+    }
+
+    /// How long a recorder that stopped while lifecycle events waited for a busy store
+    /// (``RecorderStateMachine/eventsWaiting``) keeps trying to commit them before it exits, ms.
+    /// What still does not go in stays durable in the flush log, for the next process that
+    /// opens the store (every command does) or the next recorder.
+    static let settleTime: Int64 = 60_000
+
+    /// After the run: commits lifecycle events (and the samples staged with them) that waited
+    /// for a busy store, trying every half second for at most ``settleTime``, so that a
+    /// `capture stop` given while a reader held the store lands once the reader lets go.
+    func settleWaitingEvents() {
+        guard machine.withLock({ $0.eventsWaiting }) else { return }
+        let deadline = WallClock.now() + Self.settleTime
+        while true {
+            let settled = lane.withLock { lane -> Bool in
+                guard let staged = lane.staged else { return true }
+                do throws(StoreError) {
+                    // Giving way at once, as the tries while recording do.
+                    try staged.commitStaged(patience: StagedCommits.patience)
+                } catch .busy {
+                    return false
+                } catch {
+                    // Not for waiting out: the flush log keeps it for the next process.
+                    return true
+                }
+                staged.close()
+                machine.withLock { $0.caughtUp() }
+                return true
+            }
+            if settled || WallClock.now() >= deadline { return }
+            usleep(500_000)
+        }
     }
 
     /// Prunes as ``retention`` allows; whether anything was removed.

@@ -218,6 +218,7 @@ public final class Recorder: Sendable {
         done.wait()
         // The request that stopped the measurement is answered before the process exits.
         serverStopped.wait()
+        settleWaitingEvents()
         _ = sourcesDone.wait(timeout: .now() + Self.sourceGracePeriod)
         return machine.withLock { $0.failure }
     }

@@ -31,6 +31,6 @@ extension RecorderStateMachine {
                 : ClockReport(
                     fixes: clock.fixes, offsetMs: clock.median, spreadMs: clock.spread, correctionMs: correction,
                     hostSynchronized: hostSynchronized, policy: gnssTime),
-            staged: nil, ride: rideStatus)
+            staged: nil, ride: rideStatus, eventsWaiting: eventsWaiting ? true : nil)
     }
 }

@@ -67,9 +67,15 @@ public struct RecorderStateMachine: Sendable {
         case endRide(captured: SampleCounts, discard: Bool, by: RideEvent.End)
         /// Commits a flush to the database at once (a recovery, before staging starts).
         case commit(Flush)
-        /// Stages a flush (``StagedCommits``) and commits what is staged if a limit is reached.
-        /// Given at every flush, empty or not: the age limit is checked then.
+        /// Stages a flush (``StagedCommits``: durable in the flush log, its events with it) and
+        /// commits what is staged if a limit is reached. Given at every flush, empty or not: the
+        /// age limit is checked then.
         case stage(Flush)
+        /// Commits everything staged now, after a lifecycle command (and, while its events wait,
+        /// at every flush), waiting at most `patience` seconds for another process: a busy store
+        /// leaves them waiting, durable, in the flush log (``storeFailed(_:during:)``);
+        /// ``caughtUp()`` reports that they went in.
+        case commitStaged(patience: Double)
         /// Commits what is staged, then moves everything stored on the host clock by
         /// `correction` ms in one transaction (the measurement goes onto GNSS time).
         case moveToGNSSTime(correction: Int64, motion: Bool)
@@ -116,6 +122,9 @@ public struct RecorderStateMachine: Sendable {
 
     /// What to do about a failed store action.
     public enum StoreFailureDecision: Sendable, Equatable {
+        /// Another process holds the database: what is staged waits in the flush log, durable,
+        /// and goes in with the next commit; the recording goes on.
+        case wait
         /// Prune as the retention policy allows, then try the same action once more.
         case pruneAndRetry
         /// Give up: perform these actions; the recording has ended with the failure.
@@ -149,7 +158,7 @@ public struct RecorderStateMachine: Sendable {
     let gnssTime: GNSSTimePolicy
     let hostSynchronized: Bool
     private let tracing: Bool
-    private let canPrune: Bool
+    let canPrune: Bool
     /// The ride rules (`ride.*`) and what they remember.
     var ride: RideRules
 
@@ -177,7 +186,11 @@ public struct RecorderStateMachine: Sendable {
     /// buffer read just after a resume); counted with those dropped while paused.
     var droppedBeforeTrack = 0
     /// Whether a prune was tried for the store failure being handled.
-    private var pruning = false
+    var pruning = false
+    /// Lifecycle events durable in the flush log that the database has not taken yet (another
+    /// process held it): every flush tries again (``Action/commitStaged(patience:)``) until they go in, and
+    /// a recorder that stops with them waiting commits them before it exits.
+    public internal(set) var eventsWaiting = false
 
     /// - Parameters:
     ///   - tracing: whether what the sources deliver is also recorded as a trace.
@@ -364,7 +377,9 @@ public struct RecorderStateMachine: Sendable {
         if seamDue(at: now) { return rule + continueAsNew(at: now) }
         let flush = engine.takeFlush()
         if let last = flush.lastSampleTime { stagedUntil = max(stagedUntil, last) }
-        return rule + [.stage(flush), .trace([], flush: true)]
+        // Events that waited for a busy store go in with this flush, if it lets them.
+        let retry: [Action] = eventsWaiting ? [commitStagedNow] : []
+        return rule + [.stage(flush)] + retry + [.trace([], flush: true)]
     }
 
     // MARK: - Commands
@@ -398,8 +413,10 @@ public struct RecorderStateMachine: Sendable {
             return .refused(error)
         }
         if command.beginsTrack { trackStart = time }
+        // Durable once staged; in the database as soon as no other process holds it.
         var actions: [Action] = [
-            .stage(flush), .trace([.mark(command, at: time)], flush: true), .journal(.command(command, by: originName), at: time),
+            .stage(flush), commitStagedNow, .trace([.mark(command, at: time)], flush: true),
+            .journal(.command(command, by: originName), at: time),
         ]
         if command == .stop { actions += finish(failure: nil) }
         var outcome: LifecycleOutcome?
@@ -448,26 +465,6 @@ public struct RecorderStateMachine: Sendable {
         journaled[index] = line
         let lostSoFar: Int? = if case .lost = note { sourceStates[index].lost ?? 0 } else { nil }
         return [.journal(.note(source: sourceStates[index].name, line: line, lostSoFar: lostSoFar), at: nil)]
-    }
-
-    // MARK: - The store
-
-    /// A store action failed. A full store is first met by pruning as the retention policy
-    /// allows and one more try; only when that was tried, or nothing may go, does the recording
-    /// end (with what is staged committed as far as it fits; the rest waits in the flush log).
-    public mutating func storeFailed(_ error: StoreError) -> StoreFailureDecision {
-        if case .diskFull = error, canPrune, !pruning {
-            pruning = true
-            return .pruneAndRetry
-        }
-        pruning = false
-        guard !isFinished else { return .stop([]) }
-        return .stop([.commitWhatFits] + finish(failure: error))
-    }
-
-    /// The action tried again after pruning went through.
-    public mutating func storeRecovered() {
-        pruning = false
     }
 
     mutating func finish(failure: StoreError?) -> [Action] {

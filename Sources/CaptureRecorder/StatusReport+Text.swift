@@ -70,6 +70,9 @@ extension StatusReport {
             }
             if let clock = recorder.clock { lines.append("  clock      " + TextFormat.clock(clock)) }
             if let trace = recorder.recordingTrace { lines.append("  trace      \(trace)") }
+            if recorder.eventsWaiting == true {
+                lines.append("  waiting    lifecycle events wait in the flush log: another process holds the database")
+            }
             if recorder.droppedWhilePaused > 0 { lines.append("  dropped while paused: \(recorder.droppedWhilePaused)") }
             if recorder.rejectedUnstorable > 0 {
                 lines.append("  rejected (NaN or out of range): \(recorder.rejectedUnstorable)")

@@ -25,14 +25,15 @@ public final class AtomicFile {
     /// Creates `<dir>/.<name>.XXXXXX` next to `path` (mode 0600 whatever the umask: what capture
     /// writes says where a person rode; see ``PrivateFiles``).
     ///
-    /// - Throws: ``TransferError/io(path:reason:)`` when the directory is not writable.
+    /// - Throws: ``TransferError/io(path:reason:)`` when the directory is not writable
+    ///   (``StoreError/diskFull(path:)`` in ``TransferError/store(_:)`` when it is full).
     public init(path: String) throws {
         self.path = path
         let directory = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
         var template = Array("\(directory.isEmpty ? "." : directory)/.\(name).XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw TransferError.io(path: path, reason: String(cString: strerror(errno))) }
+        guard fd >= 0 else { throw Self.failure(errno, path: path) }
         descriptor = fd
         temporaryPath = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         _ = fchmod(fd, mode_t(PrivateFiles.fileMode))
@@ -47,13 +48,13 @@ public final class AtomicFile {
         do {
             try FileDescriptor(rawValue: descriptor).writeAll(bytes)
         } catch let error as Errno {
-            throw TransferError.io(path: path, reason: String(cString: strerror(error.rawValue)))
+            throw Self.failure(error.rawValue, path: path)
         }
     }
 
     /// fsync, close, rename into place, fsync the directory.
     public func commit() throws {
-        let failure = { TransferError.io(path: self.path, reason: String(cString: strerror(errno))) }
+        let failure = { Self.failure(errno, path: self.path) }
         guard fsync(descriptor) == 0 else {
             let error = failure()
             discard()
@@ -77,6 +78,13 @@ public final class AtomicFile {
             _ = fsync(dirFD)
             _ = close(dirFD)
         }
+    }
+
+    /// A failed call on the file: a full medium (ENOSPC, EDQUOT) is the store's disk-full fault
+    /// (exit 73, as for the database), anything else an I/O error.
+    static func failure(_ code: Int32, path: String) -> TransferError {
+        code == ENOSPC || code == EDQUOT
+            ? .store(.diskFull(path: path)) : .io(path: path, reason: String(cString: strerror(code)))
     }
 
     /// Closes and deletes the temporary file.

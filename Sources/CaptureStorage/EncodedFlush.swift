@@ -45,11 +45,20 @@ public struct EncodedFlush: Sendable {
     }
 
     /// A flush of samples read back from the flush log: no events, so its lifecycle state is
-    /// never written (``Store`` writes the state only with events).
+    /// never written (``Store`` writes the state only with events) until ``carry(_:state:modality:)``
+    /// gives it those of a record with events.
     init(track: Int, batches: [Batch], fixes: [Fix], pressures: [PressureSample]) {
         flush = Flush(
             track: track, fixes: fixes, pressures: pressures, state: .capturing(track: track), modality: nil)
         self.batches = batches
+    }
+
+    /// Gives a flush read back from the flush log the events its record carried, with the
+    /// lifecycle state and modality once they are applied.
+    mutating func carry(_ events: [Event], state: Lifecycle.State, modality: Modality?) {
+        flush.events = events
+        flush.state = state
+        flush.modality = modality
     }
 
     /// About how many bytes of samples it carries: what ``StagedCommits`` weighs.

@@ -29,10 +29,17 @@ import Glibc
 /// optional fields present (u16) and those (f64; satellites i64, mode u8); pressure count (u32)
 /// and per sample time (i64), hPa (f64).
 ///
+/// A flush with lifecycle events (a command: pause, resume, modality, stop) is a record of its
+/// own kind, `CFL2`: the same payload, then the lifecycle state once it is applied (phase u8:
+/// 0 idle, 1 capturing, 2 paused, 3 finished; track u32), the modality (a string) and the events
+/// (count u32, per event time i64, type u8, value a string); a string is its length (u32,
+/// `0xFFFFFFFF` for none) and its UTF-8 bytes. Its events wait here, durable, when the database
+/// is busy, and go in with the next commit after the samples staged before them, as samples do.
+///
 /// One writer at a time: the recorder holds an exclusive `flock` on the file while it records;
 /// any other process may apply what a dead recorder left (``Store/applyFlushLog(wait:dropping:)``).
 public final class FlushLog {
-    /// One record: a flush of samples of a measurement, without events.
+    /// One record: a flush of a measurement, its samples and (a `CFL2` record) its events.
     public struct Record: Sendable {
         public var sequence: UInt64
         public var measurement: Int64
@@ -44,6 +51,14 @@ public final class FlushLog {
     static let alignment = 4096
     static let headerSize = 28
     static let magic: [UInt8] = Array("CFL1".utf8)
+    /// The magic of a record that carries events.
+    static let eventsMagic: [UInt8] = Array("CFL2".utf8)
+
+    /// Whether `header` starts with a record's magic; `true` for a record with events.
+    static func kind(_ header: [UInt8]) -> Bool? {
+        let start = Array(header.prefix(4))
+        return start == magic ? false : start == eventsMagic ? true : nil
+    }
 
     public let path: String
     private let fd: Int32
@@ -79,7 +94,7 @@ public final class FlushLog {
         var position = 0
         var expected: UInt64?
         var header = [UInt8](repeating: 0, count: headerSize)
-        while pread(fd, &header, headerSize, off_t(position)) == headerSize, Array(header[0..<4]) == magic {
+        while pread(fd, &header, headerSize, off_t(position)) == headerSize, kind(header) != nil {
             let (sequence, length) = header.withUnsafeBytes {
                 (UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: 4, as: UInt64.self)),
                  Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 20, as: UInt32.self))))
@@ -165,7 +180,7 @@ public final class FlushLog {
     /// The record at `position` and its length in bytes, or nil where none is.
     private func read(at position: Int) throws(StoreError) -> (Record, Int)? {
         var header = [UInt8](repeating: 0, count: Self.headerSize)
-        guard pread(fd, &header, Self.headerSize, off_t(position)) == Self.headerSize, Array(header[0..<4]) == Self.magic
+        guard pread(fd, &header, Self.headerSize, off_t(position)) == Self.headerSize, let withEvents = Self.kind(header)
         else { return nil }
         var reader = Reader(header)
         reader.skip(4)
@@ -180,7 +195,7 @@ public final class FlushLog {
         guard length == 0 || pread(fd, &payload, length, off_t(position + Self.headerSize)) == length else { return nil }
         var crc = crc32(0, header, 24)
         crc = payload.withUnsafeBufferPointer { crc32(crc, $0.baseAddress, uInt($0.count)) }
-        guard UInt32(crc) == checksum, let flush = Self.decode(payload) else { return nil }
+        guard UInt32(crc) == checksum, let flush = Self.decode(payload, events: withEvents) else { return nil }
         return (Record(sequence: sequence, measurement: measurement, flush: flush), Self.headerSize + length)
     }
 
@@ -219,8 +234,27 @@ public final class FlushLog {
             payload.i64(pressure.timestamp)
             payload.f64(pressure.hectopascals)
         }
+        let withEvents = !flush.events.isEmpty
+        if withEvents {
+            let phase: UInt8 =
+                switch flush.state {
+                case .idle: 0
+                case .capturing: 1
+                case .paused: 2
+                case .finished: 3
+                }
+            payload.bytes.append(phase)
+            payload.u32(UInt32(flush.state.track))
+            payload.string(flush.modality?.rawValue)
+            payload.u32(UInt32(flush.events.count))
+            for event in flush.events {
+                payload.i64(event.timestamp)
+                payload.bytes.append(UInt8(event.type.rawValue))
+                payload.string(event.value)
+            }
+        }
         var record = Writer()
-        record.bytes = magic
+        record.bytes = withEvents ? eventsMagic : magic
         record.u64(sequence)
         record.i64(measurement)
         record.u32(UInt32(payload.bytes.count))
@@ -231,7 +265,8 @@ public final class FlushLog {
         return record.bytes
     }
 
-    static func decode(_ payload: [UInt8]) -> EncodedFlush? {
+    /// The flush in a record's payload; `events`: a `CFL2` record's, with its events.
+    static func decode(_ payload: [UInt8], events withEvents: Bool = false) -> EncodedFlush? {
         var reader = Reader(payload)
         let track = Int(reader.u32())
         var batches: [EncodedFlush.Batch] = []
@@ -267,8 +302,34 @@ public final class FlushLog {
         for _ in 0..<reader.count(atLeast: 16) {
             pressures.append(PressureSample(timestamp: reader.i64(), hectopascals: reader.f64()))
         }
+        var decoded = EncodedFlush(track: track, batches: batches, fixes: fixes, pressures: pressures)
+        if withEvents {
+            let phase = reader.u8()
+            let stateTrack = Int(reader.u32())
+            let state: Lifecycle.State
+            switch phase {
+            case 0: state = .idle
+            case 1: state = .capturing(track: stateTrack)
+            case 2: state = .paused(track: stateTrack)
+            case 3: state = .finished(tracks: stateTrack)
+            default: return nil
+            }
+            var modality: Modality?
+            if let name = reader.string() {
+                guard let known = Modality(rawValue: name) else { return nil }
+                modality = known
+            }
+            var events: [Event] = []
+            for _ in 0..<reader.count(atLeast: 13) {
+                let time = reader.i64()
+                guard let type = EventType(rawValue: Int(reader.u8())) else { return nil }
+                events.append(Event(timestamp: time, type: type, value: reader.string()))
+            }
+            guard !events.isEmpty else { return nil }
+            decoded.carry(events, state: state, modality: modality)
+        }
         guard reader.isComplete else { return nil }
-        return EncodedFlush(track: track, batches: batches, fixes: fixes, pressures: pressures)
+        return decoded
     }
 
     private struct Writer {
@@ -278,6 +339,12 @@ public final class FlushLog {
         mutating func u64(_ value: UInt64) { withUnsafeBytes(of: value.littleEndian) { bytes += $0 } }
         mutating func i64(_ value: Int64) { u64(UInt64(bitPattern: value)) }
         mutating func f64(_ value: Double) { u64(value.bitPattern) }
+        mutating func string(_ value: String?) {
+            guard let value else { return u32(.max) }
+            let utf8 = Array(value.utf8)
+            u32(UInt32(utf8.count))
+            bytes += utf8
+        }
     }
 
     /// Reads what ``Writer`` wrote; past the end it reads zeros and remembers the overrun.
@@ -314,6 +381,11 @@ public final class FlushLog {
         mutating func u64() -> UInt64 { integer(UInt64.self) }
         mutating func i64() -> Int64 { Int64(bitPattern: u64()) }
         mutating func f64() -> Double { Double(bitPattern: u64()) }
+        mutating func string() -> String? {
+            let length = u32()
+            guard length != .max else { return nil }
+            return String(decoding: bytes(Int(length)), as: UTF8.self)
+        }
         /// A count read from the payload, bounded by what the rest could hold at `atLeast` bytes
         /// an element, so that a damaged count cannot make a huge loop.
         mutating func count(atLeast size: Int) -> Int {

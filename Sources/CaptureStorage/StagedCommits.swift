@@ -1,18 +1,22 @@
 public import CaptureCore
 
 /// Live capture's way into the store: every flush is durable when ``commit(_:to:now:)``
-/// returns, as before, but a flush of samples alone goes to the ``FlushLog`` (one record, one
-/// `fdatasync`) and reaches the database later, with others, in one transaction: when a flush
-/// with events comes (a lifecycle command: they go to the database at once, after what is
-/// staged), or on ``commitIfDue(now:)`` once ``maximumWeight`` bytes of samples or
-/// ``maximumLogSize`` bytes of log are staged or the oldest staged flush is ``maximumAge`` old,
-/// or on ``commitStaged()``.
+/// returns: it is one record of the ``FlushLog`` (one `fdatasync`) and reaches the database
+/// later, with others, in one transaction: when the recorder asks (``commitStaged(patience:)``,
+/// after a lifecycle command), or on ``commitIfDue(now:)`` once ``maximumWeight`` bytes of
+/// samples or ``maximumLogSize`` bytes of log are staged or the oldest staged flush is
+/// ``maximumAge`` old.
 ///
 /// Why: SD cards wear by the bytes written, and a commit per second to SQLite writes 12 to 14
 /// times the data (BENCHMARKS.md, "Writes per hour"). A crash loses no more than before: what
 /// a recorder that died staged is applied by the next process to open the store
-/// (``Store/applyFlushLog(wait:dropping:)``). What readers of the database see of a
-/// live measurement lags by up to the staging limits; `capture status` asks the recorder.
+/// (``Store/applyFlushLog(wait:dropping:)``), events and samples in the order they were staged.
+/// What readers of the database see of a live measurement lags by up to the staging limits;
+/// `capture status` asks the recorder.
+///
+/// A lifecycle command's flush (its events) is staged like any other, so a database that
+/// another process holds (a long read) never loses it nor ends the recording: it waits in the
+/// log, durable, and goes in with the next commit that gets through.
 ///
 /// Not thread-safe: the recorder calls it under its lock. Holds the log's lock for its life.
 public final class StagedCommits {
@@ -63,23 +67,29 @@ public final class StagedCommits {
     /// Whether flushes wait in the log for the database.
     public var hasStaged: Bool { !staged.isEmpty }
 
-    /// Commits `flush` of `measurement` durably: a flush of samples alone to the log, a flush
-    /// with events to the database at once, after everything staged. On a failure nothing of
-    /// `flush` is kept and the staged flushes stay staged. Follow it with ``commitIfDue(now:)``.
+    /// Commits `flush` of `measurement` durably, to the log (one record, its events with it).
+    /// On a failure nothing of `flush` is kept and the staged flushes stay staged. Follow it
+    /// with ``commitIfDue(now:)``, or with ``commitStaged(patience:)`` when its events should
+    /// reach the database now.
     public func commit(_ flush: Flush, to measurement: Int64, now: Int64) throws(StoreError) {
         guard !flush.isEmpty else { return }
         let encoded = try EncodedFlush(flush)
-        guard flush.events.isEmpty else {
-            try store.commit(records: staged, then: encoded, to: measurement)
-            clear()
-            return
-        }
         try log.append(encoded, sequence: next, measurement: measurement)
         staged.append(FlushLog.Record(sequence: next, measurement: measurement, flush: encoded))
         next += 1
         weight += encoded.weight
         oldest = oldest ?? now
+        if !flush.events.isEmpty { eventsStaged += 1 }
     }
+
+    /// Flushes with lifecycle events staged: durable in the log, not yet in the database.
+    public private(set) var eventsStaged = 0
+
+    /// How long a lifecycle command's commit waits for another process's transaction before
+    /// its events are left waiting in the log (``commitStaged(patience:)``), seconds: a reader
+    /// of a few seconds (`capture export`) does not make them wait, and `capture pause` is
+    /// answered within it plus a flush.
+    public static let lifecyclePatience: Double = 2
 
     /// How long a due commit waits for another process's transaction before it gives way,
     /// seconds. Readers and a commit exclude each other (``Store``); what is staged is durable
@@ -110,10 +120,17 @@ public final class StagedCommits {
         return weight >= Self.maximumWeight || log.offset >= Self.maximumLogSize || now - oldest >= Self.maximumAge
     }
 
-    /// Commits everything staged to the database now.
-    public func commitStaged() throws(StoreError) {
+    /// Commits everything staged to the database now, waiting `patience` seconds for another
+    /// process's transaction (by default SQLite's busy timeout, 10 s). On a failure everything
+    /// stays staged; ``StoreError/busy(path:)`` is counted in ``deferred``.
+    public func commitStaged(patience: Double? = nil) throws(StoreError) {
         guard !staged.isEmpty else { return }
-        try store.commit(records: staged)
+        do {
+            try store.commit(records: staged, patience: patience)
+        } catch .busy {
+            deferred += 1
+            throw .busy(path: store.path)
+        }
         clear()
     }
 
@@ -122,6 +139,7 @@ public final class StagedCommits {
     /// resumed recorder to decide (``Store/applyFlushLog(wait:dropping:)``).
     public func commitWhatFits() {
         let committed = store.commitWhatFits(staged)
+        eventsStaged -= staged.prefix(committed).count(where: { !$0.flush.flush.events.isEmpty })
         staged.removeFirst(committed)
     }
 
@@ -133,6 +151,7 @@ public final class StagedCommits {
 
     private func clear() {
         staged = []
+        eventsStaged = 0
         weight = 0
         oldest = nil
         log.rewind()

@@ -16,7 +16,11 @@ extension Store {
         config.prepareDatabase { db in
             // A new database gives freed pages back with `PRAGMA incremental_vacuum` (retention);
             // on an existing one this takes effect only with the VACUUM that prune runs once.
-            try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
+            // Set only when it is not: setting it takes the write lock, which would make every
+            // command that merely reads wait for a long reader of the store (issue 28, item 5).
+            if try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") != 2 {
+                try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
+            }
             try Self.useRollbackJournal(db)
             try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
             if let maximumSize {

@@ -66,7 +66,10 @@ import Testing
         #expect(cli.waitFor { kill(recorder, 0) != 0 || isZombie(recorder) })
         let store = try Store(directory: cli.dataDirectory)
         #expect(try store.integrityCheck() == "ok")
-        #expect(try store.counts(of: 2).total == 0)
+        // The pause's flush (the samples pending before it, then its event) was durable in the
+        // flush log before its commit failed (issue 28, item 5): a store with room (this one is
+        // opened without the limit) takes it in.
+        #expect(try store.counts(of: 2).total >= 2_700)
         let status = try cli.json(["status"])
         #expect(status["state"] as? String == "interrupted")
         // Why it ended is in status, not only in recorder.log (issue 32).

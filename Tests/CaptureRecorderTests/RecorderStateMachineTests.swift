@@ -240,4 +240,79 @@ struct RecorderStateMachineTests {
         let samples = Self.accelerations(2, from: Self.t0 + 1)
         #expect(machine.take([(samples, Self.t0 + 5)], dropped: 0, capacity: 10, from: 0) == [.trace(samples.map(TraceRecord.sample), flush: false)])
     }
+
+    /// A store another process holds (a long read) never ends the recording (issue 28, item 5):
+    /// a command's events are staged, durable in the flush log, and its commit waits; every
+    /// flush tries again until one goes through; a stop with events waiting still finishes.
+    @Test func aLifecycleCommandWaitsForABusyStoreAndTheRecordingGoesOn() throws {
+        var machine = try Self.recording()
+        let busy = StoreError.busy(path: "/data/capture.sqlite")
+        _ = machine.take([(Self.accelerations(2, from: Self.t0 + 1), Self.t0 + 5)], dropped: 0, capacity: 10, from: 0)
+        guard case .applied(let pause, _) = machine.command(.pause, at: Self.t0 + 10, by: .control) else {
+            Issue.record("the pause was not applied")
+            return
+        }
+        // Staged first (durable), then committed at once, if the store lets it.
+        guard pause.count >= 2, case .stage(let flush) = pause[0] else {
+            Issue.record("expected the pause staged first, got \(pause)")
+            return
+        }
+        #expect(flush.events.map(\.type) == [.lifecyclePause] && flush.motion.accelerometer.count == 2)
+        #expect(pause[1] == .commitStaged(patience: StagedCommits.lifecyclePatience))
+        #expect(!machine.eventsWaiting)
+
+        // The store is busy: the events wait, the recording goes on.
+        #expect(machine.storeFailed(busy, during: .commitStaged(patience: 2)) == .wait)
+        #expect(machine.eventsWaiting && machine.failure == nil && machine.state == .recording(measurement: 7))
+        #expect(machine.status(at: Self.t0 + 20).eventsWaiting == true)
+        let retry = machine.flushDue(at: Self.t0 + 1000)
+        // Each try gives way at once, so that it never keeps other readers out for long.
+        #expect(
+            retry == [
+                .stage(Flush(track: 1, state: .paused(track: 1), modality: .bicycle)),
+                .commitStaged(patience: StagedCommits.patience), .trace([], flush: true),
+            ])
+        #expect(machine.storeFailed(busy, during: .commitStaged(patience: 2)) == .wait)
+
+        // Commands go on meanwhile, each after the last.
+        guard case .applied(let resume, _) = machine.command(.resume, at: Self.t0 + 1500, by: .control) else {
+            Issue.record("the resume was not applied")
+            return
+        }
+        #expect(Self.stagedFlushes(resume).map { $0.events.map(\.type) } == [[.lifecycleResume]])
+        #expect(machine.storeFailed(busy, during: .commitStaged(patience: 2)) == .wait)
+        _ = machine.take([(Self.accelerations(3, from: Self.t0 + 1600), Self.t0 + 1700)], dropped: 0, capacity: 10, from: 0)
+        let samples = machine.flushDue(at: Self.t0 + 2000)
+        #expect(Self.stagedFlushes(samples).first?.motion.accelerometer.count == 3)
+        #expect(samples.contains(.commitStaged(patience: StagedCommits.patience)))
+
+        // Once a commit goes through, flushes stage as before.
+        machine.caughtUp()
+        #expect(!machine.eventsWaiting)
+        #expect(machine.status(at: Self.t0 + 2500).eventsWaiting == nil)
+        #expect(!machine.flushDue(at: Self.t0 + 3000).contains { if case .commitStaged = $0 { true } else { false } })
+
+        // A stop whose commit waits: finished, not failed; its events still wait (the driver
+        // commits them before it exits).
+        guard case .applied(let stop, _) = machine.command(.stop, at: Self.t0 + 3500, by: .control) else {
+            Issue.record("the stop was not applied")
+            return
+        }
+        #expect(stop.contains(.commitStaged(patience: StagedCommits.lifecyclePatience)))
+        #expect(machine.storeFailed(busy, during: .commitStaged(patience: 2)) == .wait)
+        #expect(machine.isFinished && machine.failure == nil && machine.eventsWaiting)
+    }
+
+    /// Busy anywhere but in a commit of what is staged is a failure as before: what that action
+    /// carried is not in the flush log.
+    @Test func aBusyStoreOutsideAStagedCommitStillEndsTheRecording() throws {
+        var machine = try Self.recording()
+        let busy = StoreError.busy(path: "/data/capture.sqlite")
+        guard case .stop(let actions) = machine.storeFailed(busy, during: .moveToGNSSTime(correction: 5, motion: true)) else {
+            Issue.record("a busy move must end the recording")
+            return
+        }
+        #expect(actions.first == .commitWhatFits)
+        #expect(machine.failure == busy && !machine.eventsWaiting)
+    }
 }

@@ -50,6 +50,8 @@ import Testing
         #expect(FlushLog.mayHavePending(directory: directory.path, after: try store.appliedLogSequence()))
 
         try staged.commit(try engine.apply(.pause, at: 3_000), to: id, now: 3_000)
+        #expect(staged.eventsStaged == 1)
+        try staged.commitStaged(patience: StagedCommits.lifecyclePatience)
         var counts = SampleCounts()
         counts.accelerometer = 200
         counts.gyroscope = 200
@@ -57,8 +59,8 @@ import Testing
         counts.locations = 2
         counts.pressure = 2
         #expect(try store.counts(of: id) == counts)
-        #expect(try store.appliedLogSequence() == 2)
-        #expect(!staged.hasStaged)
+        #expect(try store.appliedLogSequence() == 3)
+        #expect(!staged.hasStaged && staged.eventsStaged == 0)
         // The pause came after the samples it followed.
         #expect(try store.events(of: id).last?.type == .lifecyclePause)
         #expect(try store.lastTimestamp(of: id) == 3_000)
@@ -318,5 +320,84 @@ import Testing
             #expect(FlushLog.decode(Array(payload.dropLast())) == nil)
             #expect(FlushLog.decode(payload + [0]) == nil)
         }
+        // A lifecycle command's record (CFL2): its samples, then its events with the state and
+        // modality they leave; read only as a record with events.
+        _ = samples(&engine, from: 6_000, count: 3)
+        for command in [LifecycleCommand.pause, .resume, .modality(.walking), .stop] {
+            let flush = try engine.apply(command, at: 7_000)
+            let bytes = FlushLog.encode(try EncodedFlush(flush), sequence: 43, measurement: 7)
+            #expect(Array(bytes.prefix(4)) == FlushLog.eventsMagic)
+            let payload = Array(bytes[FlushLog.headerSize...])
+            let decoded = try #require(FlushLog.decode(payload, events: true))
+            #expect(decoded.flush.events == flush.events)
+            #expect(decoded.flush.state == flush.state && decoded.flush.modality == flush.modality)
+            #expect(FlushLog.decode(payload) == nil)
+            #expect(FlushLog.decode(Array(payload.dropLast()), events: true) == nil)
+        }
+    }
+
+    /// A lifecycle event that a busy database kept out waits in the log (issue 28, item 5) and
+    /// survives a power cut at any step after it: the next process to open the store replays the
+    /// samples and the events in the order they were staged.
+    ///
+    /// The cut: a copy of the database and the log taken after each step is what the medium
+    /// holds if the power goes then, because every record was `fdatasync`ed before
+    /// ``StagedCommits/commit(_:to:now:)`` returned and the database was not written since its
+    /// last commit (the kept-out transaction rolled back before touching it).
+    @Test func aLifecycleEventWaitingForABusyDatabaseIsReplayedInOrderAfterACut() throws {
+        let store = try Store(directory: directory.path)
+        var (id, engine) = try started(store)
+        let staged = try StagedCommits(store: store, directory: directory.path)
+        let reader = try DatabaseQueue(path: directory.path + "/capture.sqlite")
+        var cuts: [String] = []
+        func cut() throws {
+            let copy = directory.path + "-cut\(cuts.count)"
+            try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
+            for name in ["capture.sqlite", FlushLog.fileName] {
+                try FileManager.default.copyItem(atPath: directory.path + "/" + name, toPath: copy + "/" + name)
+            }
+            cuts.append(copy)
+        }
+        defer { for copy in cuts { try? FileManager.default.removeItem(atPath: copy) } }
+        try reader.read { db in
+            _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM measurement")
+            try staged.commit(samples(&engine, from: 1_000), to: id, now: 1_000)
+            try staged.commit(try engine.apply(.pause, at: 2_000), to: id, now: 2_000)
+            #expect(throws: StoreError.busy(path: store.path)) { try staged.commitStaged(patience: 0.1) }
+            try cut()
+            try staged.commit(try engine.apply(.resume, at: 3_000), to: id, now: 3_000)
+            try staged.commit(samples(&engine, from: 3_000, count: 50), to: id, now: 3_500)
+            try cut()
+            try staged.commit(try engine.apply(.modality(.walking), at: 4_000), to: id, now: 4_000)
+            try staged.commit(try engine.apply(.stop, at: 5_000), to: id, now: 5_000)
+            #expect(throws: StoreError.busy(path: store.path)) { try staged.commitStaged(patience: 0.1) }
+            #expect(staged.eventsStaged == 4)
+            try cut()
+            // Nothing of it reached the database while the reader held it.
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM event") == 2)
+        }
+        let expected: [[EventType]] = [
+            [.lifecycleStart, .modalityTypeChange, .lifecyclePause],
+            [.lifecycleStart, .modalityTypeChange, .lifecyclePause, .lifecycleResume],
+            [.lifecycleStart, .modalityTypeChange, .lifecyclePause, .lifecycleResume, .modalityTypeChange, .lifecycleStop],
+        ]
+        for (index, copy) in cuts.enumerated() {
+            let booted = try Store(directory: copy)
+            #expect(try booted.integrityCheck() == "ok")
+            #expect(try booted.events(of: id).map(\.type) == expected[index], "cut \(index)")
+            // Samples on the track they were taken in: 100 before the pause, 50 after the resume.
+            #expect(try booted.counts(of: id, track: 1).accelerometer == 100)
+            #expect(try booted.counts(of: id, track: 2).accelerometer == (index == 0 ? 0 : 50))
+            let record = try booted.measurement(id)
+            #expect(record.status == [MeasurementState.paused, .capturing, .finished][index], "cut \(index)")
+            #expect(record.trackCount == (index == 0 ? 1 : 2))
+        }
+        let last = try Store(directory: cuts[2])
+        #expect(try last.events(of: id).last(where: { $0.type == .modalityTypeChange })?.value == "WALKING")
+        #expect(try last.measurement(id).endTime == 5_000)
+        // The recorder itself: once the reader is gone, the next commit takes everything.
+        try staged.commitStaged(patience: StagedCommits.lifecyclePatience)
+        #expect(try store.events(of: id).map(\.type) == expected[2])
+        #expect(try store.counts(of: id).accelerometer == 150)
     }
 }

@@ -8,7 +8,8 @@ import Glibc
 ///
 /// Scenarios (docs/faults.md, "Power cuts"):
 /// * **live**: a store with one replayed ride; `capture start` (trace, staged commits), `pause`,
-///   `resume`, `modality`, `stop`. Per cut: the store opens and passes `integrity_check`; the
+///   `resume`, `modality`, `stop` (every other run with a reader holding the store meanwhile:
+///   the events wait in the flush log). Per cut: the store opens and passes `integrity_check`; the
 ///   earlier ride is whole; the new one holds no more than a `kill -9` at the same moment would
 ///   leave and at most one flush interval (plus the allowance) less; `capture stop` finishes it
 ///   without changing what is stored.
@@ -176,12 +177,18 @@ struct PowerCuts {
                 ["start", "--json", "--flush-interval", format(flushInterval), "--modality", "BICYCLE", "--source", "trace:" + context.trace],
                 dataDirectory: data, environment: env)
             guard tally.check(started.status == 0, "live run \(run): capture start under the shim: \(started.summary)") else { continue }
+            // Every other run another process reads the store through the commands (issue 28,
+            // item 5): their events wait in the flush log and go in once it lets go.
+            let reader = try run % 2 == 0 ? nil : Child(
+                "/usr/bin/sqlite3", [data + "/capture.sqlite", "BEGIN", "SELECT count(*) FROM event", ".shell sleep 8", "COMMIT"],
+                directory: context.work, name: context.outputName("reader"))
             for (pause, command) in [(1.3, "pause"), (0.4, "resume"), (1.2, "modality"), (0.8, "stop")] {
                 Clock.sleep(pause + context.uniform(0...0.3))
                 let arguments = command == "modality" ? ["modality", "WALKING"] : [command]
                 let outcome = try context.capture(arguments, dataDirectory: data, environment: env)
                 tally.check(outcome.status == 0, "live run \(run): capture \(command) under the shim: \(outcome.summary)")
             }
+            if let reader { tally.check(reader.wait(seconds: 30) == 0, "live run \(run): the reader: \(reader.stderr)") }
             let states = CrashStates(root: data, snapshot: snapshot, journal: try PowerJournal(path: journal))
             checkEnd(of: states, data: data, run: run, tally: tally)
             let count = (cuts - done) / (runs - run)

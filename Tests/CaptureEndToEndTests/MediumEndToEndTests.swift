@@ -1,0 +1,129 @@
+import CaptureTestSupport
+import Foundation
+import Glibc
+import Testing
+
+/// The medium's own faults on a real file system (issue 28, item 4): one that fills up under a
+/// recorder and a serialisation, and one that turns read-only under a running recorder. Each test
+/// mounts its own small file system in a private mount namespace (``PrivateMedium``, needs root).
+@Suite(.serialized) struct MediumEndToEndTests {
+    static let trace = Repository.fixture("bicycle.trace")
+
+    /// Committed samples (database and flush log) of the open measurement, from `capture status`.
+    static func committed(_ medium: PrivateMedium, _ data: String) throws -> Int {
+        let status = try medium.capture(["status", "--json"], data: data)
+        let object = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
+        return (object?["committed"] as? [String: Any])?["accelerometer"] as? Int ?? 0
+    }
+
+    static func json(_ result: Program.Result) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]) ?? [:]
+    }
+
+    static func waitFor(_ seconds: Double = 15, _ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if try condition() { return true }
+            usleep(100_000)
+        }
+        return false
+    }
+
+    @Test(.enabled(if: PrivateMedium.canMount, "mounting a small file system needs root, unshare and nsenter"))
+    func aFullFileSystemStopsCleanlyWithExit73AndCaptureResumesOnceThereIsRoom() throws {
+        let medium = try PrivateMedium(tmpfsSize: "6m")
+        let data = medium.mountPoint + "/data"
+        let start = try medium.capture(["start", "--source", "trace:" + Self.trace, "--flush-interval", "0.25"], data: data)
+        #expect(start.status == 0, "\(start.stderr)")
+        let recorder = try #require(medium.recorderPID(data))
+        #expect(try Self.waitFor { try Self.committed(medium, data) >= 100 })
+
+        // Recording: the file system fills up (another program's file). Flushes go on into the
+        // flush log's allocated space; the lifecycle command's commit does not fit: exit 73, one
+        // line, the recorder stops, nothing committed lost.
+        try medium.fill()
+        usleep(1_000_000)
+        let pause = try medium.capture(["pause"], data: data)
+        #expect(pause.status == 73, "\(pause.stderr)")
+        #expect(pause.stderr.hasPrefix("capture: the disk holding") && pause.stderr.filter { $0 == "\n" }.count == 1, "\(pause.stderr)")
+        #expect(Self.waitFor { !Subprocess.isAlive(recorder) })
+        let full = Self.json(try medium.capture(["status", "--json"], data: data))
+        #expect(full["state"] as? String == "interrupted", "\(full)")
+        #expect((full["ended"] as? [String: Any])?["kind"] as? String == "store-full", "\(full)")
+        #expect(try medium.integrity(data) == "ok")
+
+        // Room again: `capture stop` finishes it with what the flush log held.
+        try medium.makeRoom()
+        let stop = try medium.capture(["stop", "--json"], data: data)
+        #expect(stop.status == 0, "\(stop.stderr)")
+        let first = Self.json(try medium.capture(["show", "1", "--json"], data: data))
+        let counts = first["counts"] as? [String: Any]
+        #expect((counts?["accelerometer"] as? Int ?? 0) >= 100, "\(first)")
+
+        // Serialising onto a full file system: exit 73, one line, no transfer file, no
+        // temporary file left; the store sound.
+        try medium.fill()
+        let export = try medium.capture(["export", "1", "--format", "cyface", "--output", medium.mountPoint + "/1.ccyf"], data: data)
+        #expect(export.status == 73, "\(export.stderr)")
+        #expect(export.stderr.hasPrefix("capture: the disk holding") && export.stderr.filter { $0 == "\n" }.count == 1, "\(export.stderr)")
+        let transfer = (try? FileManager.default.contentsOfDirectory(atPath: medium.inside(data + "/transfer"))) ?? []
+        #expect(transfer.isEmpty, "\(transfer)")
+        #expect(!FileManager.default.fileExists(atPath: medium.inside(medium.mountPoint + "/1.ccyf")))
+        #expect(try medium.integrity(data) == "ok")
+        // Uploading: it serialises first, the same way; nothing reaches the collector.
+        let collector = try CollectorProcess()
+        let upload = ["upload", "--url", collector.url, "--token-file", collector.tokenFile, "--retry-budget", "5"]
+        let refused = try medium.capture(upload, data: data)
+        #expect(refused.status == 73, "\(refused.stdout)\(refused.stderr)")
+        #expect(refused.stderr.contains("is full"), "\(refused.stderr)")
+        #expect(((try? collector.stored()) ?? []).isEmpty)
+        #expect(try medium.integrity(data) == "ok")
+
+        // Room again: recording and serialising work.
+        try medium.makeRoom()
+        let again = try medium.capture(["start", "--source", "trace:" + Self.trace, "--flush-interval", "0.25"], data: data)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try Self.waitFor { try Self.committed(medium, data) >= 100 })
+        #expect(try medium.capture(["stop"], data: data).status == 0)
+        let exported = try medium.capture(["export", "1", "--format", "cyface", "--output", medium.mountPoint + "/1.ccyf"], data: data)
+        #expect(exported.status == 0, "\(exported.stderr)")
+        let uploaded = try medium.capture(upload, data: data)
+        #expect(uploaded.status == 0, "\(uploaded.stdout)\(uploaded.stderr)")
+        #expect(try collector.stored().count == 2)
+        let list = try medium.capture(["list", "--json"], data: data)
+        #expect(list.stdout.components(separatedBy: "\"finished\"").count - 1 == 2, "\(list.stdout)")
+        #expect(try medium.integrity(data) == "ok")
+    }
+
+    @Test(.enabled(if: PrivateMedium.canMount, "mounting a small file system needs root, unshare and nsenter"))
+    func aMediumTurningReadOnlyStopsTheRecorderWithOneLineAndExit74() throws {
+        guard Program.require("mkfs.ext4", package: "e2fsprogs") != nil else { return }
+        let medium = try PrivateMedium(ext4Megabytes: 32)
+        let data = medium.mountPoint + "/data"
+        let recorder = try medium.spawnCapture(
+            ["start", "--foreground", "--source", "trace:" + Self.trace, "--flush-interval", "0.25"], data: data)
+        defer { recorder.stop() }
+        #expect(try Self.waitFor { try Self.committed(medium, data) >= 100 })
+        let before = try Self.committed(medium, data)
+
+        // The card fails: the kernel turns its file system read-only under the recorder.
+        try medium.turnReadOnly()
+        #expect(Self.waitFor(10) { !Subprocess.isAlive(recorder.pid) }, "the recorder went on on a read-only medium")
+        let status = recorder.wait()
+        #expect(status == 74, "\(recorder.stderr)")
+        let lines = recorder.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines.first?.hasPrefix("capture: ") == true, "\(recorder.stderr)")
+        #expect(recorder.stderr.contains("Read-only file system"), "\(recorder.stderr)")
+        #expect(try medium.integrity(data) == "ok")
+
+        // The box boots again (fsck, mounted read-write): nothing committed is lost, and the
+        // measurement is finished where its committed data ends.
+        try medium.checkAndRemount()
+        #expect(try medium.integrity(data) == "ok")
+        let interrupted = Self.json(try medium.capture(["status", "--json"], data: data))
+        #expect(interrupted["state"] as? String == "interrupted", "\(interrupted)")
+        #expect(try Self.committed(medium, data) >= before)
+        #expect(try medium.capture(["stop"], data: data).status == 0)
+        #expect(try medium.integrity(data) == "ok")
+    }
+}
