@@ -1,4 +1,5 @@
 import CaptureCore
+import CaptureRecorder
 import CaptureTestSupport
 import Foundation
 import Glibc
@@ -24,11 +25,8 @@ import Testing
 
         deinit {
             // A recorder a failed test left behind is ended by its pid.
-            if let text = try? String(contentsOfFile: data + "/recorder.pid", encoding: .utf8),
-                let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
-            {
-                kill(pid, SIGKILL)
-            }
+            if let pid = CLI.recorderPID(dataDirectory: data) { kill(pid, SIGKILL) }
+            try? FileManager.default.removeItem(atPath: RuntimeDirectory(dataDirectory: data).path)
             try? FileManager.default.removeItem(atPath: root)
         }
 

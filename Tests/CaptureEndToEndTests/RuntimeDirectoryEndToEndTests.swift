@@ -1,0 +1,98 @@
+import CaptureCore
+import CaptureRecorder
+import CaptureStorage
+import CaptureTestSupport
+import Foundation
+import Glibc
+import Testing
+
+/// The data directory holds data only: a recorder's socket, pid file and lock are in its runtime
+/// directory, so a data directory on a memory card's file system (FAT, exFAT, FUSE: no sockets)
+/// records as any other (issue 28, item 8).
+@Suite(.serialized) struct RuntimeDirectoryEndToEndTests {
+    /// Whether a Unix socket can be bound at `path` (removed again if it could).
+    static func canBindSocket(at path: String) -> Bool {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            let bytes = Array(path.utf8.prefix(raw.count - 1))
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        if bound == 0 { unlink(path) }
+        return bound == 0
+    }
+
+    /// Starts a recorder on `card`, pauses, resumes and stops it, and checks the measurement and
+    /// that nothing of the recorder's was put on the card.
+    func recordStopAndCheck(on card: MountedImage) throws {
+        let cli = CLI(dataDirectory: card.point + "/data")
+        let started = try cli.run(["start", "--source", "trace:" + cli.fixture("car.trace")])
+        try #require(started.status == 0, "capture start on \(card.point): \(started.stderr)")
+        #expect(try cli.waitForCommitted(10))
+
+        // While it records: its pid file, socket and lock are in the runtime directory, and the
+        // card holds none of them.
+        let pid = try #require(cli.recorderPID, "no pid file at \(cli.runtime.pidFile)")
+        #expect(kill(pid, 0) == 0)
+        for path in [cli.runtime.controlSocket, cli.runtime.lockFile] {
+            #expect(FileManager.default.fileExists(atPath: path), "\(path)")
+        }
+        for name in RuntimeDirectory.formerNames {
+            #expect(!FileManager.default.fileExists(atPath: cli.dataDirectory + "/" + name), "\(name) on the card")
+        }
+        // Commands reach it over the socket.
+        #expect(try cli.run(["pause"]).status == 0)
+        let paused = try cli.json(["status"])
+        #expect(paused["state"] as? String == "paused", "\(paused)")
+        let before = (paused["committed"] as? [String: Any])?["accelerometer"] as? Int ?? 0
+        #expect(try cli.run(["resume"]).status == 0)
+        #expect(try cli.waitForCommitted(before + 10))
+        let stopped = try cli.json(["stop"])
+        #expect(stopped["state"] as? String == "finished", "\(stopped)")
+        #expect(cli.waitFor(10) { kill(pid, 0) != 0 }, "the recorder did not exit")
+
+        // The measurement is whole: a sound store, both tracks, every committed sample, the stop.
+        let store = try Store(directory: cli.dataDirectory)
+        #expect(try store.integrityCheck() == "ok")
+        let record = try store.measurement(1)
+        #expect(record.status == .finished && record.trackCount == 2, "\(record)")
+        #expect(try store.counts(of: 1).accelerometer >= before + 10)
+        let lifecycle = try store.events(of: 1).map(\.type).filter { $0 != .modalityTypeChange }
+        #expect(lifecycle == [.lifecycleStart, .lifecyclePause, .lifecycleResume, .lifecycleStop], "\(lifecycle)")
+        let gpx = card.root + "/ride.gpx"
+        let exported = try cli.run(["export", "1", "--format", "gpx", "-o", gpx])
+        #expect(exported.status == 0, "\(exported.stderr)")
+        #expect((try? String(contentsOfFile: gpx, encoding: .utf8))?.contains("<trkpt") == true)
+        #expect(RuntimeDirectory.formerNames.allSatisfy { !FileManager.default.fileExists(atPath: cli.dataDirectory + "/" + $0) })
+    }
+
+    /// exFAT through FUSE: no socket can be made on it (`bind` fails, the error the issue saw),
+    /// yet a recorder whose data directory is there starts, records, is stopped, and its
+    /// measurement is intact.
+    @Test func aDataDirectoryOnFUSEExFATRecords() throws {
+        let fuse = open("/dev/fuse", O_RDWR | O_CLOEXEC)
+        try #require(fuse >= 0, "FUSE cannot work here: /dev/fuse: \(String(cString: strerror(errno)))")
+        close(fuse)
+        let card = try MountedImage(.exfatFUSE)
+        defer { card.unmount() }
+        #expect(MountedImage.fileSystemType(at: card.point) == "fuseblk")
+        #expect(!Self.canBindSocket(at: card.point + "/probe.sock"), "exFAT took a socket: this test would not show anything")
+        try recordStopAndCheck(on: card)
+    }
+
+    /// vfat through the kernel, where the kernel has it.
+    @Test(.enabled(if: MountedImage.kernelHas("vfat"), "this kernel has no vfat file system (/proc/filesystems)"))
+    func aDataDirectoryOnLoopMountedVFATRecords() throws {
+        let card = try MountedImage(.vfat)
+        defer { card.unmount() }
+        #expect(MountedImage.fileSystemType(at: card.point) == "vfat")
+        try recordStopAndCheck(on: card)
+    }
+}
