@@ -10,11 +10,20 @@ import Testing
 /// directory, so a data directory on a memory card's file system (FAT, exFAT, FUSE: no sockets)
 /// records as any other (issue 28, item 8).
 @Suite(.serialized) struct RuntimeDirectoryEndToEndTests {
-    /// Whether a Unix socket can be bound at `path` (removed again if it could).
-    static func canBindSocket(at path: String) -> Bool {
+    /// Polls `condition` every 50 ms for up to `seconds`.
+    func waitUntil(seconds: Double, _ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if condition() { return true }
+            usleep(50_000)
+        }
+        return condition()
+    }
+
+    /// A Unix socket bound at `path` (not listening), or nil if it cannot be made there.
+    static func boundSocket(at path: String) -> Int32? {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
+        guard fd >= 0 else { return nil }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
@@ -25,8 +34,19 @@ import Testing
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        if bound == 0 { unlink(path) }
-        return bound == 0
+        guard bound == 0 else {
+            close(fd)
+            return nil
+        }
+        return fd
+    }
+
+    /// Whether a Unix socket can be bound at `path` (removed again if it could).
+    static func canBindSocket(at path: String) -> Bool {
+        guard let fd = boundSocket(at: path) else { return false }
+        close(fd)
+        unlink(path)
+        return true
     }
 
     /// Starts a recorder on `card`, pauses, resumes and stops it, and checks the measurement and
@@ -71,6 +91,68 @@ import Testing
         #expect(exported.status == 0, "\(exported.stderr)")
         #expect((try? String(contentsOfFile: gpx, encoding: .utf8))?.contains("<trkpt") == true)
         #expect(RuntimeDirectory.formerNames.allSatisfy { !FileManager.default.fileExists(atPath: cli.dataDirectory + "/" + $0) })
+    }
+
+    /// Two data directories on one machine, each with its recorder, under one
+    /// `XDG_RUNTIME_DIR`: two runtime directories, each command reaches its own recorder. One
+    /// data directory holds what an older capture's crashed recorder left (a dead socket, a pid
+    /// file, a lock file): nothing reads them, nothing changes them.
+    @Test func twoDataDirectoriesHaveTwoRecordersAndAnOldRecordersFilesConfuseNothing() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("capture-e2e-\(UUID().uuidString)").path
+        let run = root + "/run"
+        try FileManager.default.createDirectory(atPath: run, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let environment = ["XDG_RUNTIME_DIR": run]
+        let (a, b) = (root + "/a", root + "/b")
+        var started: [pid_t] = []
+        defer { for pid in started { kill(pid, SIGKILL) } }
+        func capture(_ arguments: [String], _ data: String) throws -> CLI.Result {
+            let process = try Subprocess(
+                ["-i", "PATH=/usr/bin:/bin", "HOME=\(root)", "CAPTURE_CONFIG=/dev/null", "XDG_RUNTIME_DIR=\(run)", CLI.executable]
+                    + arguments + ["--data-dir", data, "--json"], input: nil, executable: "/usr/bin/env")
+            let status = process.wait()
+            return CLI.Result(status: status, stdout: process.stdout, stderr: process.stderr)
+        }
+        func object(_ result: CLI.Result) -> [String: Any] {
+            (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) as? [String: Any] ?? [:]
+        }
+
+        // An older capture's recorder died in a: its socket (bound, nobody listening), its pid
+        // (of a process that runs: init's) and its lock file stayed in the data directory.
+        try FileManager.default.createDirectory(atPath: a, withIntermediateDirectories: true)
+        let stale = try #require(Self.boundSocket(at: a + "/control.sock"))
+        close(stale)
+        #expect(FileManager.default.createFile(atPath: a + "/recorder.pid", contents: Data("1\n".utf8)))
+        #expect(FileManager.default.createFile(atPath: a + "/recorder.lock", contents: nil))
+
+        for data in [a, b] {
+            let result = try capture(["start", "--source", "trace:" + Repository.fixture("car.trace")], data)
+            #expect(result.status == 0, "\(data): \(result.stderr)")
+            if let pid = object(result)["pid"] as? Int { started.append(pid_t(pid)) }
+        }
+        try #require(started.count == 2)
+        let runtimes = [a, b].map { RuntimeDirectory(dataDirectory: $0, environment: environment) }
+        #expect(runtimes[0].base == run + "/capture" && runtimes[0].key != runtimes[1].key)
+        for (runtime, pid) in zip(runtimes, started) {
+            #expect((try? String(contentsOfFile: runtime.pidFile, encoding: .utf8)) == "\(pid)\n")
+            #expect(FileManager.default.fileExists(atPath: runtime.controlSocket))
+        }
+        // Each command reaches its own recorder.
+        #expect(object(try capture(["pause"], a))["state"] as? String == "paused")
+        let statusA = object(try capture(["status"], a))
+        let statusB = object(try capture(["status"], b))
+        #expect(statusA["state"] as? String == "paused" && statusB["state"] as? String == "capturing", "\(statusA) \(statusB)")
+        #expect((statusA["recorder"] as? [String: Any])?["pid"] as? Int == Int(started[0]))
+        #expect((statusB["recorder"] as? [String: Any])?["pid"] as? Int == Int(started[1]))
+        for data in [a, b] {
+            #expect(object(try capture(["stop"], data))["state"] as? String == "finished", "\(data)")
+        }
+        for pid in started { #expect(waitUntil(seconds: 10) { kill(pid, 0) != 0 }, "recorder \(pid) did not exit") }
+        // The old files are as they were, and b holds none.
+        #expect((try? String(contentsOfFile: a + "/recorder.pid", encoding: .utf8)) == "1\n")
+        var info = stat()
+        #expect(lstat(a + "/control.sock", &info) == 0 && (info.st_mode & S_IFMT) == S_IFSOCK)
+        #expect(RuntimeDirectory.formerNames.allSatisfy { !FileManager.default.fileExists(atPath: b + "/" + $0) })
     }
 
     /// exFAT through FUSE: no socket can be made on it (`bind` fails, the error the issue saw),
