@@ -37,7 +37,7 @@ import Testing
                 "XDG_CONFIG_HOME": root + "/xdg",
             ]
             variables.merge(environment) { _, new in new }
-            let assignments = variables.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+            let assignments = variables.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } + Program.runtimeDirectoryVariable
             let chdir = directory.map { ["-C", $0] } ?? []
             return try Program.run("/usr/bin/env", ["-i"] + chdir + assignments + [CLI.executable] + arguments)
         }
@@ -129,7 +129,9 @@ import Testing
     @Test func foregroundContinuesAnInterruptedMeasurement() throws {
         let device = Device()
         let arguments = [
-            "-i", "PATH=/usr/bin:/bin", "HOME=\(device.root)/home", "CAPTURE_CONFIG=/dev/null", CLI.executable, "start",
+            "-i", "PATH=/usr/bin:/bin", "HOME=\(device.root)/home", "CAPTURE_CONFIG=/dev/null",
+        ] + Program.runtimeDirectoryVariable + [
+            CLI.executable, "start",
             "--foreground", "--continue-interrupted", "--data-dir", device.data, "--loop", "--flush-interval", "0.1",
             "--source", "trace:" + Repository.fixture("bicycle.trace"),
         ]

@@ -170,8 +170,9 @@ import Testing
         let result = try Program.run(
             "/usr/bin/env",
             [
-                "-i", "PATH=/usr/bin:/bin", "HOME=\(device.root)/home", "CAPTURE_CONFIG=\(device.config)", ClockEndToEndTests.faketime,
-                "--exclude-monotonic", "-f", shift, CLI.executable, "doctor", "--json", "--seconds", "3",
+                "-i", "PATH=/usr/bin:/bin", "HOME=\(device.root)/home", "CAPTURE_CONFIG=\(device.config)",
+            ] + Program.runtimeDirectoryVariable + [
+                ClockEndToEndTests.faketime, "--exclude-monotonic", "-f", shift, CLI.executable, "doctor", "--json", "--seconds", "3",
             ])
         terminal.closeSlave()
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stderr)")
