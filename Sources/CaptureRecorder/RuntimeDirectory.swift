@@ -15,11 +15,12 @@ import Glibc
 /// 2. `/run/capture` when it exists and belongs to this user (systemd's `RuntimeDirectory=capture`
 ///    in dist/systemd/capture-record.service, for its `User=`);
 /// 3. `/tmp/capture-UID` otherwise, made 0700; refused unless it is a directory of this user's
-///    (not a link) that nobody else may enter.
+///    (not a link), as is a base of either other kind.
 ///
-/// Inside the base, each data directory has its own directory (0700), named by the first 16 hex
-/// digits of the SHA-256 of the data directory's real path (``key(realPath:)``), so that two
-/// data directories on one machine never share a socket or a lock.
+/// Inside the base, each data directory has its own directory (0700, refused when another user's
+/// or open to others), named by the first 16 hex digits of the SHA-256 of the data directory's
+/// real path (``key(realPath:)``), so that two data directories on one machine never share a
+/// socket or a lock.
 ///
 /// ```swift
 /// let runtime = RuntimeDirectory(dataDirectory: "/var/lib/capture")
@@ -68,6 +69,7 @@ public struct RuntimeDirectory: Sendable, Equatable {
     /// The fixed directory systemd's `RuntimeDirectory=capture` makes for a system unit.
     public static let systemdBase = "/run/capture"
 
+    /// A runtime directory `base`/`key`, as chosen by `origin` (tests, and ``init(dataDirectory:environment:)``).
     public init(base: String, origin: Origin, key: String) {
         self.base = base
         self.origin = origin
