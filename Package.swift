@@ -202,7 +202,7 @@ let package = Package(
         .executableTarget(
             name: "capture-faults",
             dependencies: [
-                "CaptureCore", "CaptureStorage", "CaptureSensors",
+                "CaptureCore", "CaptureStorage", "CaptureSensors", "CaptureRecorder",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -254,7 +254,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "CaptureEndToEndTests",
-            dependencies: ["CaptureCore", "CaptureStorage", "CaptureTestSupport"],
+            dependencies: ["CaptureCore", "CaptureStorage", "CaptureRecorder", "CaptureTestSupport"],
             swiftSettings: strict),
     ]
 )

@@ -44,6 +44,7 @@ public struct Doctor: Sendable {
         var checks = [configuration]
         let directory = device.dataDirectory.value
         checks += Self.directory(directory)
+        checks.append(Self.runtime(directory))
         let store = FileManager.default.fileExists(atPath: directory + "/capture.sqlite") ? try? Store(directory: directory) : nil
         checks += self.store(store, directory: directory)
         checks.append(Self.disk(directory, store: store, retention: device.retention))
@@ -91,6 +92,26 @@ public struct Doctor: Sendable {
             ]
         }
         return [.pass("data directory", "\(directory), only its owner can read it")]
+    }
+
+    /// Where the recorder's socket, pid file and lock are (``RuntimeDirectory``): usable, or
+    /// why not; and what an older capture left of them in the data directory, which nothing reads.
+    static func runtime(_ directory: String) -> DoctorCheck {
+        let runtime = RuntimeDirectory(dataDirectory: directory)
+        if let problem = runtime.problem() {
+            return .fail("runtime dir", problem.description, "make it this user's alone (chown, chmod 700), or remove it")
+        }
+        let left = RuntimeDirectory.formerNames.filter { name in
+            var info = stat()
+            return lstat(directory + "/" + name, &info) == 0
+        }
+        guard left.isEmpty else {
+            return .warn(
+                "runtime dir",
+                "\(left.joined(separator: ", ")) in \(directory) left by an older capture; nothing reads them (the recorder's are in \(runtime.path))",
+                "once no older capture runs, remove them: rm " + left.map { directory + "/" + $0 }.joined(separator: " "))
+        }
+        return .pass("runtime dir", "\(runtime.path) (\(runtime.origin.description))")
     }
 
     func store(_ store: Store?, directory: String) -> [DoctorCheck] {

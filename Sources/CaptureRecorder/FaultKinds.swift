@@ -39,3 +39,7 @@ extension RecorderControlError: KindedError {
         }
     }
 }
+
+extension RuntimeDirectoryError: KindedError {
+    public var faultKind: FaultKind { .io }
+}

@@ -99,6 +99,8 @@ public struct LaunchFailure: Error, Codable, Sendable, Equatable, CustomStringCo
             kind = Self.kind(of: error)
         case let error as DeviceError:
             kind = error.isPermission ? .io : .deviceUnavailable
+        case is RuntimeDirectoryError:
+            kind = .io
         default:
             kind = .unexpected
         }

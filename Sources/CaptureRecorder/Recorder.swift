@@ -58,8 +58,12 @@ public final class Recorder: Sendable {
     private let serverStopped = DispatchSemaphore(value: 0)
     private let listener = Atomic<Int32>(-1)
 
-    /// The socket the recorder listens on.
-    public static func socketPath(directory: String) -> String { directory + "/control.sock" }
+    /// Where the control socket and the pid file are (not in the data directory).
+    public let runtime: RuntimeDirectory
+
+    /// The socket the recorder of the data directory `directory` listens on, in its
+    /// ``RuntimeDirectory``.
+    public static func socketPath(directory: String) -> String { RuntimeDirectory(dataDirectory: directory).controlSocket }
 
     /// Samples an inbox holds by default: about a minute of a 1 kHz device, 2.6 MB.
     public static let defaultInboxCapacity = 65_536
@@ -79,6 +83,7 @@ public final class Recorder: Sendable {
     ) {
         self.rideEnded = rideEnded
         self.directory = directory
+        runtime = RuntimeDirectory(dataDirectory: directory)
         self.store = store
         self.flushInterval = flushInterval
         self.retention = retention
@@ -147,16 +152,20 @@ public final class Recorder: Sendable {
 
     // MARK: - Socket
 
-    /// Binds the control socket and writes the pid file. Call before reporting readiness, so
-    /// that a command sent right after `capture start` returns finds the recorder listening.
-    public func listen() throws(StoreError) {
-        let socketPath = Self.socketPath(directory: directory)
+    /// Binds the control socket and writes the pid file, in the ``runtime`` directory. Call
+    /// before reporting readiness, so that a command sent right after `capture start` returns
+    /// finds the recorder listening.
+    ///
+    /// - Throws: ``RuntimeDirectoryError`` when the runtime directory cannot be used or the
+    ///   socket cannot be bound there.
+    public func listen() throws(RuntimeDirectoryError) {
+        try runtime.create()
         do {
-            listener.store(try ControlSocket.listen(at: socketPath), ordering: .releasing)
+            listener.store(try ControlSocket.listen(at: runtime.controlSocket), ordering: .releasing)
         } catch {
-            throw .cannotOpen(path: socketPath, reason: "\(error)")
+            throw RuntimeDirectoryError(path: runtime.controlSocket, problem: .cannotBind("\(error)"))
         }
-        if let file = try? AtomicFile(path: directory + "/recorder.pid") {
+        if let file = try? AtomicFile(path: runtime.pidFile) {
             do {
                 try file.append(Array("\(getpid())\n".utf8))
                 try file.commit()
@@ -170,8 +179,8 @@ public final class Recorder: Sendable {
     public func abandon() {
         let fd = listener.exchange(-1, ordering: .acquiringAndReleasing)
         if fd >= 0 { close(fd) }
-        unlink(Self.socketPath(directory: directory))
-        unlink(directory + "/recorder.pid")
+        unlink(runtime.controlSocket)
+        unlink(runtime.pidFile)
     }
 
     // MARK: - Running

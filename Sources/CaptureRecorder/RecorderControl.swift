@@ -134,7 +134,7 @@ public struct RecorderControl: Sendable {
     ) throws -> (id: Int64, sources: [String])? {
         let now = now ?? WallClock.now()
         guard let interrupted = try interruptedMeasurement(), let store = try existingStore() else { return nil }
-        guard let lock = RecorderLock(directory: directory) else { throw RecorderControlError.recorderStarting }
+        guard let lock = try RecorderLock(directory: directory) else { throw RecorderControlError.recorderStarting }
         let continues = try Self.continues(interrupted.id, store: store, ride: ride, at: now)
         if !continues { _ = try Recovery.endByInterruption(store: store, directory: directory, at: now) }
         _ = consume lock
@@ -198,7 +198,7 @@ public struct RecorderControl: Sendable {
     /// An interrupted measurement is finished where its committed data ends.
     public func stop() throws -> LifecycleReport {
         if !recorderIsRunning, let store = try existingStore(), try store.openMeasurement() != nil {
-            guard let lock = RecorderLock(directory: directory) else { throw RecorderControlError.recorderStarting }
+            guard let lock = try RecorderLock(directory: directory) else { throw RecorderControlError.recorderStarting }
             let (id, givenUp) = try Recovery.stopInterrupted(store: store)
             _ = consume lock
             var report = try LifecycleReport(store: store, id: id)

@@ -1,21 +1,30 @@
 import CaptureStorage
 import Glibc
 
-/// The lock a running recorder holds on `recorder.lock` in the data directory.
+/// The lock a running recorder holds on `recorder.lock` in its data directory's
+/// ``RuntimeDirectory`` (not in the data directory, which may be on a file system without
+/// locks or sockets).
 ///
 /// The kernel releases it when the process dies, however it dies, so "held" means "a recorder
 /// is alive" and a free lock with an open measurement means the recorder was interrupted.
 public struct RecorderLock: ~Copyable {
     private let lock: ExclusiveFileLock
 
-    /// Takes the lock, or returns `nil` if another process holds it.
-    public init?(directory: String) {
-        guard let lock = ExclusiveFileLock(path: directory + "/recorder.lock") else { return nil }
+    /// Takes the lock for the data directory `directory` (creating its runtime directory), or
+    /// returns `nil` if another process holds it.
+    ///
+    /// - Throws: ``RuntimeDirectoryError`` when the runtime directory cannot be made or is not
+    ///   this user's alone.
+    public init?(directory: String) throws(RuntimeDirectoryError) {
+        let runtime = RuntimeDirectory(dataDirectory: directory)
+        try runtime.create()
+        guard let lock = ExclusiveFileLock(path: runtime.lockFile) else { return nil }
         self.lock = lock
     }
 
-    /// Whether a recorder holds the lock for `directory` right now.
+    /// Whether a recorder holds the lock for the data directory `directory` right now (nothing
+    /// is created).
     public static func isHeld(directory: String) -> Bool {
-        ExclusiveFileLock.isHeld(path: directory + "/recorder.lock")
+        ExclusiveFileLock.isHeld(path: RuntimeDirectory(dataDirectory: directory).lockFile)
     }
 }

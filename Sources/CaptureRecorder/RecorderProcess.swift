@@ -27,7 +27,7 @@ public enum RecorderProcess {
         do {
             let directory = configuration.directory
             try PrivateFiles.createDirectory(directory)
-            guard let lock = RecorderLock(directory: directory) else {
+            guard let lock = try RecorderLock(directory: directory) else {
                 throw LaunchFailure(kind: .recorderRunning, message: "another recorder is running in \(directory)")
             }
             let store = try Store(directory: directory, maximumSize: configuration.storeCeiling?.bytes)

@@ -59,3 +59,11 @@ extension CyfaceTransferFile {
         return hasher.finalize().hex
     }
 }
+
+/// SHA-256 of bytes for the libraries that do not import Crypto themselves.
+public enum ContentDigest {
+    /// The SHA-256 of `bytes` as lowercase hex (64 digits).
+    public static func sha256Hex(_ bytes: [UInt8]) -> String {
+        SHA256.hash(data: bytes).hex
+    }
+}

@@ -1,7 +1,8 @@
 import Glibc
 
-/// An exclusive `flock` on a file of the data directory, held while the value lives. The kernel
-/// releases it when the process dies, however it dies, so a held lock means a live holder.
+/// An exclusive `flock` on a file (`upload.lock` in the data directory, the recorder's lock in
+/// its runtime directory), held while the value lives. The kernel releases it when the process
+/// dies, however it dies, so a held lock means a live holder.
 public struct ExclusiveFileLock: ~Copyable {
     private let fd: Int32
 

@@ -19,7 +19,7 @@ public import Foundation
 ///
 /// ```swift
 /// try PrivateFiles.createDirectory(dataDirectory)                  // 0700
-/// let fd = PrivateFiles.open(dataDirectory + "/recorder.lock", O_RDWR)   // 0600 if created
+/// let fd = PrivateFiles.open(dataDirectory + "/upload.lock", O_RDWR)   // 0600 if created
 /// ```
 public enum PrivateFiles {
     /// The mode of a directory capture creates: only its owner may list or enter it.

@@ -1,4 +1,5 @@
 import CaptureCore
+import CaptureRecorder
 import CaptureStorage
 import Foundation
 import Glibc
@@ -97,9 +98,9 @@ final class Context {
         return try condition()
     }
 
-    /// The pid in `<data dir>/recorder.pid`, if any.
+    /// The pid in the data directory's `recorder.pid` (in its runtime directory), if any.
     func recorderPID(_ dataDirectory: String) -> pid_t? {
-        (try? String(contentsOfFile: dataDirectory + "/recorder.pid", encoding: .utf8))
+        (try? String(contentsOfFile: RuntimeDirectory(dataDirectory: dataDirectory).pidFile, encoding: .utf8))
             .flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
     }
 }

@@ -9,9 +9,9 @@ struct Doctor: AsyncParsableCommand {
         abstract: "Check this device's setup, one line per check, and say what to do about each problem.",
         discussion: """
             Checks, in order: the configuration (file, environment, flags); the data directory \
-            (exists, only its owner can read it); the store (SQLite's quick_check); a \
-            measurement left open by a recorder that is gone; upload sessions left behind; free \
-            disk against the store budget (retention.max_store_size); each source of \
+            (exists, only its owner can read it); the recorder's runtime directory; the store \
+            (SQLite's quick_check); a measurement left open by a recorder that is gone; upload \
+            sessions left behind; free disk against the store budget (retention.max_store_size); each source of \
             capture.sources (or, with none configured, each one `capture start` would find), \
             watched for --seconds: it opens and delivers, at the rate it was set to where it was \
             set one (a u-blox module still at its factory 1 Hz is named); a GNSS fix and how far \

@@ -66,18 +66,23 @@ func withCollector(_ body: @Sendable (String) async throws -> Void) async throws
             let report = await Doctor(seconds: 0.5).run(device, configuration: Doctor.configuration(device))
             #expect(
                 report.checks.map(\.check) == [
-                    "configuration", "data directory", "store", "recorder", "upload sessions", "disk", "source \(trace)", "collector", "token",
+                    "configuration", "data directory", "runtime dir", "store", "recorder", "upload sessions", "disk", "source \(trace)",
+                    "collector", "token",
                 ])
             for check in report.checks { #expect(check.status == .pass, "\(check)") }
-            #expect(report.passed == 9 && report.warnings == 0 && report.failed == 0)
+            #expect(report.passed == 10 && report.warnings == 0 && report.failed == 0)
             let lines = report.text.split(separator: "\n")
-            #expect(lines.count == 10 && lines.last == "doctor: 9 passed, 0 warning(s), 0 failed")
+            #expect(lines.count == 11 && lines.last == "doctor: 10 passed, 0 warning(s), 0 failed")
             // Names padded to the longest (at most 16 letters) and two spaces: 18 here.
             #expect(lines.first == "pass  configuration     \(setup.config) read")
             let checks = DoctorDevice.checks(report)
             #expect(checks["configuration"]?.detail == "\(setup.config) read")
             #expect(checks["store"]?.detail.hasPrefix("quick_check ok") == true)
             #expect(checks["token"]?.detail == "accepted (\(setup.tokenFile))")
+            // BASE/KEY: KEY is 16 hex digits of the data directory's real path's SHA-256.
+            let runtime = try #require(checks["runtime dir"]?.detail.split(separator: " ").first)
+            #expect(runtime.split(separator: "/").last?.count == 16, "\(runtime)")
+            #expect(runtime.hasSuffix("/" + String(ContentDigest.sha256Hex(Array(setup.data.utf8)).prefix(16))))
             let source = try #require(checks["source \(trace)"]?.detail)
             #expect(source.contains("acc ") && source.contains("fix "), "\(source)")
         }
@@ -89,6 +94,8 @@ func withCollector(_ body: @Sendable (String) async throws -> Void) async throws
         // directory does the doctor advise a chmod.
         _ = try Store(directory: setup.data)
         chmod(setup.data, 0o755)
+        // What a recorder of an older capture left in the data directory.
+        for name in ["control.sock", "recorder.pid"] { #expect(FileManager.default.createFile(atPath: setup.data + "/" + name, contents: nil)) }
         try await withCollector { url in
             let device = try setup.device(
                 """
@@ -106,6 +113,11 @@ func withCollector(_ body: @Sendable (String) async throws -> Void) async throws
             #expect(checks["token"]?.advice == "renew the token in \(setup.tokenFile)")
             #expect(checks["store"]?.status == .pass)
             #expect(report.failed == 4)
+            #expect(checks["runtime dir"]?.status == .warn)
+            #expect(checks["runtime dir"]?.detail.hasPrefix("control.sock, recorder.pid in \(setup.data) left by an older capture") == true)
+            #expect(
+                checks["runtime dir"]?.advice
+                    == "once no older capture runs, remove them: rm \(setup.data)/control.sock \(setup.data)/recorder.pid")
             // Text: FAIL, the check, what was found, an arrow and what to do.
             #expect(report.text.contains("FAIL  token             refused by the collector (401) → renew the token in \(setup.tokenFile)"))
         }

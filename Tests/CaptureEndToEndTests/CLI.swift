@@ -1,3 +1,4 @@
+import CaptureRecorder
 import CaptureStorage
 import CaptureTestSupport
 import Foundation
@@ -28,8 +29,16 @@ final class CLI {
         dataDirectory = url.path
     }
 
+    /// A data directory at `dataDirectory`, which must lie under a `capture-e2e-…` directory:
+    /// that directory is what goes when the value does.
+    init(dataDirectory: String) {
+        precondition(dataDirectory.split(separator: "/").contains { $0.hasPrefix("capture-e2e-") })
+        self.dataDirectory = dataDirectory
+    }
+
     deinit {
         for pid in started + [recorderPID].compactMap({ $0 }) { kill(pid, SIGKILL) }
+        try? FileManager.default.removeItem(atPath: runtime.path)
         let top = dataDirectory.split(separator: "/").firstIndex { $0.hasPrefix("capture-e2e-") }
         let root = dataDirectory.split(separator: "/").prefix(through: top ?? 0).joined(separator: "/")
         try? FileManager.default.removeItem(atPath: "/" + root)
@@ -51,9 +60,16 @@ final class CLI {
         return try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] ?? [:]
     }
 
+    /// Where the recorder's socket, pid file and lock are: the runtime directory `capture`
+    /// chooses with this process's environment, which it inherits.
+    var runtime: RuntimeDirectory { RuntimeDirectory(dataDirectory: dataDirectory) }
+
     /// The pid of the running recorder, from its pid file.
-    var recorderPID: pid_t? {
-        (try? String(contentsOfFile: dataDirectory + "/recorder.pid", encoding: .utf8))
+    var recorderPID: pid_t? { Self.recorderPID(dataDirectory: dataDirectory) }
+
+    /// The pid in the pid file of the recorder of `dataDirectory`, if any.
+    static func recorderPID(dataDirectory: String) -> pid_t? {
+        (try? String(contentsOfFile: RuntimeDirectory(dataDirectory: dataDirectory).pidFile, encoding: .utf8))
             .flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
     }
 

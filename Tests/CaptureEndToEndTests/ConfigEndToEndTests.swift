@@ -1,3 +1,4 @@
+import CaptureRecorder
 import CaptureTestSupport
 import Foundation
 import Glibc
@@ -36,7 +37,7 @@ import Testing
                 "XDG_CONFIG_HOME": root + "/xdg",
             ]
             variables.merge(environment) { _, new in new }
-            let assignments = variables.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+            let assignments = variables.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } + Program.runtimeDirectoryVariable
             let chdir = directory.map { ["-C", $0] } ?? []
             return try Program.run("/usr/bin/env", ["-i"] + chdir + assignments + [CLI.executable] + arguments)
         }
@@ -128,7 +129,9 @@ import Testing
     @Test func foregroundContinuesAnInterruptedMeasurement() throws {
         let device = Device()
         let arguments = [
-            "-i", "PATH=/usr/bin:/bin", "HOME=\(device.root)/home", "CAPTURE_CONFIG=/dev/null", CLI.executable, "start",
+            "-i", "PATH=/usr/bin:/bin", "HOME=\(device.root)/home", "CAPTURE_CONFIG=/dev/null",
+        ] + Program.runtimeDirectoryVariable + [
+            CLI.executable, "start",
             "--foreground", "--continue-interrupted", "--data-dir", device.data, "--loop", "--flush-interval", "0.1",
             "--source", "trace:" + Repository.fixture("bicycle.trace"),
         ]
@@ -176,11 +179,7 @@ import Testing
         #expect(started.status == 0, "\(started.stderr)")
         // Should `stop` fail, the recorder is still ended, by its pid.
         defer {
-            if let text = try? String(contentsOfFile: device.data + "/recorder.pid", encoding: .utf8),
-                let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
-            {
-                kill(pid, SIGKILL)
-            }
+            if let pid = CLI.recorderPID(dataDirectory: device.data) { kill(pid, SIGKILL) }
         }
         device.write("collector:\n  urll: https://x.example\n")
         for command in [["status"], ["pause"], ["resume"], ["modality", "CAR"], ["stop"]] {
@@ -229,7 +228,7 @@ import Testing
             #expect(result.stdout.isEmpty)
         }
         #expect(!FileManager.default.fileExists(atPath: device.data + "/capture.sqlite"))
-        #expect(!FileManager.default.fileExists(atPath: device.data + "/recorder.pid"))
+        #expect(!FileManager.default.fileExists(atPath: RuntimeDirectory(dataDirectory: device.data).path))
     }
 
     @Test func unreadableOrMissingFileExits78() throws {
@@ -303,9 +302,13 @@ import Testing
         let record = try String(contentsOfFile: Repository.root + "/dist/systemd/capture-record.service", encoding: .utf8)
         #expect(record.contains("ExecStart=/usr/bin/capture start --foreground --continue-interrupted"))
         #expect(record.contains("Restart=on-failure"))
+        // The runtime directory: the recorder's alone, since systemd removes it when a unit that
+        // names it stops (a sync pass ending would take the recorder's socket and lock away).
+        #expect(record.contains("\nRuntimeDirectory=capture\nRuntimeDirectoryMode=0700\n"))
         // Out of Wi-Fi range (75) is no failure of the unit; refused credentials (77) are.
         let sync = try String(contentsOfFile: Repository.root + "/dist/systemd/capture-sync.service", encoding: .utf8)
         #expect(sync.contains("\nSuccessExitStatus=75\n"))
+        #expect(!sync.contains("RuntimeDirectory"))
         let example = try String(contentsOfFile: Repository.root + "/dist/config.example.yaml", encoding: .utf8)
         #expect(example.contains("\nride:\n") && example.contains("\n  detect: auto\n"))
     }

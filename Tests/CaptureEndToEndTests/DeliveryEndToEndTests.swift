@@ -1,4 +1,5 @@
 import CaptureCore
+import CaptureRecorder
 import CaptureTestSupport
 import Foundation
 import Glibc
@@ -24,11 +25,8 @@ import Testing
 
         deinit {
             // A recorder a failed test left behind is ended by its pid.
-            if let text = try? String(contentsOfFile: data + "/recorder.pid", encoding: .utf8),
-                let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
-            {
-                kill(pid, SIGKILL)
-            }
+            if let pid = CLI.recorderPID(dataDirectory: data) { kill(pid, SIGKILL) }
+            try? FileManager.default.removeItem(atPath: RuntimeDirectory(dataDirectory: data).path)
             try? FileManager.default.removeItem(atPath: root)
         }
 
@@ -50,7 +48,7 @@ import Testing
         func command(_ arguments: [String], shift: String? = nil, environment extra: [String] = []) -> [String] {
             let environment = [
                 "PATH=/usr/bin:/bin", "HOME=\(root)/home", "XDG_CONFIG_HOME=\(root)/xdg", "CAPTURE_CONFIG=\(config)",
-            ]
+            ] + Program.runtimeDirectoryVariable
             let faked = shift.map { ["/usr/bin/faketime", "--exclude-monotonic", "-f", $0] } ?? []
             return ["-i"] + environment + extra + faked + [CLI.executable] + arguments + ["--data-dir", data]
         }
@@ -223,7 +221,7 @@ import Testing
         for _ in 0..<4 { try device.replay(fixes: 40) }
         let environment = [
             "PATH=/usr/bin:/bin", "HOME=\(device.root)/home", "CAPTURE_CONFIG=\(device.config)",
-        ]
+        ] + Program.runtimeDirectoryVariable
         let syncs = try (0..<2).map { _ in
             try Subprocess(
                 ["-i"] + environment + [CLI.executable, "sync", "--now", "--data-dir", device.data], bytes: [],

@@ -52,7 +52,8 @@ import Testing
         #expect(run.status == 0, "\(run.checks)")
         #expect(
             run.order == [
-                "configuration", "data directory", "store", "recorder", "upload sessions", "disk", "source \(trace)", "collector", "token",
+                "configuration", "data directory", "runtime dir", "store", "recorder", "upload sessions", "disk", "source \(trace)",
+                "collector", "token",
             ])
         for (name, check) in run.checks { #expect(check["status"] == "pass", "\(name): \(check)") }
         // The trace delivers its motion sensors at 100 Hz.
@@ -64,7 +65,7 @@ import Testing
         let text = try device.run(["doctor", "--seconds", "0"], ["CAPTURE_CONFIG": device.config])
         let lines = text.stdout.split(separator: "\n")
         #expect(text.status == 0 && lines.count == run.order.count + 1)
-        #expect(lines.last == "doctor: 9 passed, 0 warning(s), 0 failed")
+        #expect(lines.last == "doctor: 10 passed, 0 warning(s), 0 failed")
     }
 
     @Test func aBrokenSetupNamesEachProblemAndWhatToDo() throws {
@@ -169,8 +170,9 @@ import Testing
         let result = try Program.run(
             "/usr/bin/env",
             [
-                "-i", "PATH=/usr/bin:/bin", "HOME=\(device.root)/home", "CAPTURE_CONFIG=\(device.config)", ClockEndToEndTests.faketime,
-                "--exclude-monotonic", "-f", shift, CLI.executable, "doctor", "--json", "--seconds", "3",
+                "-i", "PATH=/usr/bin:/bin", "HOME=\(device.root)/home", "CAPTURE_CONFIG=\(device.config)",
+            ] + Program.runtimeDirectoryVariable + [
+                ClockEndToEndTests.faketime, "--exclude-monotonic", "-f", shift, CLI.executable, "doctor", "--json", "--seconds", "3",
             ])
         terminal.closeSlave()
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stderr)")

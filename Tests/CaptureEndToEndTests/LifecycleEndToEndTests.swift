@@ -122,7 +122,8 @@ import Testing
         #expect(try Store(directory: cli.dataDirectory).measurement(1).status == .finished)
     }
 
-    /// A Unix socket path holds at most 107 bytes; deeper data directories still work.
+    /// A Unix socket path holds at most 107 bytes; deeper data directories work, their socket
+    /// being in the runtime directory (a long runtime directory goes through /proc/self/fd).
     @Test func aDataDirectoryPathLongerThanASocketPathWorks() throws {
         let cli = CLI(depth: 4)
         #expect((cli.dataDirectory + "/control.sock").utf8.count > 108)

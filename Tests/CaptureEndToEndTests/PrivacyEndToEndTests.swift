@@ -1,3 +1,4 @@
+import CaptureRecorder
 import CaptureTestSupport
 import Foundation
 import Glibc
@@ -37,12 +38,18 @@ private func modes(under directory: String) -> [String: String] {
         let started = try runOpenUmask(
             cli, ["start", "--source", "trace:" + cli.fixture("car.trace"), "--record-trace", directory + "/tap.trace"])
         #expect(started.status == 0, "\(started.stderr)")
-        // While the recorder runs: its lock, pid file, log, socket, flush log and the database (its
-        // journal comes and goes with transactions; the loop at the end sees it if it is there).
+        // While the recorder runs: its log, flush log and the database (its journal comes and goes
+        // with transactions; the loop at the end sees it if it is there); its lock, pid file and
+        // socket in its runtime directory, which is 700 too.
         #expect(cli.waitFor { FileManager.default.fileExists(atPath: directory + "/capture.flushlog") })
         let running = modes(under: directory)
-        for name in ["recorder.lock", "recorder.pid", "recorder.log", "control.sock", "capture.flushlog", "capture.sqlite"] {
+        for name in ["recorder.log", "capture.flushlog", "capture.sqlite"] {
             #expect(running[name] == "600", "\(name): \(running)")
+        }
+        let runtime = modes(under: cli.runtime.path)
+        #expect(runtime["."] == "700", "\(runtime)")
+        for name in ["recorder.lock", "recorder.pid", "control.sock"] {
+            #expect(runtime[name] == "600", "\(name): \(runtime)")
         }
         // Enough fixes for an upload (at least two locations).
         #expect(try cli.waitFor(30) {

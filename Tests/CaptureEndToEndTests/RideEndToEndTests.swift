@@ -14,7 +14,7 @@ import Testing
         [
             "-i", "PATH=/usr/bin:/bin", "HOME=\(data)-home", "CAPTURE_CONFIG=/dev/null", "CAPTURE_RIDE_DETECT=auto",
             "CAPTURE_RIDE_END_AFTER_STILL=3s", "CAPTURE_RIDE_PRE_ROLL=2s", "CAPTURE_RIDE_MIN_DISTANCE=20m",
-        ] + extra
+        ] + Program.runtimeDirectoryVariable + extra
     }
 
     /// What the fake devices play: standing or moving, switched by the test.

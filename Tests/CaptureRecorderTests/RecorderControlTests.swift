@@ -11,6 +11,12 @@ import Testing
 struct RecorderControlTests {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("capture-ctl-\(UUID().uuidString)").path
 
+    /// Removes the data directory and its runtime directory (where a lock taken here is).
+    func remove() {
+        try? FileManager.default.removeItem(atPath: RuntimeDirectory(dataDirectory: directory).path)
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
     /// A store with an open measurement whose recorder is gone: started at 1000, capturing,
     /// with samples committed up to 1500.
     func interrupted() throws -> (Store, Int64) {
@@ -25,7 +31,7 @@ struct RecorderControlTests {
     }
 
     @Test func withNothingOpenCommandsSayNotOpenAndStatusIsIdle() throws {
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        defer { remove() }
         let control = RecorderControl(directory: directory)
         #expect(throws: LifecycleError.notOpen(state: .idle)) { try control.pause() }
         #expect(throws: LifecycleError.notOpen(state: .idle)) { try control.stop() }
@@ -38,7 +44,7 @@ struct RecorderControlTests {
     }
 
     @Test func anInterruptedMeasurementIsReportedRefusedAndStoppedWhereItsDataEnds() throws {
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        defer { remove() }
         let (store, id) = try interrupted()
         let control = RecorderControl(directory: directory)
         #expect(!control.recorderIsRunning)
@@ -60,9 +66,9 @@ struct RecorderControlTests {
     }
 
     @Test func aHeldLockMeansARecorderAndOneThatDoesNotAnswerIsSaidSo() throws {
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        defer { remove() }
         _ = try interrupted()
-        guard let lock = RecorderLock(directory: directory) else {
+        guard let lock = try RecorderLock(directory: directory) else {
             Issue.record("cannot take the recorder lock")
             return
         }
@@ -119,7 +125,7 @@ struct RecorderControlTests {
 
     /// Issue 32: after Ctrl-C, status kept saying `1 uploading` though nothing ran.
     @Test func anUploadIsShownAsRunningOnlyWhileAnUploaderHoldsTheDirectory() throws {
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        defer { remove() }
         let (store, id) = try interrupted()
         _ = try RecorderControl(directory: directory).stop()
         try store.beginUpload(of: id, sessionURL: "http://127.0.0.1:9/s/1", totalLength: 100, sha256: nil)

@@ -98,7 +98,7 @@ final class RecorderHarness: @unchecked Sendable {
         // RecorderControl sees a running recorder.
         let locked = DispatchSemaphore(value: 0)
         let thread = Thread { [self] in
-            let held = RecorderLock(directory: directory)
+            let held = try? RecorderLock(directory: directory)
             locked.signal()
             let failure = recorder.run(handlingSignals: false)
             _ = consume held
@@ -109,7 +109,10 @@ final class RecorderHarness: @unchecked Sendable {
         locked.wait()
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: directory) }
+    deinit {
+        try? FileManager.default.removeItem(atPath: directory)
+        try? FileManager.default.removeItem(atPath: recorder.runtime.path)
+    }
 
     /// Sends a command as the control socket would.
     @discardableResult
@@ -240,6 +243,11 @@ struct RecorderTests {
 
     @Test func stopCommitsEverythingStopsTheSourcesAndEndsTheRun() throws {
         let harness = try RecorderHarness(flushInterval: 60_000)
+        // The socket and the pid file are in the runtime directory, none in the data directory.
+        #expect(harness.recorder.runtime.controlSocket == Recorder.socketPath(directory: harness.directory))
+        #expect(FileManager.default.fileExists(atPath: harness.recorder.runtime.controlSocket))
+        #expect(try String(contentsOfFile: harness.recorder.runtime.pidFile, encoding: .utf8) == "\(getpid())\n")
+        #expect(RuntimeDirectory.formerNames.allSatisfy { !FileManager.default.fileExists(atPath: harness.directory + "/" + $0) })
         harness.feed.feed(acceleration(7))
         let stopped = harness.command(.stop)
         #expect(stopped.ok && stopped.status?.state == .finished)
@@ -254,7 +262,7 @@ struct RecorderTests {
         usleep(50_000)
         #expect(try harness.committed().accelerometer == 7)
         #expect(!FileManager.default.fileExists(atPath: Recorder.socketPath(directory: harness.directory)))
-        #expect(!FileManager.default.fileExists(atPath: harness.directory + "/recorder.pid"))
+        #expect(!FileManager.default.fileExists(atPath: harness.recorder.runtime.pidFile))
     }
 
     @Test func refusalsAreTypedFailuresAndChangeNothing() throws {

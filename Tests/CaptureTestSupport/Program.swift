@@ -17,6 +17,14 @@ public enum Program {
         public var stdoutBytes: [UInt8]
     }
 
+    /// `XDG_RUNTIME_DIR=…` when the tests run with it, for a child started with `env -i`: the
+    /// recorder keeps its socket, pid file and lock in a runtime directory chosen by it
+    /// (docs/architecture.md, "Where files live"), so a recorder and the commands and tests that
+    /// reach it must agree on it.
+    public static var runtimeDirectoryVariable: [String] {
+        ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].map { ["XDG_RUNTIME_DIR=\($0)"] } ?? []
+    }
+
     /// The full path of `name` on PATH, if any.
     public static func which(_ name: String) -> String? {
         for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
