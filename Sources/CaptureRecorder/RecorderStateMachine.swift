@@ -23,8 +23,9 @@ public struct RecorderStateMachine: Sendable {
         /// Recording the measurement with this id (0 while a ride begun by motion waits for the
         /// store's id, ``began(measurement:at:)``).
         case recording(measurement: Int64)
-        /// The measurement stopped, or the store failed (`failure`); nothing more is taken.
-        case finished(failure: StoreError?)
+        /// The measurement stopped (the one recorded, if any, for the last report), or the
+        /// store failed (`failure`); nothing more is taken.
+        case finished(measurement: Int64?, failure: StoreError?)
     }
 
     /// Who gave a lifecycle command.
@@ -211,9 +212,12 @@ public struct RecorderStateMachine: Sendable {
         journaled = sources.map { _ in nil }
     }
 
-    /// The measurement being recorded, if one is.
+    /// The measurement being recorded, if one is; once finished, the one that was.
     public var measurement: Int64? {
-        if case .recording(let id) = state { id } else { nil }
+        switch state {
+        case .recording(let id), .finished(let id?, _): id
+        default: nil
+        }
     }
 
     public var isFinished: Bool {
@@ -222,7 +226,7 @@ public struct RecorderStateMachine: Sendable {
 
     /// The failure that ended the recording, if one did.
     public var failure: StoreError? {
-        if case .finished(let failure) = state { failure } else { nil }
+        if case .finished(_, let failure) = state { failure } else { nil }
     }
 
     // MARK: - Beginning
@@ -388,7 +392,7 @@ public struct RecorderStateMachine: Sendable {
     /// events. A source's mark the lifecycle refuses (a `pause` after `capture pause`) is left out
     /// and noted on the source.
     public mutating func command(_ command: LifecycleCommand, at time: Int64, by origin: Origin) -> CommandResult {
-        if case .finished(let failure?) = state { return .failed(failure) }
+        if case .finished(_, let failure?) = state { return .failed(failure) }
         if command == .stop, origin == .control, ride.settings.detect == .auto { return stopRide(at: time) }
         if case .modality(let next) = command, state == .armed { return armedModality(next) }
         var time = time
@@ -468,7 +472,7 @@ public struct RecorderStateMachine: Sendable {
     }
 
     mutating func finish(failure: StoreError?) -> [Action] {
-        state = .finished(failure: failure)
+        state = .finished(measurement: measurement, failure: failure)
         var lost: [String: Int] = [:]
         for state in sourceStates { if let count = state.lost { lost[state.name] = count } }
         return [.finish(captured: captured, lost: lost)]

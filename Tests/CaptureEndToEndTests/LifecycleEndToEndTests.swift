@@ -38,7 +38,7 @@ import Testing
         #expect(againJSON["outcome"] as? String == "unchanged" && againJSON["modality"] as? String == "WALKING")
         #expect(try cli.waitForCommitted(150))
         let stop = try cli.json(["stop"])
-        #expect(stop["state"] as? String == "finished")
+        #expect(stop["state"] as? String == "finished" && stop["measurement"] as? Int == 1, "\(stop)")
         #expect(cli.recorderPID == nil)
 
         let show = try cli.json(["show", "1"])
@@ -91,7 +91,7 @@ import Testing
         let before = try Store(directory: cli.dataDirectory).counts(of: 1).accelerometer
         #expect(try cli.waitForCommitted(before + 1))
         let stop = try cli.run(["stop"])
-        #expect(stop.status == 0, "\(stop.stderr)")
+        #expect(stop.status == 0 && stop.stdout == "measurement 1 stopped (finished, track 2)\n", "\(stop.stdout)\(stop.stderr)")
         // … and in the database once stopped.
         #expect(try Store(directory: cli.dataDirectory).counts(of: 1, track: 2).accelerometer > 0)
         let show = try cli.json(["show", "1"])

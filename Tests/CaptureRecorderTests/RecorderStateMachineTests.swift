@@ -121,6 +121,8 @@ struct RecorderStateMachineTests {
         #expect(actions.last == .finish(captured: captured, lost: ["b": 3]))
         #expect(Self.stagedFlushes(actions).first?.state == .finished(tracks: 1))
         #expect(machine.isFinished && machine.failure == nil)
+        // The stop's answer (the status after it) names the measurement it stopped.
+        #expect(machine.measurement != nil && machine.status(at: Self.t0 + 20).measurement == machine.measurement)
         #expect(machine.take([(Self.accelerations(2, from: Self.t0 + 30), Self.t0 + 30)], dropped: 0, capacity: 5, from: 0).isEmpty)
         #expect(machine.flushDue(at: Self.t0 + 1000).isEmpty)
         #expect(machine.command(.stop, at: Self.t0 + 40, by: .source(0)) == .applied([], outcome: nil))
