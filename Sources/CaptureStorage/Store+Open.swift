@@ -79,7 +79,10 @@ extension Store {
         // Write only when something is missing, so that commands that merely read change
         // nothing on disk.
         let migrator = Schema.migrator
-        if try !queue.read({ try migrator.hasCompletedMigrations($0) }) {
+        // A store another process is creating this moment may fail this first look ("no such
+        // table: grdb_migrations" half-way through its migrations): then look again under the
+        // lock, once the creator is done.
+        if (try? queue.read({ try migrator.hasCompletedMigrations($0) })) != true {
             // GRDB checks what is applied outside the migrations' transactions, so two processes
             // opening a new database at once could both migrate: take a lock across processes
             // and check again under it.

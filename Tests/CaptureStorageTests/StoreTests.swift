@@ -1,5 +1,6 @@
 import CaptureCore
 import Foundation
+import Synchronization
 import GRDB
 import Testing
 
@@ -54,6 +55,20 @@ final class TemporaryDirectory {
 
     /// A store made in WAL mode by an earlier version goes over to the rollback journal when a
     /// process opens it alone; while another has it open it stays WAL and works as before.
+    /// A store opened while another connection creates it (a `capture status` racing a starting
+    /// recorder) waits for the migrations under their lock instead of failing half-way.
+    @Test func storesOpenedWhileAnotherCreatesThemOpen() throws {
+        let failures = Mutex<[String]>([])
+        for round in 0..<30 {
+            let path = directory.path + "/race-\(round)"
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            DispatchQueue.concurrentPerform(iterations: 4) { _ in
+                do { _ = try Store(directory: path) } catch { failures.withLock { $0.append("\(error)") } }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
+    }
+
     @Test func aWALStoreIsConvertedWhenOpenedAlone() throws {
         let path = directory.path + "/capture.sqlite"
         let id: Int64
