@@ -1,3 +1,4 @@
+import CaptureRecorder
 import CaptureTestSupport
 import Foundation
 import Glibc
@@ -86,9 +87,10 @@ final class PrivateMedium {
         return child
     }
 
-    /// The running recorder's pid, from its pid file (read through the holder's view of files).
+    /// The running recorder's pid, from its pid file in its runtime directory (read through the
+    /// holder's view of files; `data` has no links, so its key is the same inside).
     func recorderPID(_ data: String) -> pid_t? {
-        (try? String(contentsOfFile: inside(data + "/recorder.pid"), encoding: .utf8))
+        (try? String(contentsOfFile: inside(RuntimeDirectory(dataDirectory: data).pidFile), encoding: .utf8))
             .flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
     }
 
