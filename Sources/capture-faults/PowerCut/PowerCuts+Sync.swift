@@ -59,7 +59,7 @@ extension PowerCuts {
         let journal = try PowerJournal(path: journalPath)
         let states = CrashStates(root: data, snapshot: snapshot, journal: journal)
         let serialising = serialisingSteps(journal, states: states)
-        for cut in cutPoints(cuts, states: states) {
+        for cut in cutPoints(cuts, states: states, within: serialising) {
             tally.runs += 1
             let label = "sync cut \(tally.runs) at step \(cut) of \(states.stepCount)"
             if serialising.contains(where: { $0.contains(cut) }) { figures.counts["serialising", default: 0] += 1 }
@@ -106,6 +106,18 @@ extension PowerCuts {
             left.append("attachments/" + name)
         }
         return left
+    }
+
+    /// ``cutPoints(_:states:)``, with every fifth point moved into one of `spans` (a step of
+    /// serialisation, a small share of the journal), so that each run cuts it too.
+    func cutPoints(_ count: Int, states: CrashStates, within spans: [ClosedRange<Int>]) -> [Int] {
+        var points = cutPoints(count, states: states)
+        guard !spans.isEmpty else { return points }
+        for index in points.indices where index % 5 == 2 {
+            let span = spans[context.integer(0..<spans.count)]
+            points[index] = context.integer(span.lowerBound..<(span.upperBound + 1))
+        }
+        return points
     }
 
     /// The cut points while a transfer file was being written: per measurement, from before the

@@ -292,7 +292,7 @@ struct PowerCuts {
         let recorded = try PowerJournal(path: journal)
         let states = CrashStates(root: data, snapshot: snapshot, journal: recorded)
         let serialising = serialisingSteps(recorded, states: states)
-        for cut in cutPoints(cuts, states: states) {
+        for cut in cutPoints(cuts, states: states, within: serialising) {
             tally.runs += 1
             let label = "upload cut \(tally.runs) at step \(cut) of \(states.stepCount)"
             if serialising.contains(where: { $0.contains(cut) }) { figures.counts["serialising", default: 0] += 1 }
