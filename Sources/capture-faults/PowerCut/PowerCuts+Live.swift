@@ -26,11 +26,7 @@ extension PowerCuts {
         var done = 0
         var doneNear = 0
         for run in 0..<runs {
-            let data = try context.directory("power-live")
-            let replayed = try context.capture(["replay", ridePath, "--json"], dataDirectory: data, timeout: 300)
-            guard replayed.status == 0, let ride = (replayed.object["measurement"] as? NSNumber)?.int64Value else {
-                throw CampaignError("capture replay: \(replayed.summary)")
-            }
+            let (data, ride) = try storeWithRide("power-live", ride: ridePath)
             let reference = try Store.inspect(data) { try $0.counts(of: ride) }
             let snapshot = try DirectorySnapshot(root: data)
             let journal = context.work + "/power-live-\(run).journal"

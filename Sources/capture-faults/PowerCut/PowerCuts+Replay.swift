@@ -17,11 +17,7 @@ extension PowerCuts {
         let runs = max(1, min(cuts / 10, 5))
         var done = 0
         for run in 0..<runs {
-            let first = try context.directory("power-replay")
-            let replayed = try context.capture(["replay", ridePath, "--json"], dataDirectory: first, timeout: 300)
-            guard replayed.status == 0, let ride = (replayed.object["measurement"] as? NSNumber)?.int64Value else {
-                throw CampaignError("capture replay: \(replayed.summary)")
-            }
+            let (first, ride) = try storeWithRide("power-replay", ride: ridePath)
             let rideCounts = try Store.inspect(first) { try $0.counts(of: ride) }
             // The recording, cut.
             let recording = try DirectorySnapshot(root: first)

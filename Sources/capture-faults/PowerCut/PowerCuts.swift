@@ -55,6 +55,7 @@ struct PowerCuts {
     func run(cuts: Int) throws -> [Tally] {
         let control = Tally("power cut, the simulator itself")
         try runControl(tally: control)
+        control.worst = "an unsynced truncate, write, mkdir and rename undone; a kill -9 keeps them"
         let share = { (tenths: Int) in cuts * tenths / 10 }
         let liveCuts = max(1, share(3))
         let (lifecycleCuts, replayCuts, uploadCuts, syncCuts, loginCuts) = (share(1), share(1), share(2), share(1), share(1))
@@ -146,6 +147,17 @@ struct PowerCuts {
             "synced-only state: \(synced.files.mapValues { String(decoding: $0, as: UTF8.self) }), \(synced.directories)")
     }
 
+    /// A new data directory named after `name` holding the ride `ride` (a trace), replayed: the
+    /// directory and the ride's measurement.
+    func storeWithRide(_ name: String, ride: String) throws -> (directory: String, ride: Int64) {
+        let data = try context.directory(name)
+        let replayed = try context.capture(["replay", ride, "--json"], dataDirectory: data, timeout: 300)
+        guard replayed.status == 0, let id = (replayed.object["measurement"] as? NSNumber)?.int64Value else {
+            throw CampaignError("capture replay: \(replayed.summary)")
+        }
+        return (data, id)
+    }
+
     /// The environment that puts a command under the shim, journalling into `journal`.
     func environment(root: String, journal: String) -> [String] {
         ["LD_PRELOAD=" + shim, "POWERCUT_ROOT=" + root, "POWERCUT_JOURNAL=" + journal]
@@ -232,10 +244,7 @@ struct PowerCuts {
     /// afterwards (the failed sync's writes never durable) holds what the store holds.
     func runSyncFailure(tally: Tally) throws {
         tally.runs += 1
-        let ridePath = context.work + "/power-ride.trace"
-        let data = try context.directory("power-eio")
-        let first = try context.capture(["replay", ridePath, "--json"], dataDirectory: data, timeout: 300)
-        guard first.status == 0 else { throw CampaignError("capture replay: \(first.summary)") }
+        let (data, _) = try storeWithRide("power-eio", ride: context.work + "/power-ride.trace")
         let snapshot = try DirectorySnapshot(root: data)
         let journal = context.work + "/power-eio.journal"
         let env = environment(root: data, journal: journal) + ["POWERCUT_FAIL_SYNC=capture.flushlog:3"]
@@ -319,26 +328,17 @@ struct PowerCuts {
     /// import is refused as already there (65) or stored (0), the attach refused as a duplicate
     /// (65) or stored (0), and afterwards the ride is there exactly once with its attachment.
     func runImport(cuts: Int, tally: Tally, figures: Figures) throws {
-        let source = try context.directory("power-import-source")
         let text = try TraceText(path: context.trace)
         let tracePath = context.work + "/power-import.trace"
         try text.window(from: 60_000, length: 30_000).write(toFile: tracePath, atomically: false, encoding: .utf8)
-        let replayed = try context.capture(["replay", tracePath, "--json"], dataDirectory: source, timeout: 300)
-        guard replayed.status == 0, let sourceID = (replayed.object["measurement"] as? NSNumber)?.int64Value else {
-            throw CampaignError("capture replay: \(replayed.summary)")
-        }
+        let (source, sourceID) = try storeWithRide("power-import-source", ride: tracePath)
         let transfer = context.work + "/power-import.ccyf"
         let export = try context.capture(["export", String(sourceID), "--format", "cyface", "-o", transfer], dataDirectory: source)
         guard export.status == 0 else { throw CampaignError("capture export: \(export.summary)") }
         let notes = context.work + "/notes.json"
         try Data("{\"weather\": \"rain\", \"tyres\": [\"front\", \"rear\"]}\n".utf8).write(to: URL(fileURLWithPath: notes))
 
-        let data = try context.directory("power-import")
-        let ridePath = context.work + "/power-ride.trace"
-        let first = try context.capture(["replay", ridePath, "--json"], dataDirectory: data, timeout: 300)
-        guard first.status == 0, let ride = (first.object["measurement"] as? NSNumber)?.int64Value else {
-            throw CampaignError("capture replay: \(first.summary)")
-        }
+        let (data, ride) = try storeWithRide("power-import", ride: context.work + "/power-ride.trace")
         let snapshot = try DirectorySnapshot(root: data)
         let journal = context.work + "/power-import.journal"
         let env = environment(root: data, journal: journal)
