@@ -119,14 +119,16 @@ extension PowerCuts {
         cut: Int, of states: CrashStates, ride: Int64, reference: SampleCounts, allowed: Int, tally: Tally, figures: Figures,
         extra: ((String, Store) throws -> Void)? = nil
     ) {
-        let label = "live cut \(tally.runs) at step \(cut) of \(states.stepCount)"
+        // A cut near a command (with `extra`) is named apart: its tally counts from 1 too.
+        let kind = extra == nil ? "live" : "lifecycle"
+        let label = "\(kind) cut \(tally.runs) at step \(cut) of \(states.stepCount)"
         do {
             let crash = states.state(cut: cut, mode: .powerCut, random: &context.random)
             let killed = states.state(cut: cut, mode: .killed, random: &context.random)
             figures.states += 1
             figures.bytesLost += crash.bytesLost
-            let crashDirectory = context.work + "/power-cut-\(tally.runs)"
-            let killedDirectory = context.work + "/power-kill-\(tally.runs)"
+            let crashDirectory = context.work + "/power-\(kind)-cut-\(tally.runs)"
+            let killedDirectory = context.work + "/power-\(kind)-kill-\(tally.runs)"
             try crash.materialize(into: crashDirectory)
             try killed.materialize(into: killedDirectory)
             let failures = tally.failures.count
