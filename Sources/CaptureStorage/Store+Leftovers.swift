@@ -1,12 +1,6 @@
 import Foundation
 import GRDB
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 extension Store {
     /// Removes the files of measurements that are no longer in the store, and makes their
     /// removal durable: cached transfer files with their sidecars and temporary files
