@@ -1,8 +1,12 @@
 import GRDB
 
 extension Store {
-    /// Deletes a measurement and everything recorded for it (one transaction), then its cached
-    /// transfer file in `directory`, so the cache does not outlive the data.
+    /// Deletes a measurement and everything recorded for it (one transaction), then its files in
+    /// `directory` (cached transfer file, sidecar, attachments) and any an interrupted removal
+    /// left, with their directories synced (``removeLeftovers(in:)``), so that neither the cache
+    /// nor the attachments outlive the data, a power cut included. Removing the files is best
+    /// effort: one that cannot be removed is only disk space (ids are never reused), and the next
+    /// prune tries again.
     ///
     /// Whether a recorder still holds the measurement is for the caller to check first.
     ///
@@ -10,7 +14,7 @@ extension Store {
     /// - Throws: ``StoreError/measurementNotFound(_:)`` and other ``StoreError``s.
     public func deleteMeasurement(_ id: Int64, directory: String) throws(StoreError) {
         try delete(id)
-        Self.removeTransferFile(for: id, directory: directory)
+        _ = try? removeLeftovers(in: directory)
     }
 
     /// Deletes a measurement and everything recorded for it, in one transaction.

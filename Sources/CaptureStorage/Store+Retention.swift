@@ -44,7 +44,9 @@ extension Store {
     ///
     /// The open measurement is never touched. Each removal is one transaction with its
     /// tombstone, so a crash at any moment leaves every measurement either whole or removed and
-    /// recorded; nothing unsent is removed without `.oldest`. The freed pages are then returned
+    /// recorded; nothing unsent is removed without `.oldest`. Then the files of every measurement
+    /// no longer in the store go, those of an earlier removal a power cut interrupted too, and
+    /// their directories are synced (``removeLeftovers(in:)``). The freed pages are then returned
     /// with `PRAGMA incremental_vacuum` (a database made before auto-vacuum was set is converted
     /// once, with a full `VACUUM`). With `dryRun` everything happens in one transaction that is
     /// rolled back: the report says what would go.
@@ -121,7 +123,8 @@ extension Store {
             throw Self.map(error, path: path)
         }
         if !dryRun {
-            for removed in report.removed { Self.removeTransferFile(for: removed.measurement, directory: directory) }
+            // The files of what went (and of any removal a power cut interrupted), made durable.
+            try removeLeftovers(in: directory)
             if !report.removed.isEmpty { try giveSpaceBack() }
         }
         report.bytesAfter = try databaseSize()

@@ -130,18 +130,6 @@ extension Store {
     }
 }
 
-extension Store {
-    /// Removes the cached transfer file of a measurement and its sidecar, if there are any (after
-    /// a delete, so the cache does not outlive the data). Never throws: a file that cannot be
-    /// removed is only disk space, as ids are never reused.
-    public static func removeTransferFile(for id: Int64, directory: String) {
-        let path = (directory as NSString).appendingPathComponent("transfer/\(id).ccyf")
-        TransferCache.remove(path + ".meta")
-        TransferCache.remove(path)
-        try? FileManager.default.removeItem(atPath: Store.attachmentDirectory(of: id, in: directory))
-    }
-}
-
 /// Everything of one measurement that goes into its transfer file except the batch bodies, read in
 /// one transaction, plus a fingerprint of all of it.
 struct TransferSnapshot {

@@ -19,9 +19,11 @@ struct Faults: ParsableCommand {
         abstract: "Run the fault campaign against the built capture and capture-collector; print one table.",
         discussion: """
             Campaigns: kill -9 of the recorder (trace and fake IIO sources, alternating), kill -9 \
-            of capture upload against a throttled collector, power cuts during live recording and \
-            an upload (the states a cut can leave, built from the journal of the powercut shim, \
-            scripts/powercut/powercut.c), a full store (--max-store-size), and \
+            of capture upload against a throttled collector, power cuts (the states a cut can leave, \
+            built from the journal of the powercut shim, scripts/powercut/powercut.c) during live \
+            recording, around its lifecycle commands, the flush log's replay, an upload with its \
+            serialisation, capture sync with pruning, a login refresh, import and attach, a full \
+            store (--max-store-size), and \
             the collector's random fault plan over many measurements, and a simulated week of \
             rides with the timer's capture sync, the collector down half the time and a store \
             budget (under Debian's faketime). Exit status 0 when every \

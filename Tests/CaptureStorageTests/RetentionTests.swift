@@ -48,6 +48,36 @@ import Testing
         #expect(try store.deliveryTotals().delivered == 2)
     }
 
+    /// A power cut after a removal was committed and before its files were gone (or before the
+    /// unlinks reached the medium) leaves the files of a ride the store no longer knows: the
+    /// next prune removes them, whatever it removes itself, and leaves the files of every
+    /// measurement still there, and of an id not handed out yet, alone.
+    @Test func aPruneRemovesTheFilesOfRidesRemovedBeforeACut() throws {
+        let store = try Store(directory: directory.path)
+        let now = 100 * Self.day
+        let removed = try record(store, end: now - 3 * Self.day)
+        let kept = try record(store, end: now - 2 * Self.day)
+        // The cut: the rows of `removed` are gone, its files are still there.
+        try store.delete(removed)
+        let manager = FileManager.default
+        for id in [removed, kept, kept + 1] {
+            try PrivateFiles.createDirectory(directory.path + "/attachments/\(id)")
+            try Data("{}\n".utf8).write(to: URL(fileURLWithPath: directory.path + "/attachments/\(id)/notes.json"))
+            try PrivateFiles.createDirectory(directory.path + "/transfer")
+            for name in ["\(id).ccyf", "\(id).ccyf.meta", ".\(id).ccyf.Ab12Cd"] {
+                try Data("x".utf8).write(to: URL(fileURLWithPath: directory.path + "/transfer/" + name))
+            }
+        }
+        let report = try store.prune(RetentionPolicy(keepUploadedDays: 30), now: now, directory: directory.path)
+        #expect(report.removed.isEmpty)
+        #expect(!manager.fileExists(atPath: directory.path + "/attachments/\(removed)"))
+        #expect(try manager.contentsOfDirectory(atPath: directory.path + "/transfer").sorted() == [
+            ".\(kept).ccyf.Ab12Cd", ".\(kept + 1).ccyf.Ab12Cd", "\(kept).ccyf", "\(kept).ccyf.meta", "\(kept + 1).ccyf", "\(kept + 1).ccyf.meta",
+        ])
+        #expect(try manager.contentsOfDirectory(atPath: directory.path + "/attachments").sorted() == ["\(kept)", "\(kept + 1)"].sorted())
+        #expect(try store.removeLeftovers(in: directory.path).isEmpty, "nothing left to remove")
+    }
+
     @Test func overBudgetTheEarliestDeliveredGoFirstAndUnsentOnlyWithOldest() throws {
         let store = try Store(directory: directory.path)
         let now = 100 * Self.day

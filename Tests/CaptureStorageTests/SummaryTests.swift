@@ -75,9 +75,13 @@ import Testing
         let id = try ride()
         let file = try store.transferFile(for: id, directory: directory)
         #expect(FileManager.default.fileExists(atPath: file.path))
+        let attachments = Store.attachmentDirectory(of: id, in: directory)
+        try PrivateFiles.createDirectory(attachments)
+        try Data("{}\n".utf8).write(to: URL(fileURLWithPath: attachments + "/notes.json"))
         try store.deleteMeasurement(id, directory: directory)
         #expect(!FileManager.default.fileExists(atPath: file.path))
         #expect(!FileManager.default.fileExists(atPath: file.path + ".meta"))
+        #expect(!FileManager.default.fileExists(atPath: attachments))
         #expect(throws: StoreError.measurementNotFound(id)) { try store.deleteMeasurement(id, directory: directory) }
     }
 }

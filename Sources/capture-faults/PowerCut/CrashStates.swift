@@ -102,7 +102,8 @@ struct CrashStates {
         /// Writes the state into `directory` (which must not exist yet).
         func materialize(into directory: String) throws {
             let manager = FileManager.default
-            try manager.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            // Private, as capture makes a data directory (`capture doctor` checks its mode).
+            try manager.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             for path in directories.sorted() {
                 try manager.createDirectory(atPath: directory + "/" + path, withIntermediateDirectories: true)
             }
@@ -138,6 +139,12 @@ struct CrashStates {
             default: return false
             }
         }
+    }
+
+    /// The steps done by the time the journal held `bytes` bytes (a size read while the run went
+    /// on): the cut point of that moment.
+    func steps(upToJournalByte bytes: Int) -> Int {
+        entryOfStep.firstIndex { journal.entries[$0].data.upperBound > bytes } ?? steps.count
     }
 
     init(root: String, snapshot: DirectorySnapshot, journal: PowerJournal) {

@@ -68,6 +68,7 @@ extension PowerCuts {
                     let next = try context.capture(["sync", "--json"], dataDirectory: directory, environment: settings)
                     tally.check(
                         next.status == 0 && !next.stdout.contains("login-gone"), "\(label): capture sync after the cut: \(next.summary)")
+                    checkDoctor(directory, label: label, tally: tally, environment: settings)
                 }
             } catch {
                 tally.check(false, "\(label): \(error)")

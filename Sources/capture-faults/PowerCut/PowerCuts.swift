@@ -35,6 +35,8 @@ struct PowerCuts {
         /// Login cuts that left the old login, and the new one.
         var oldLogin = 0
         var newLogin = 0
+        /// Cuts counted by what they hit (a scenario's own figures).
+        var counts: [String: Int] = [:]
     }
 
     /// Builds the shim from `source` into the work directory with the C compiler.
@@ -47,45 +49,79 @@ struct PowerCuts {
         return output
     }
 
-    /// Runs `cuts` cuts: half during live recording, three in ten during an upload, one in ten
-    /// during a login refresh, the rest during `capture import` and `capture attach`.
+    /// Runs `cuts` cuts: three in ten during live recording, one in ten near its lifecycle
+    /// commands, one in ten during the flush log's replay after a cut, two in ten during an
+    /// upload (serialising, then sending), one in ten during `capture sync` with pruning, one in
+    /// ten during a login refresh, the rest during `capture import` and `capture attach`.
     func run(cuts: Int) throws -> [Tally] {
         let control = Tally("power cut, the simulator itself")
         try runControl(tally: control)
+        control.worst = "an unsynced truncate, write, mkdir and rename undone; a kill -9 keeps them"
+        let share = { (tenths: Int) in cuts * tenths / 10 }
+        let liveCuts = max(1, share(3))
+        let (lifecycleCuts, replayCuts, uploadCuts, syncCuts, loginCuts) = (share(1), share(1), share(2), share(1), share(1))
+        let importCuts = cuts - liveCuts - lifecycleCuts - replayCuts - uploadCuts - syncCuts - loginCuts
+        var tallies = [control]
+        func scenario(_ name: String, cuts: Int, _ body: (Int, Tally, Figures) throws -> Void, worst: (Figures) -> String) rethrows {
+            guard cuts > 0 else { return }
+            let tally = Tally(name)
+            let figures = Figures()
+            try body(cuts, tally, figures)
+            tally.worst = "\(figures.states) states; " + worst(figures) + "; \(figures.bytesLost / 1024) KiB of unsynced writes dropped or torn"
+            tallies.append(tally)
+        }
         let live = Tally("power cut, live recording")
-        let upload = Tally("power cut, capture upload")
-        let importing = Tally("power cut, capture import and attach")
+        let lifecycle = Tally("power cut, a lifecycle command")
         let liveFigures = Figures()
-        let uploadFigures = Figures()
-        let importFigures = Figures()
-        let liveCuts = max(1, cuts / 2)
-        let uploadCuts = cuts * 3 / 10
-        let loginCuts = cuts / 10
-        let importCuts = cuts - liveCuts - uploadCuts - loginCuts
-        try runLive(cuts: liveCuts, tally: live, figures: liveFigures)
+        let lifecycleFigures = Figures()
+        try runLive(
+            cuts: liveCuts, tally: live, lifecycleCuts: lifecycleCuts, lifecycle: lifecycle, figures: liveFigures,
+            lifecycleFigures: lifecycleFigures)
+        for (tally, figures) in [(live, liveFigures), (lifecycle, lifecycleFigures)] where tally.runs > 0 {
+            tally.worst =
+                "\(figures.states) states; max \(figures.worstLoss) samples lost vs kill -9 at the same step, "
+                + "\(figures.allowed) allowed (\(format(flushInterval)) s flush + \(allowance) ms)"
+                + (tally === lifecycle ? "; a command's event there once it returned (\(figures.counts["returned", default: 0]) cuts), never before it was sent (\(figures.counts["before", default: 0]))" : "")
+                + "; \(figures.bytesLost / 1024) KiB of unsynced writes dropped or torn"
+            tallies.append(tally)
+        }
         let eio = Tally("power cut, fdatasync EIO")
         try runSyncFailure(tally: eio)
-        if uploadCuts > 0 { try runUpload(cuts: uploadCuts, tally: upload, figures: uploadFigures) }
-        if importCuts > 0 { try runImport(cuts: importCuts, tally: importing, figures: importFigures) }
-        let login = Tally("power cut, a login refresh")
-        let loginFigures = Figures()
-        if loginCuts > 0 { try runLogin(cuts: loginCuts, tally: login, figures: loginFigures) }
-        live.worst =
-            "\(liveFigures.states) states; max \(liveFigures.worstLoss) samples lost vs kill -9 at the same step, "
-            + "\(liveFigures.allowed) allowed (\(format(flushInterval)) s flush + \(allowance) ms); "
-            + "\(liveFigures.bytesLost / 1024) KiB of unsynced writes dropped or torn"
-        upload.worst =
-            "\(uploadFigures.states) states; every ride stored once; \(uploadFigures.bytesLost / 1024) KiB of unsynced writes dropped or torn"
-        importing.worst =
-            "\(importFigures.states) states; the ride there whole or not at all, never twice; \(importFigures.bytesLost / 1024) KiB of unsynced writes dropped or torn"
-        control.worst = "an unsynced truncate, write, mkdir and rename undone; a kill -9 keeps them"
         eio.worst = "the flush log's 3rd fdatasync fails: the recorder stops, nothing it committed depends on it"
-        login.worst =
-            "\(loginFigures.states) states; login.json the old login (\(loginFigures.oldLogin)) or the new (\(loginFigures.newLogin)), "
-            + "the next sync works with it; "
-            + "\(loginFigures.bytesLost / 1024) KiB of unsynced writes dropped or torn"
-        return [control, live, eio] + (uploadCuts > 0 ? [upload] : []) + (importCuts > 0 ? [importing] : [])
-            + (loginCuts > 0 ? [login] : [])
+        tallies.append(eio)
+        try scenario("power cut, the flush log's replay", cuts: replayCuts, runReplay) {
+            "every flushed sample there after the next boot (max \($0.worstLoss) lost, 0 allowed)"
+        }
+        try scenario("power cut, capture upload", cuts: uploadCuts, runUpload) {
+            "\($0.counts["serialising", default: 0]) while serialising; every ride stored once"
+        }
+        try scenario("power cut, capture sync with pruning", cuts: syncCuts, runSync) {
+            "\($0.counts["pruned", default: 0]) with a ride pruned, \($0.counts["serialising", default: 0]) while serialising; every ride stored once, pruned after the next pass, no file of it left"
+        }
+        try scenario("power cut, capture import and attach", cuts: importCuts, runImport) { _ in
+            "the ride there whole or not at all, never twice"
+        }
+        try scenario("power cut, a login refresh", cuts: loginCuts, runLogin) {
+            "login.json the old login (\($0.oldLogin)) or the new (\($0.newLogin)), the next sync works with it"
+        }
+        return tallies
+    }
+
+    /// `capture doctor` once the box has booted: no check fails (exit 0). The sources are the
+    /// trace, only opened, so that what can fail is the data directory, the store, a measurement
+    /// left open, the disk and, where `environment` configures them, the collector and the login.
+    func checkDoctor(_ directory: String, label: String, tally: Tally, environment: [String] = []) {
+        do {
+            let doctor = try context.capture(
+                ["doctor", "--json", "--seconds", "0"], dataDirectory: directory,
+                environment: ["CAPTURE_CAPTURE_SOURCES=trace:" + context.trace] + environment)
+            let failed = (doctor.object["checks"] as? [[String: Any]] ?? []).filter { $0["status"] as? String == "fail" }
+                .map { "\($0["check"] ?? "?"): \($0["detail"] ?? "")" }
+            tally.check(
+                doctor.status == 0, "\(label): capture doctor: \(failed.isEmpty ? doctor.summary : failed.joined(separator: "; "))")
+        } catch {
+            tally.check(false, "\(label): capture doctor: \(error)")
+        }
     }
 
     /// The simulator's own check: `sh` overwrites a file in place, makes a directory with a
@@ -110,6 +146,17 @@ struct PowerCuts {
         tally.check(
             synced.files == ["plain": Array("old\n".utf8)] && synced.directories.isEmpty,
             "synced-only state: \(synced.files.mapValues { String(decoding: $0, as: UTF8.self) }), \(synced.directories)")
+    }
+
+    /// A new data directory named after `name` holding the ride `ride` (a trace), replayed: the
+    /// directory and the ride's measurement.
+    func storeWithRide(_ name: String, ride: String) throws -> (directory: String, ride: Int64) {
+        let data = try context.directory(name)
+        let replayed = try context.capture(["replay", ride, "--json"], dataDirectory: data, timeout: 300)
+        guard replayed.status == 0, let id = (replayed.object["measurement"] as? NSNumber)?.int64Value else {
+            throw CampaignError("capture replay: \(replayed.summary)")
+        }
+        return (data, id)
     }
 
     /// The environment that puts a command under the shim, journalling into `journal`.
@@ -145,144 +192,6 @@ struct PowerCuts {
         return (0..<count).map { index in
             if index % 2 == 1, !syncs.isEmpty { return syncs[context.integer(0..<syncs.count)] }
             return context.integer(0..<(states.stepCount + 1))
-        }
-    }
-
-    // MARK: - Live recording
-
-    private func runLive(cuts: Int, tally: Tally, figures: Figures) throws {
-        let timeline = try TraceTimeline(path: context.trace)
-        // The most samples the trace delivers in any one flush interval plus the allowance.
-        let window = Int64((flushInterval * 1000).rounded()) + allowance
-        let offsets = timeline.offsets
-        let allowed = offsets.map { offsets.count(after: $0 - window, atOrBefore: $0) }.max() ?? 0
-        figures.allowed = allowed
-        let text = try TraceText(path: context.trace)
-        let ridePath = context.work + "/power-ride.trace"
-        try text.window(from: 0, length: 20_000).write(toFile: ridePath, atomically: false, encoding: .utf8)
-        // Runs of the scenario, each journalled and cut a few times.
-        let runs = max(1, min(cuts / 25, 8))
-        var done = 0
-        for run in 0..<runs {
-            let data = try context.directory("power-live")
-            let replayed = try context.capture(["replay", ridePath, "--json"], dataDirectory: data, timeout: 300)
-            guard replayed.status == 0, let ride = (replayed.object["measurement"] as? NSNumber)?.int64Value else {
-                throw CampaignError("capture replay: \(replayed.summary)")
-            }
-            let reference = try Store.inspect(data) { try $0.counts(of: ride) }
-            let snapshot = try DirectorySnapshot(root: data)
-            let journal = context.work + "/power-live-\(run).journal"
-            let env = environment(root: data, journal: journal)
-            let started = try context.capture(
-                ["start", "--json", "--flush-interval", format(flushInterval), "--modality", "BICYCLE", "--source", "trace:" + context.trace],
-                dataDirectory: data, environment: env)
-            guard tally.check(started.status == 0, "live run \(run): capture start under the shim: \(started.summary)") else { continue }
-            // Every other run another process reads the store through the commands (issue 28,
-            // item 5): their events wait in the flush log and go in once it lets go.
-            let reader = try run % 2 == 0 ? nil : Child(
-                "/usr/bin/sqlite3", [data + "/capture.sqlite", "BEGIN", "SELECT count(*) FROM event", ".shell sleep 8", "COMMIT"],
-                directory: context.work, name: context.outputName("reader"))
-            for (pause, command) in [(1.3, "pause"), (0.4, "resume"), (1.2, "modality"), (0.8, "stop")] {
-                Clock.sleep(pause + context.uniform(0...0.3))
-                let arguments = command == "modality" ? ["modality", "WALKING"] : [command]
-                let outcome = try context.capture(arguments, dataDirectory: data, environment: env)
-                tally.check(outcome.status == 0, "live run \(run): capture \(command) under the shim: \(outcome.summary)")
-            }
-            if let reader { tally.check(reader.wait(seconds: 30) == 0, "live run \(run): the reader: \(reader.stderr)") }
-            let states = CrashStates(root: data, snapshot: snapshot, journal: try PowerJournal(path: journal))
-            checkEnd(of: states, data: data, run: run, tally: tally)
-            let count = (cuts - done) / (runs - run)
-            for cut in cutPoints(count, states: states) {
-                tally.runs += 1
-                checkLive(
-                    cut: cut, of: states, ride: ride, reference: reference, allowed: allowed, tally: tally, figures: figures)
-            }
-            done += count
-        }
-    }
-
-    /// After `capture stop` returned, everything it committed is durable: the state that holds
-    /// only what was synced by then has every measurement finished with all its samples, and the
-    /// recorder's log whole.
-    private func checkEnd(of states: CrashStates, data: String, run: Int, tally: Tally) {
-        let label = run < 0 ? "fdatasync EIO, only what was synced at the end" : "live run \(run), only what was synced at the end"
-        do {
-            let directory = context.work + "/power-synced-\(run)"
-            try states.state(cut: states.stepCount, mode: .syncedOnly, random: &context.random).materialize(into: directory)
-            let expected = try Store.inspect(data) { store in try store.measurements().map { try store.counts(of: $0.id) } }
-            let (integrity, records, counts) = try Store.inspect(directory) { store in
-                let records = try store.measurements()
-                return (try store.integrityCheck(), records, try records.map { try store.counts(of: $0.id) })
-            }
-            tally.check(integrity == "ok", "\(label): integrity_check: \(integrity)")
-            tally.check(records.allSatisfy { !$0.isOpen }, "\(label): a measurement is open: \(records.filter(\.isOpen).map(\.id))")
-            tally.check(counts == expected, "\(label): counts \(counts), the recorder committed \(expected)")
-            checkAttachments(directory, label: label, tally: tally)
-        } catch {
-            tally.check(false, "\(label): \(error)")
-        }
-    }
-
-    private func checkLive(
-        cut: Int, of states: CrashStates, ride: Int64, reference: SampleCounts, allowed: Int, tally: Tally, figures: Figures
-    ) {
-        let label = "live cut \(tally.runs) at step \(cut) of \(states.stepCount)"
-        do {
-            let crash = states.state(cut: cut, mode: .powerCut, random: &context.random)
-            let killed = states.state(cut: cut, mode: .killed, random: &context.random)
-            figures.states += 1
-            figures.bytesLost += crash.bytesLost
-            let crashDirectory = context.work + "/power-cut-\(tally.runs)"
-            let killedDirectory = context.work + "/power-kill-\(tally.runs)"
-            try crash.materialize(into: crashDirectory)
-            try killed.materialize(into: killedDirectory)
-            let failures = tally.failures.count
-            defer {
-                if tally.failures.count == failures {
-                    try? FileManager.default.removeItem(atPath: crashDirectory)
-                    try? FileManager.default.removeItem(atPath: killedDirectory)
-                } else {
-                    context.log("\(label): kept \(crashDirectory) and \(killedDirectory)")
-                }
-            }
-            guard tally.check(crash.files["capture.sqlite"] != nil, "\(label): the store is gone") else { return }
-            let killedCount = try Store.inspect(killedDirectory) { store in
-                try store.measurements().filter { $0.id != ride }.reduce(0) { $0 + (try store.counts(of: $1.id).total) }
-            }
-            struct Seen {
-                var integrity: String
-                var ride: SampleCounts
-                var newer: Int
-                var open: [Int64]
-            }
-            func look() throws -> Seen {
-                try Store.inspect(crashDirectory) { store in
-                    let records = try store.measurements()
-                    return Seen(
-                        integrity: try store.integrityCheck(), ride: try store.counts(of: ride),
-                        newer: try records.filter { $0.id != ride }.reduce(0) { $0 + (try store.counts(of: $1.id).total) },
-                        open: records.filter(\.isOpen).map(\.id))
-                }
-            }
-            let before = try look()
-            tally.check(before.integrity == "ok", "\(label): integrity_check: \(before.integrity)")
-            tally.check(before.ride == reference, "\(label): the earlier ride changed: \(reference) → \(before.ride)")
-            tally.check(before.newer <= killedCount, "\(label): \(before.newer) samples, more than kill -9 leaves (\(killedCount))")
-            let loss = killedCount - before.newer
-            figures.worstLoss = max(figures.worstLoss, loss)
-            tally.check(loss <= allowed, "\(label): \(loss) samples lost against kill -9 (\(killedCount)), \(allowed) allowed")
-            // The box boots: an interrupted measurement is finished where its committed data ends.
-            let stop = try context.capture(["stop", "--json"], dataDirectory: crashDirectory)
-            tally.check(
-                stop.status == 0 || (stop.status == 4 && before.open.isEmpty),
-                "\(label): capture stop after the cut: \(stop.summary) (open: \(before.open))")
-            let after = try look()
-            tally.check(after.integrity == "ok", "\(label): integrity_check after stop: \(after.integrity)")
-            tally.check(after.open.isEmpty, "\(label): still open after stop: \(after.open)")
-            tally.check(after.newer == before.newer && after.ride == before.ride, "\(label): stop changed the counts")
-            checkAttachments(crashDirectory, label: label, tally: tally)
-        } catch {
-            tally.check(false, "\(label): \(error)")
         }
     }
 
@@ -336,10 +245,7 @@ struct PowerCuts {
     /// afterwards (the failed sync's writes never durable) holds what the store holds.
     func runSyncFailure(tally: Tally) throws {
         tally.runs += 1
-        let ridePath = context.work + "/power-ride.trace"
-        let data = try context.directory("power-eio")
-        let first = try context.capture(["replay", ridePath, "--json"], dataDirectory: data, timeout: 300)
-        guard first.status == 0 else { throw CampaignError("capture replay: \(first.summary)") }
+        let (data, _) = try storeWithRide("power-eio", ride: context.work + "/power-ride.trace")
         let snapshot = try DirectorySnapshot(root: data)
         let journal = context.work + "/power-eio.journal"
         let env = environment(root: data, journal: journal) + ["POWERCUT_FAIL_SYNC=capture.flushlog:3"]
@@ -366,7 +272,7 @@ struct PowerCuts {
 
     // MARK: - Upload
 
-    private func runUpload(cuts: Int, tally: Tally, figures: Figures) throws {
+    func runUpload(cuts: Int, tally: Tally, figures: Figures) throws {
         let data = try context.directory("power-upload")
         let text = try TraceText(path: context.trace)
         var files: [Int64: Data] = [:]
@@ -393,10 +299,13 @@ struct PowerCuts {
         let options = ["--json", "--retry-budget", "60", "--chunk-size", "65536"] + collector.uploadArguments
         let first = try context.capture(["upload"] + options, dataDirectory: data, environment: environment(root: data, journal: journal))
         guard tally.check(first.status == 0, "capture upload under the shim: \(first.summary)") else { return }
-        let states = CrashStates(root: data, snapshot: snapshot, journal: try PowerJournal(path: journal))
-        for cut in cutPoints(cuts, states: states) {
+        let recorded = try PowerJournal(path: journal)
+        let states = CrashStates(root: data, snapshot: snapshot, journal: recorded)
+        let serialising = serialisingSteps(recorded, states: states)
+        for cut in cutPoints(cuts, states: states, within: serialising) {
             tally.runs += 1
             let label = "upload cut \(tally.runs) at step \(cut) of \(states.stepCount)"
+            if serialising.contains(where: { $0.contains(cut) }) { figures.counts["serialising", default: 0] += 1 }
             do {
                 try onState(states, cut: cut, mode: .powerCut, name: "power-upload-cut", tally: tally, figures: figures) { directory in
                     let integrity = try Store.inspect(directory) { try $0.integrityCheck() }
@@ -404,6 +313,7 @@ struct PowerCuts {
                     let again = try context.capture(["upload"] + options, dataDirectory: directory)
                     tally.check(again.status == 0, "\(label): capture upload after the cut: \(again.summary)")
                     try checkDelivered(files, to: collector, from: directory, label: label, tally: tally)
+                    checkDoctor(directory, label: label, tally: tally)
                 }
             } catch {
                 tally.check(false, "\(label): \(error)")
@@ -418,27 +328,18 @@ struct PowerCuts {
     /// whole or not at all; every recorded attachment whole; then both commands run again: the
     /// import is refused as already there (65) or stored (0), the attach refused as a duplicate
     /// (65) or stored (0), and afterwards the ride is there exactly once with its attachment.
-    private func runImport(cuts: Int, tally: Tally, figures: Figures) throws {
-        let source = try context.directory("power-import-source")
+    func runImport(cuts: Int, tally: Tally, figures: Figures) throws {
         let text = try TraceText(path: context.trace)
         let tracePath = context.work + "/power-import.trace"
         try text.window(from: 60_000, length: 30_000).write(toFile: tracePath, atomically: false, encoding: .utf8)
-        let replayed = try context.capture(["replay", tracePath, "--json"], dataDirectory: source, timeout: 300)
-        guard replayed.status == 0, let sourceID = (replayed.object["measurement"] as? NSNumber)?.int64Value else {
-            throw CampaignError("capture replay: \(replayed.summary)")
-        }
+        let (source, sourceID) = try storeWithRide("power-import-source", ride: tracePath)
         let transfer = context.work + "/power-import.ccyf"
         let export = try context.capture(["export", String(sourceID), "--format", "cyface", "-o", transfer], dataDirectory: source)
         guard export.status == 0 else { throw CampaignError("capture export: \(export.summary)") }
         let notes = context.work + "/notes.json"
         try Data("{\"weather\": \"rain\", \"tyres\": [\"front\", \"rear\"]}\n".utf8).write(to: URL(fileURLWithPath: notes))
 
-        let data = try context.directory("power-import")
-        let ridePath = context.work + "/power-ride.trace"
-        let first = try context.capture(["replay", ridePath, "--json"], dataDirectory: data, timeout: 300)
-        guard first.status == 0, let ride = (first.object["measurement"] as? NSNumber)?.int64Value else {
-            throw CampaignError("capture replay: \(first.summary)")
-        }
+        let (data, ride) = try storeWithRide("power-import", ride: context.work + "/power-ride.trace")
         let snapshot = try DirectorySnapshot(root: data)
         let journal = context.work + "/power-import.journal"
         let env = environment(root: data, journal: journal)
@@ -482,6 +383,7 @@ struct PowerCuts {
                     let names = try Store.inspect(directory) { try $0.attachments(of: id).map(\.name) }
                     tally.check(names == ["notes.json"], "\(label): attachments after attaching again: \(names)")
                     checkAttachments(directory, label: label + ", attached again", tally: tally)
+                    checkDoctor(directory, label: label, tally: tally)
                 }
             } catch {
                 tally.check(false, "\(label): \(error)")
