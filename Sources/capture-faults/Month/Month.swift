@@ -46,10 +46,7 @@ struct Month {
         let plan = MonthPlan.make(days: days, mostTrips: mostTrips, context: context)
         var collector = try CollectorRun(context: context, arguments: [], restartable: true)
         defer { collector.stop() }
-        let token = try String(contentsOfFile: collector.tokenFile, encoding: .utf8)
-        let tokenFile = root + "/token"
-        guard FileManager.default.createFile(atPath: tokenFile, contents: Data(token.utf8), attributes: [.posixPermissions: 0o600])
-        else { throw CampaignError("cannot write \(tokenFile)") }
+        let tokenFile = try collector.tokenCopy(in: root)
         // The packaged configuration (dist/config.example.yaml) with the test collector, the box's
         // devices, a budget, and the two ride keys that compress time.
         let config = root + "/config.yaml"
