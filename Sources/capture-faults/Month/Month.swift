@@ -81,9 +81,9 @@ struct Month {
         }
 
         /// One power-on: boots at true time `start`, plays `legs` from `first` (its first
-        /// `skip` seconds already played), runs the timer's sync at `syncAfter` seconds, and
-        /// cuts the power. Returns where a cut inside a leg left off, and the true time then.
-        func boot(at start: Int64, legs: [MonthPlan.Leg], from first: Int, skip: Int, syncAfter: Int?, drain: Bool)
+        /// `skip` seconds already played), runs the timer's sync at `syncAfter` seconds (every
+        /// boot: the timer fires after boot), and cuts the power. Returns where a cut inside a leg left off, and the true time then.
+        func boot(at start: Int64, legs: [MonthPlan.Leg], from first: Int, skip: Int, syncAfter: Int, drain: Bool)
             throws -> (leg: Int, skip: Int, off: Int64, at: Int64)?
         {
             boots += 1
@@ -154,7 +154,7 @@ struct Month {
             context.log("trip \(number + 1) of \(plan.trips.count) at \(Week.iso(trip.start)), collector \(trip.collectorUp ? "up" : "down")")
             var left = try boot(at: trip.start, legs: trip.legs, from: 0, skip: 0, syncAfter: trip.syncAfter, drain: false)
             while let cut = left {
-                left = try boot(at: cut.at + cut.off, legs: trip.legs, from: cut.leg, skip: cut.skip, syncAfter: nil, drain: false)
+                left = try boot(at: cut.at + cut.off, legs: trip.legs, from: cut.leg, skip: cut.skip, syncAfter: 2, drain: false)
             }
         }
         // The month is over; the box is used for short stops every six hours with the collector

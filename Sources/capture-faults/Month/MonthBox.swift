@@ -130,7 +130,7 @@ final class MonthBox: Sendable {
 /// before the recorder opens it; the master is non-blocking, so a full buffer drops an epoch
 /// rather than stalling the campaign.
 final class PseudoTTY {
-    let master: Int32
+    private(set) var master: Int32
     let path: String
     private var slave: Int32
 
@@ -154,10 +154,12 @@ final class PseudoTTY {
         return bytes.withUnsafeBytes { Glibc.write(master, $0.baseAddress, $0.count) } == bytes.count
     }
 
+    /// Closes both sides, once (a descriptor closed twice may by then be another's).
     func close() {
         if slave >= 0 { Glibc.close(slave) }
         if master >= 0 { Glibc.close(master) }
         slave = -1
+        master = -1
     }
 
     deinit { close() }

@@ -10,8 +10,10 @@ struct MonthChecks {
     let tally: Tally
     let data: String
     let budget: Int64
-    /// Fix times (true time, ms) the store held after some power cut.
-    private var committed = Set<Int64>()
+    /// Fix times (true time, ms) the store held after some power cut, with their measurement.
+    private var committed: [Int64: Int64] = [:]
+    /// The most the store was over its budget after a power cut (bytes).
+    private var worstExcess: Int64 = 0
     /// Per measurement at the collector (its file name): its fix times, and the true time the
     /// campaign first saw it there.
     private var delivered: [String: (fixes: [Int64], at: Int64)] = [:]
@@ -22,6 +24,8 @@ struct MonthChecks {
     private var figuresText = ""
     /// Whether a pass of the timer after the month found nothing waiting.
     var drained = false
+
+    static let page: Int64 = 4_096
 
     init(tally: Tally, data: String, budget: Int64) {
         self.tally = tally
@@ -34,17 +38,22 @@ struct MonthChecks {
     mutating func afterCut(at time: Int64, collector: CollectorRun) throws {
         guard FileManager.default.fileExists(atPath: data + "/capture.sqlite") else { return }
         let (fixes, size, discarded) = try Store.inspect(data) { store in
-            var fixes: [Int64] = []
+            var fixes: [Int64: Int64] = [:]
             for measurement in try store.measurements() {
-                try store.forEachFix(of: measurement.id) { fixes.append($0.timestamp) }
+                try store.forEachFix(of: measurement.id) { fixes[$0.timestamp] = measurement.id }
                 seen.insert(measurement.id)
                 if try store.clockCorrection(of: measurement.id) != nil { corrected.insert(measurement.id) }
             }
             return (fixes, try store.databaseSize(), try store.discardedCount())
         }
-        committed.formUnion(fixes)
+        committed.merge(fixes) { old, _ in old }
         worstSize = max(worstSize, size)
-        tally.check(size <= budget, "\(Week.iso(time)): the store holds \(size) bytes, over its budget of \(budget)")
+        worstExcess = max(worstExcess, size - budget)
+        // Opening the store after a cut applies the flush log (committed data, never dropped),
+        // which may take it over by what the last flush adds; the next prune makes room again.
+        tally.check(
+            size <= budget + Self.page,
+            "\(Week.iso(time)): the store holds \(size) bytes, over its budget of \(budget) by more than a page")
         tally.check(discarded == 0, "\(Week.iso(time)): \(discarded) unsent ride(s) dropped though drop_unsent is never")
     }
 
@@ -68,6 +77,14 @@ struct MonthChecks {
     /// `mustPrune`: the run recorded far more rides than the budget holds.
     mutating func finish(truth: MonthTruth, collector: CollectorRun, preRoll: Int64, endAfterStill: Int64, mustPrune: Bool) throws {
         try noteDeliveries(collector, at: .max)
+        let (counts, unsent, skipped, pruned) = try Store.inspect(data) { store in
+            let uploads = try store.uploads()
+            let finished = try store.measurements().filter { !$0.isOpen }
+            return (
+                try store.rideCounts(), finished.filter { ![.uploaded, .skipped].contains(uploads[$0.id]?.status) }.count,
+                Set(finished.filter { uploads[$0.id]?.status == .skipped }.map(\.id)), try store.prunedDeliveredCount()
+            )
+        }
         let stored = try collector.stored()
         var perMeasurement: [String: Int] = [:]
         for entry in stored { perMeasurement[entry.measurement, default: 0] += 1 }
@@ -99,7 +116,9 @@ struct MonthChecks {
         }
         var delays: [Int64] = []
         for (index, ride) in truth.rides.enumerated() {
-            let expected = truth.epochs.filter { $0.value.ride == index && $0.value.moving && !$0.value.mayBeLost }.keys
+            let expected = truth.epochs.filter {
+                $0.value.ride == index && $0.value.moving && !$0.value.mayBeLost && !skipped.contains(committed[$0.key] ?? 0)
+            }.keys
             let missing = expected.filter { copies[$0] == nil }.sorted()
             tally.check(
                 missing.isEmpty,
@@ -108,21 +127,22 @@ struct MonthChecks {
             if let at = deliveredAt[index], at != .max { delays.append(at - ride.lastMotion) }
             tally.check(deliveredAt[index].map { $0 != .max } ?? false, "ride \(index) was never seen delivered after a pass of the timer")
         }
-        let lost = committed.filter { copies[$0] == nil }.sorted()
-        tally.check(lost.isEmpty, "\(lost.count) committed fixes never delivered, first \(lost.first.map(Week.iso) ?? "-")")
-        let (counts, unsent, pruned) = try Store.inspect(data) { store in
-            let uploads = try store.uploads()
-            return (
-                try store.rideCounts(), try store.measurements().filter { !$0.isOpen && uploads[$0.id]?.status != .uploaded }.count,
-                try store.prunedDeliveredCount()
-            )
+        // A part of a ride cut by the power a moment after the receiver's first fix may hold a
+        // single fix: the collector takes no measurement with fewer than two, so the uploader
+        // keeps it, skipped (docs/upload.md). Its fix is the only committed one not delivered.
+        for id in skipped.sorted() {
+            let held = committed.values.filter { $0 == id }.count
+            tally.check(held < 2, "measurement \(id) was skipped though the store held \(held) of its fixes")
         }
+        let lost = committed.filter { copies[$0.key] == nil && !skipped.contains($0.value) }.keys.sorted()
+        tally.check(lost.isEmpty, "\(lost.count) committed fixes never delivered, first \(lost.first.map(Week.iso) ?? "-")")
         tally.check(unsent == 0, "\(unsent) finished measurement(s) still unsent at the end")
         if mustPrune { tally.check(pruned > 0, "the budget never made room by pruning a delivered ride") }
         delays.sort()
         let median = delays.isEmpty ? 0 : delays[delays.count / 2]
         figuresText = "\(delivered.count) measurements delivered; delivery delay median \(Self.hours(median)), max \(Self.hours(delays.last ?? 0)); "
             + "\(corrected.count) of \(seen.count) put on GNSS time; rides ended by motion \(counts[.endedByMotion] ?? 0), by power \(counts[.endedByPower] ?? 0), discarded as still \(counts[.discardedAsStill] ?? 0); "
+            + "\(skipped.count) parts of a single fix kept (skipped); "
             + "store at most \(worstSize / 1024) of \(budget / 1024) KiB, \(pruned) delivered pruned"
             + (mustPrune ? "" : " (too few rides to need it)")
     }

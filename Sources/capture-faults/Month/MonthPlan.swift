@@ -17,7 +17,8 @@ struct MonthPlan {
         /// The true time the box powers on (Unix ms).
         var start: Int64
         var legs: [Leg]
-        /// Seconds after boot at which the timer's `capture sync` starts.
+        /// Seconds after the trip's boot at which the timer's `capture sync` starts (after a
+        /// boot inside the trip: 2 s).
         var syncAfter: Int
         var collectorUp: Bool
     }
