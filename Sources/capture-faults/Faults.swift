@@ -1,7 +1,8 @@
 // capture-faults: the bounded fault campaign of issue 6 (docs/faults.md).
 //
 //   capture-faults [--recorder-kills 50] [--upload-kills 20] [--measurements 100]
-//                  [--fault-rate 0.3] [--power-cuts 500] [--seed N] [--trace fixtures/bicycle.trace]
+//                  [--fault-rate 0.3] [--power-cuts 500] [--week-days 7] [--month-days 30]
+//                  [--seed N] [--trace fixtures/bicycle.trace]
 //
 // Drives the built `capture` and `capture-collector` (next to this executable) with posix_spawn,
 // kills them at seeded random moments, checks what survives with CaptureStorage, prints one
@@ -26,8 +27,9 @@ struct Faults: ParsableCommand {
             rides with the timer's capture sync, the collector down half the time and a store \
             budget (under Debian's faketime), and a simulated month in the field (a box that \
             records rides by motion on a fake accelerometer and a pty receiver, its power cut \
-            after every trip, each boot's clock off by hours or days, the collector down whole days). Exit status 0 when every \
-            check passed, 1 otherwise (each failure is printed on stderr as FAIL [campaign] …).
+            after every trip, each boot's clock off by hours or days, the collector down whole \
+            days). Exit status 0 when every check passed, 1 otherwise (each failure is printed on \
+            stderr as FAIL [campaign] …).
             """)
 
     @Option(help: "kill -9 of the recorder, alternating trace and fake IIO (0 skips).") var recorderKills = 50

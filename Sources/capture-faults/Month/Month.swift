@@ -82,7 +82,8 @@ struct Month {
 
         /// One power-on: boots at true time `start`, plays `legs` from `first` (its first
         /// `skip` seconds already played), runs the timer's sync at `syncAfter` seconds (every
-        /// boot: the timer fires after boot), and cuts the power. Returns where a cut inside a leg left off, and the true time then.
+        /// boot: the timer fires after boot), and cuts the power. Returns where a cut inside a
+        /// leg left off, and the true time then.
         func boot(at start: Int64, legs: [MonthPlan.Leg], from first: Int, skip: Int, syncAfter: Int, drain: Bool)
             throws -> (leg: Int, skip: Int, off: Int64, at: Int64)?
         {
@@ -104,12 +105,12 @@ struct Month {
             func finishSync(cut: Bool) throws {
                 guard let running = sync else { return }
                 if cut { running.cut() } else { _ = running.wait(seconds: 60) }
+                // A pass the power cut is no outcome.
                 if let status = running.poll(), !cut || status < 128 {
+                    let outcome = Outcome(status: status, stdout: running.stdout, stderr: running.stderr)
                     syncs.append(status)
-                    tally.check([0, 75].contains(status), "capture sync at \(Week.iso(trueNow())): \(Outcome(status: status, stdout: running.stdout, stderr: running.stderr).summary)")
-                    if drain, status == 0, (Outcome(status: status, stdout: running.stdout, stderr: running.stderr).object["decision"] as? String) == "nothing-waiting" {
-                        checks.drained = true
-                    }
+                    tally.check([0, 75].contains(status), "capture sync at \(Week.iso(trueNow())): \(outcome.summary)")
+                    if drain, status == 0, outcome.object["decision"] as? String == "nothing-waiting" { checks.drained = true }
                 }
                 sync = nil
                 try checks.noteDeliveries(collector, at: trueNow())
@@ -131,8 +132,9 @@ struct Month {
                     second += 1
                     if second == syncAfter { sync = try spawn(["sync", "--json"], at: boxStart + Int64(second) * 1000) }
                     if let running = sync, running.poll() != nil { try finishSync(cut: false) }
-                    if recorder.poll() != nil {
-                        tally.check(false, "the recorder ended by itself at \(Week.iso(now)): \(Outcome(status: recorder.wait(), stdout: "", stderr: recorder.stderr).summary)")
+                    if let status = recorder.poll() {
+                        let outcome = Outcome(status: status, stdout: "", stderr: recorder.stderr)
+                        tally.check(false, "the recorder ended by itself at \(Week.iso(now)): \(outcome.summary)")
                         break legs
                     }
                 }
