@@ -29,7 +29,9 @@ public enum Delivery {
     ) -> Decision {
         guard totals.waiting > 0 else { return .nothingWaiting }
         if force { return .deliver(reason: "--now") }
-        if let next = state.nextAttemptAt, next > now { return .backingOff(until: next) }
+        // A backoff further ahead than the longest wait was set by a clock that was ahead (a box
+        // without a real-time clock boots off by hours or days): it says nothing now.
+        if let next = state.nextAttemptAt, next > now, next - now <= longestWait { return .backingOff(until: next) }
         if totals.waiting >= policy.minWaiting {
             return .deliver(reason: "\(totals.waiting) waiting, at least \(policy.minWaiting)")
         }
@@ -50,6 +52,11 @@ public enum Delivery {
         let wait = min(base, 6 * 3_600_000.0) * (0.8 + 0.4 * random)
         return now + Int64(wait)
     }
+
+    /// The longest wait ``nextAttempt(afterFailures:now:random:)`` sets, ms: six hours and 20 %.
+    /// A stored next attempt further ahead than this was set by a clock that has since gone
+    /// back, and is not waited for.
+    public static let longestWait: Int64 = 6 * 3_600_000 * 6 / 5
 
     /// The wall clock in Unix milliseconds, as the delivery state stores times.
     public static func nowMs() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }

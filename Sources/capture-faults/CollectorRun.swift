@@ -76,6 +76,16 @@ final class CollectorRun {
 
     func stop() { child.stop() }
 
+    /// A copy of the collector's token in `directory` (mode 600), for a device's configuration
+    /// (`collector.token_file`); its path.
+    func tokenCopy(in directory: String) throws -> String {
+        let token = try String(contentsOfFile: tokenFile, encoding: .utf8)
+        let path = directory + "/token"
+        guard FileManager.default.createFile(atPath: path, contents: Data(token.utf8), attributes: [.posixPermissions: 0o600])
+        else { throw CampaignError("cannot write \(path)") }
+        return path
+    }
+
     var url: String { "http://127.0.0.1:\(port)/" }
 
     /// `--url … --token-file …` for `capture upload`.

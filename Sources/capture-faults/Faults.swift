@@ -1,7 +1,8 @@
 // capture-faults: the bounded fault campaign of issue 6 (docs/faults.md).
 //
 //   capture-faults [--recorder-kills 50] [--upload-kills 20] [--measurements 100]
-//                  [--fault-rate 0.3] [--power-cuts 500] [--seed N] [--trace fixtures/bicycle.trace]
+//                  [--fault-rate 0.3] [--power-cuts 500] [--week-days 7] [--month-days 30]
+//                  [--seed N] [--trace fixtures/bicycle.trace]
 //
 // Drives the built `capture` and `capture-collector` (next to this executable) with posix_spawn,
 // kills them at seeded random moments, checks what survives with CaptureStorage, prints one
@@ -26,8 +27,11 @@ struct Faults: ParsableCommand {
             store (--max-store-size), and \
             the collector's random fault plan over many measurements, and a simulated week of \
             rides with the timer's capture sync, the collector down half the time and a store \
-            budget (under Debian's faketime). Exit status 0 when every \
-            check passed, 1 otherwise (each failure is printed on stderr as FAIL [campaign] …).
+            budget (under Debian's faketime), and a simulated month in the field (a box that \
+            records rides by motion on a fake accelerometer and a pty receiver, its power cut \
+            after every trip, each boot's clock off by hours or days, the collector down whole \
+            days). Exit status 0 when every check passed, 1 otherwise (each failure is printed on \
+            stderr as FAIL [campaign] …).
             """)
 
     @Option(help: "kill -9 of the recorder, alternating trace and fake IIO (0 skips).") var recorderKills = 50
@@ -36,6 +40,9 @@ struct Faults: ParsableCommand {
     @Option(help: "The collector's fault rate per PUT.") var faultRate = 0.3
     @Option(help: "Days of the simulated week of rides, collector down half the time, store on a budget (0 skips, else ≥ 3).")
     var weekDays = 7
+    @Option(help: "Days of the simulated month in the field: rides by motion, power cuts, clocks off, collector down whole days (0 skips).")
+    var monthDays = 30
+    @Option(help: "The most trips a day of the month has (2 to 6; each day has 2 to this many).") var monthMostTrips = 6
     @Flag(inversion: .prefixedNo, help: "Run the full-disk campaign.") var fullDisk = true
     @Option(help: "Power cuts (crash states built from the powercut shim's journal; 0 skips).") var powerCuts = 500
     @Option(help: "The powercut shim's C source, built with cc.") var powercutSource = "scripts/powercut/powercut.c"
@@ -58,6 +65,9 @@ struct Faults: ParsableCommand {
         }
         guard weekDays == 0 || weekDays >= Week.minimumDays else {
             throw ValidationError("--week-days: 0, or at least \(Week.minimumDays) (the store budget holds \(Week.budgetRides) rides)")
+        }
+        guard monthDays >= 0, (2...6).contains(monthMostTrips) else {
+            throw ValidationError("--month-days ≥ 0, --month-most-trips 2 to 6")
         }
         guard (0...1).contains(faultRate) else { throw ValidationError("--fault-rate must be between 0 and 1") }
         guard (0.05...3600).contains(flushInterval) else { throw ValidationError("--flush-interval: 0.05 to 3600 s") }
@@ -122,6 +132,9 @@ struct Faults: ParsableCommand {
         }
         if fullDisk { attempt("full disk") { [try FullDisk(context: context).run()] } }
         if weekDays > 0 { attempt("a simulated week") { [try Week(context: context, days: weekDays).run()] } }
+        if monthDays > 0 {
+            attempt("a simulated month") { [try Month(context: context, days: monthDays, mostTrips: monthMostTrips).run()] }
+        }
         if measurements > 0 {
             attempt("collector faults") { [try CollectorFaults(context: context, rate: faultRate).run(measurements: measurements)] }
         }

@@ -63,10 +63,7 @@ struct Week {
         // Stopped and brought back on the same port many times: a port no port-0 bind can take.
         var collector = try CollectorRun(context: context, arguments: [], restartable: true)
         defer { collector.stop() }
-        let token = try String(contentsOfFile: collector.tokenFile, encoding: .utf8)
-        let tokenFile = root + "/token"
-        guard FileManager.default.createFile(atPath: tokenFile, contents: Data(token.utf8), attributes: [.posixPermissions: 0o600])
-        else { throw CampaignError("cannot write \(tokenFile)") }
+        let tokenFile = try collector.tokenCopy(in: root)
         let config = root + "/config.yaml"
         try """
         collector: { url: "\(collector.url)", token_file: \(tokenFile), retry_budget: 10s }

@@ -5,7 +5,8 @@ import Glibc
 import Testing
 
 /// The short part of the fault campaign (docs/faults.md): the same `capture-faults` executable
-/// that scripts/faults runs, with small counts; and the full store on its own.
+/// that scripts/faults runs, with small counts (the month: two days of two trips, about 75 s);
+/// and the full store on its own.
 @Suite(.serialized) struct FaultCampaignTests {
     static let executable = BuiltProducts.path("capture-faults")
 
@@ -16,11 +17,11 @@ import Testing
                 "--recorder-kills", "4", "--upload-kills", "2", "--measurements", "5", "--fault-rate", "0.3",
                 "--seed", "7", "--trace", Repository.root + "/fixtures/bicycle.trace", "--ride-copies", "1",
                 "--upload-seconds", "2", "--kill-within", "2.5", "--week-days", "3", "--power-cuts", "50",
-                "--powercut-source", Repository.root + "/scripts/powercut/powercut.c",
+                "--powercut-source", Repository.root + "/scripts/powercut/powercut.c", "--month-days", "2", "--month-most-trips", "2",
             ])
         #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
         let rows = run.stdout.split(separator: "\n").filter { $0.hasPrefix("| ") && !$0.hasPrefix("| campaign") }
-        #expect(rows.count == 15, "\(run.stdout)")
+        #expect(rows.count == 16, "\(run.stdout)")
         for name in [
             "recorder kill -9, trace | 2 |", "recorder kill -9, fake IIO | 2 |", "capture upload kill -9 | 2 |",
             "full disk (--max-store-size) | 1 |", "collector faults at 30 % | 5 |",
@@ -28,6 +29,8 @@ import Testing
             "power cut, live recording | 15 |", "power cut, a lifecycle command | 5 |", "power cut, the flush log's replay | 5 |",
             "power cut, capture upload | 10 |", "power cut, capture sync with pruning | 5 |",
             "power cut, capture import and attach | 5 |", "power cut, fdatasync EIO | 1 |", "power cut, a login refresh | 5 |",
+            // Rides: each of the four trips has one or two (the seed decides).
+            "a month in the field (2 d), nobody at a shell | ",
         ] {
             #expect(rows.contains { $0.hasPrefix("| " + name) && $0.hasSuffix("| pass |") }, "\(name): \(run.stdout)")
         }

@@ -65,6 +65,29 @@ import Testing
         #expect(until == next && stored.failures == 1)
     }
 
+    /// A box without a real-time clock boots with its clock off by hours or days: a backoff set
+    /// while the clock was days ahead must not hold the rides back for days once it is right
+    /// (the month in the field, docs/faults.md, found rides waiting 44 hours for it).
+    @Test func aBackoffSetByAClockThatWasAheadIsNotWaitedFor() {
+        var totals = DeliveryTotals()
+        totals.waiting = 1
+        let now = Self.clock
+        let set = { (ahead: Int64) in DeliveryState(failures: 9, nextAttemptAt: now + ahead, lastError: "down") }
+        // Within the longest backoff (six hours, +20 %): waited for, to the millisecond.
+        #expect(Delivery.decide(totals: totals, state: set(Delivery.longestWait), policy: .standard, now: now, force: false)
+            == .backingOff(until: now + Delivery.longestWait))
+        #expect(Delivery.decide(totals: totals, state: set(60_000), policy: .standard, now: now, force: false) == .backingOff(until: now + 60_000))
+        // Further ahead than any backoff: set by a clock that has since gone back.
+        for ahead: Int64 in [Delivery.longestWait + 1, 2 * 86_400_000] {
+            guard case .deliver = Delivery.decide(totals: totals, state: set(ahead), policy: .standard, now: now, force: false) else {
+                Issue.record("a backoff \(ahead) ms ahead was waited for")
+                continue
+            }
+        }
+        // The longest wait nextAttempt sets is within it.
+        #expect(Delivery.nextAttempt(afterFailures: 40, now: now, random: 0.999_999) - now <= Delivery.longestWait)
+    }
+
     @Test func aMeteredConnectionHoldsTheRidesBackAndAnUnknownOneIsNoted() async throws {
         let device = try Device()
         _ = try device.ride(fixes: 3)
