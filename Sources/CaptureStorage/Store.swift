@@ -40,12 +40,6 @@ public final class Store: Sendable {
     public let durability: Durability
     let queue: DatabaseQueue
 
-    /// Opens (creating if needed) the store in `directory` and applies pending migrations.
-    ///
-    /// - Parameter maximumSize: the most bytes the database may grow to through this connection
-    ///   (SQLite's `max_page_count`, rounded down to whole pages, never below the database's
-    ///   current size). A write that needs more fails with ``StoreError/diskFull(path:)``, as on
-    ///   a full disk, and is rolled back. `nil`: no limit but the disk's.
     /// Opens (creating if needed) the store in `directory` and applies pending migrations
     /// (``Schema``; how a connection is set up and opened: `Store+Open.swift`).
     ///

@@ -86,6 +86,18 @@ final class CollectorRun {
         return path
     }
 
+    /// The configuration lines of a box that delivers to this collector by the timer's `capture
+    /// sync` alone (no `upload.auto`) and keeps its store within `budget` bytes, never dropping
+    /// what is unsent; the token copied into `directory` (``tokenCopy(in:)``).
+    func deliveryConfiguration(in directory: String, budget: Int64) throws -> String {
+        """
+        collector: { url: "\(url)", token_file: \(try tokenCopy(in: directory)), retry_budget: 10s }
+        upload: { auto: false, min_waiting: 1, max_age: 6h }
+        retention: { keep_uploaded_days: 30, max_store_size: \(budget), drop_unsent: never }
+
+        """
+    }
+
     var url: String { "http://127.0.0.1:\(port)/" }
 
     /// `--url … --token-file …` for `capture upload`.

@@ -63,14 +63,8 @@ struct Week {
         // Stopped and brought back on the same port many times: a port no port-0 bind can take.
         var collector = try CollectorRun(context: context, arguments: [], restartable: true)
         defer { collector.stop() }
-        let tokenFile = try collector.tokenCopy(in: root)
         let config = root + "/config.yaml"
-        try """
-        collector: { url: "\(collector.url)", token_file: \(tokenFile), retry_budget: 10s }
-        upload: { auto: false, min_waiting: 1, max_age: 6h }
-        retention: { keep_uploaded_days: 30, max_store_size: \(budget), drop_unsent: never }
-
-        """.write(toFile: config, atomically: true, encoding: .utf8)
+        try collector.deliveryConfiguration(in: root, budget: budget).write(toFile: config, atomically: true, encoding: .utf8)
 
         // Two of each day's four blocks down, at random.
         var down: [Bool] = []

@@ -46,18 +46,14 @@ struct Month {
         let plan = MonthPlan.make(days: days, mostTrips: mostTrips, context: context)
         var collector = try CollectorRun(context: context, arguments: [], restartable: true)
         defer { collector.stop() }
-        let tokenFile = try collector.tokenCopy(in: root)
         // The packaged configuration (dist/config.example.yaml) with the test collector, the box's
         // devices, a budget, and the two ride keys that compress time.
         let config = root + "/config.yaml"
-        try """
-            collector: { url: "\(collector.url)", token_file: \(tokenFile), retry_budget: 10s }
-            upload: { auto: false, min_waiting: 1, max_age: 6h }
-            retention: { keep_uploaded_days: 30, max_store_size: \(Self.budget), drop_unsent: never }
+        try (collector.deliveryConfiguration(in: root, budget: Self.budget) + """
             capture: { sources: [\(box.sources.joined(separator: ", "))], modality: BICYCLE, flush_interval: 1s }
             ride: { detect: auto, resume_within: 2m, end_after_still: 3s, pre_roll: 2s, min_distance: 50m, max_duration: 12h }
 
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+            """).write(toFile: config, atomically: true, encoding: .utf8)
         let environment = ["-i", "PATH=/usr/bin:/bin", "HOME=\(root)/home", "CAPTURE_CONFIG=\(config)", "CAPTURE_HOME=\(data)"]
         var truth = MonthTruth()
         var checks = MonthChecks(tally: tally, data: data, budget: Self.budget)
