@@ -1,3 +1,5 @@
+import CaptureCore
+
 extension DeliveryPass.Outcome {
     /// A pass's outcome as a record for scripts (`capture sync --json`): the decision, why, how
     /// many measurements wait, the upload results, the next attempt (Unix ms) and the metering.
@@ -31,6 +33,30 @@ extension DeliveryPass.Outcome {
             Report(
                 decision: "delivered", waiting: waiting, results: report.results, nextAttemptAt: state.nextAttemptAt,
                 metered: metering?.rawValue)
+        }
+    }
+}
+
+extension DeliveryPass.Outcome {
+    /// What a pass did, for a person: the lines `capture sync` prints (the command adds what to
+    /// type about a backoff or a login that is gone).
+    public func lines(directory: String) -> [String] {
+        switch self {
+        case .busy: ["sync: another upload is running in \(directory); nothing to do"]
+        case .nothingWaiting: ["sync: nothing waits"]
+        case .notYet(let reason, _): ["sync: not yet: \(reason)"]
+        case .backingOff(let until, let state, let waiting):
+            [
+                "sync: \(waiting) waiting; \(state.failures) pass(es) failed (\(state.lastError ?? "?")); "
+                    + "next attempt at \(TextFormat.time(until))"
+            ]
+        case .metered(let waiting):
+            ["sync: \(waiting) waiting; not sent: NetworkManager says the connection is metered (upload.unmetered_only)"]
+        case .unreachable(let state, let waiting, _):
+            ["sync: \(waiting) waiting; \(state.lastError ?? "?"); next attempt at \(state.nextAttemptAt.map(TextFormat.time) ?? "?")"]
+        case .loginGone(_, let waiting): ["sync: \(waiting) waiting; \(report.reason ?? "the login is gone")"]
+        case .delivered(let report, let state, _, _):
+            report.results.map(\.line) + (state.nextAttemptAt.map { ["sync: next attempt at \(TextFormat.time($0))"] } ?? [])
         }
     }
 }

@@ -62,25 +62,15 @@ struct Sync: AsyncParsableCommand {
         }
     }
 
-    /// What a pass did, for a person.
+    /// What a pass did, for a person, with what to type about a backoff or a lost login.
     static func lines(_ outcome: DeliveryPass.Outcome, directory: String) -> [String] {
+        var lines = outcome.lines(directory: directory)
         switch outcome {
-        case .busy: ["sync: another upload is running in \(directory); nothing to do"]
-        case .nothingWaiting: ["sync: nothing waits"]
-        case .notYet(let reason, _): ["sync: not yet: \(reason)"]
-        case .backingOff(let until, let state, let waiting):
-            [
-                "sync: \(waiting) waiting; \(state.failures) pass(es) failed (\(state.lastError ?? "?")); "
-                    + "next attempt at \(TextFormat.time(until)); --now tries anyway"
-            ]
-        case .metered(let waiting):
-            ["sync: \(waiting) waiting; not sent: NetworkManager says the connection is metered (upload.unmetered_only)"]
-        case .unreachable(let state, let waiting, _):
-            ["sync: \(waiting) waiting; \(state.lastError ?? "?"); next attempt at \(state.nextAttemptAt.map(TextFormat.time) ?? "?")"]
-        case .loginGone(_, let waiting): ["sync: \(waiting) waiting; \(outcome.report.reason ?? "the login is gone"): run `capture login`"]
-        case .delivered(let report, let state, _, _):
-            report.results.map(Upload.line) + (state.nextAttemptAt.map { ["sync: next attempt at \(TextFormat.time($0))"] } ?? [])
+        case .backingOff: lines[0] += "; --now tries anyway"
+        case .loginGone: lines[0] += ": run `capture login`"
+        default: break
         }
+        return lines
     }
 
     /// What the pass notes, at info level (-v) but for an unknown metering, a warning.
@@ -164,17 +154,6 @@ struct Prune: ParsableCommand {
             return
         }
         let report = try store.prune(device.retention, now: Delivery.nowMs(), directory: data.path, dryRun: dryRun)
-        if output.json {
-            try printJSON(report)
-            return
-        }
-        let verb = dryRun ? "would remove" : "removed"
-        for removed in report.removed {
-            print("measurement \(removed.measurement): \(verb) (\(removed.reason))")
-        }
-        print(
-            "prune: \(report.removed.count) \(verb); database \(ByteCount.text(report.bytesBefore)) → "
-                + "\(ByteCount.text(report.bytesAfter))"
-                + (report.overBudget ? "; still over retention.max_store_size: nothing more may go" : ""))
+        if output.json { try printJSON(report) } else { report.lines.forEach { print($0) } }
     }
 }

@@ -124,19 +124,8 @@ struct Upload: AsyncParsableCommand {
         return result
     }
 
-    /// `measurement 7: uploaded, 1.2 MB in 0.4 s` or `measurement 7: failed (reason)`.
-    static func line(_ result: UploadResult) -> String {
-        let result = presented(result)
-        var text = "measurement \(result.measurement)"
-        if let part = result.part { text += " (\(part.text))" }
-        if let attachment = result.attachment { text += " attachment \(attachment) (\(result.name ?? "?"))" }
-        text += ": \(result.outcome.rawValue)"
-        if let bytes = result.bytes, let seconds = result.seconds, result.outcome == .uploaded, result.reason == nil {
-            text += ", \(ByteCount.text(bytes)) in \(String(format: "%.1f", seconds)) s"
-        }
-        if let reason = result.reason { text += " (\(reason))" }
-        return text
-    }
+    /// A result's line, with the advice for a measurement still open.
+    static func line(_ result: UploadResult) -> String { presented(result).line }
 }
 
 /// Draws the progress bar while a measurement is sent and prints its line when it is done.
