@@ -171,11 +171,12 @@ let package = Package(
             name: "CaptureExportTests",
             dependencies: ["CaptureCore", "CaptureStorage", "CaptureExport", "CaptureRecorder", "CaptureTestSupport"],
             swiftSettings: strict),
-        // The configuration file and the layered device settings (flags > environment > file).
+        // The configuration file and the layered device settings (flags > environment > file),
+        // and what they mean for the stages: the recorder's settings, the delivery after a ride.
         .target(
             name: "CaptureConfig",
             dependencies: [
-                "CaptureCore", "CaptureStorage", "CaptureUpload", "CaptureSurface",
+                "CaptureCore", "CaptureStorage", "CaptureSensors", "CaptureRecorder", "CaptureUpload", "CaptureSurface",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),

@@ -84,12 +84,7 @@ public struct Doctor: Sendable {
         }
         let exposed = PrivacyCheck(dataDirectory: directory).exposures
         guard exposed.isEmpty else {
-            return [
-                .fail(
-                    "data directory",
-                    "others can read " + exposed.map { "\($0.path) (mode \($0.mode))" }.joined(separator: ", "),
-                    "run: " + exposed.map(\.chmod).joined(separator: "; "))
-            ]
+            return [.fail("data directory", "others can read " + PrivacyCheck.paths(exposed), PrivacyCheck.remedy(exposed))]
         }
         return [.pass("data directory", "\(directory), only its owner can read it")]
     }

@@ -1,4 +1,5 @@
 public import Foundation
+import CaptureCore
 import Glibc
 
 /// A file a person attaches to a measurement (`capture attach`): its format from the extension,
@@ -136,5 +137,25 @@ extension AttachmentFile {
         guard fd >= 0 else { return }
         while fdatasync(fd) != 0, errno == EINTR {}
         close(fd)
+    }
+}
+
+extension AttachmentRecord {
+    /// What `capture attach` reports: the JSON object and a line for a person.
+    public struct Report: Encodable, Sendable, Equatable {
+        public var measurement: Int64
+        public var attachment: Int64
+        public var name: String
+        public var format: Format
+        public var bytes: Int
+        /// The line for a person (not in the JSON).
+        public var line: String { "attached \(name) to measurement \(measurement) as attachment \(attachment) (\(format.rawValue), \(ByteCount.text(Int64(bytes)))); it goes to the collector after the measurement" }
+
+        enum CodingKeys: String, CodingKey { case measurement, attachment, name, format, bytes }
+    }
+
+    /// This attachment's report, for a copy of `bytes` bytes.
+    public func report(bytes: Int) -> Report {
+        Report(measurement: measurement, attachment: id, name: name, format: format, bytes: bytes)
     }
 }

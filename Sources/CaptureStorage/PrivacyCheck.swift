@@ -62,3 +62,20 @@ public struct PrivacyCheck: Sendable, Equatable {
         self.exposures = exposures
     }
 }
+
+extension PrivacyCheck {
+    /// `/d (mode 755), /d/capture.sqlite (mode 644)`.
+    public static func paths(_ exposed: [Exposure]) -> String {
+        exposed.map { "\($0.path) (mode \($0.mode))" }.joined(separator: ", ")
+    }
+
+    /// `run: chmod 700 /d; chmod 600 /d/capture.sqlite`.
+    public static func remedy(_ exposed: [Exposure]) -> String {
+        "run: " + exposed.map(\.chmod).joined(separator: "; ")
+    }
+
+    /// What `capture status` says on standard error when anything is exposed.
+    public static func warning(_ exposed: [Exposure]) -> String? {
+        exposed.isEmpty ? nil : "warning: other users can read \(paths(exposed)); \(remedy(exposed))"
+    }
+}

@@ -60,3 +60,25 @@ extension DeliveryPass.Outcome {
         }
     }
 }
+
+extension DeliveryPass.Note {
+    /// The line for the log: at info level (`-v`), but for ``isWarning``.
+    public var line: String {
+        switch self {
+        case .delivering(let reason): "sync: delivering: \(reason)"
+        case .meteringUnknown: "capture: warning: whether the connection is metered is unknown (no NetworkManager); sending"
+        case .pruned(let count): "sync: pruned \(count) measurement(s) as retention.* allows"
+        case .loginRefreshed(let login): "sync: login refreshed; it lasts until \(TextFormat.time(login.expiresAt))"
+        case .loginNotRefreshed(let why):
+            "capture: warning: the login is due for a refresh that failed (\(why)); the next sync tries again"
+        }
+    }
+
+    /// Whether the note is a warning (shown by default) rather than information.
+    public var isWarning: Bool {
+        switch self {
+        case .meteringUnknown, .loginNotRefreshed: true
+        default: false
+        }
+    }
+}

@@ -30,16 +30,7 @@ struct Attach: ParsableCommand {
     func run() throws {
         let attachment = try AttachmentFile(path: file)
         guard let store = try data.existingStore() else { throw StoreError.measurementNotFound(id) }
-        let record = try store.attach(attachment, to: id, directory: data.path)
-        let (name, format, bytes) = (attachment.name, attachment.format, attachment.bytes)
-        if output.json {
-            try printJSONLine([
-                "measurement": id, "attachment": record.id, "name": name, "format": format.rawValue, "bytes": bytes.count,
-            ])
-        } else {
-            print(
-                "attached \(name) to measurement \(id) as attachment \(record.id) (\(format.rawValue), "
-                    + "\(ByteCount.text(Int64(bytes.count)))); it goes to the collector after the measurement")
-        }
+        let report = try store.attach(attachment, to: id, directory: data.path).report(bytes: attachment.bytes.count)
+        try output.printLine(report, [report.line])
     }
 }

@@ -63,6 +63,24 @@ struct DataDirectoryOptions: ParsableArguments {
 struct OutputOptions: ParsableArguments {
     @Flag(help: "Print JSON instead of text, for scripts.")
     var json = false
+
+    /// `value` as JSON with --json, else `text`.
+    func print(_ value: some Encodable, _ text: @autoclosure () -> String) throws {
+        if json { try printJSON(value) } else { Swift.print(text()) }
+    }
+
+    /// `value` as one compact JSON line with --json, else `lines`; flushed, for outputs that
+    /// come in steps (`capture login`).
+    func printLine(_ value: some Encodable, _ lines: @autoclosure () -> [String]) throws {
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            Swift.print(String(decoding: try encoder.encode(value), as: UTF8.self))
+        } else {
+            lines().forEach { Swift.print($0) }
+        }
+        fflush(nil)
+    }
 }
 
 /// Prints a value as pretty, key-sorted JSON.

@@ -30,10 +30,6 @@ struct ConfigCommand: ParsableCommand {
 
     func run() throws {
         let report = ConfigReport(try DeviceSettings.load(data.configFlags, file: check))
-        if output.json {
-            try printJSON(report)
-        } else {
-            print(report.text)
-        }
+        try output.print(report, report.text)
     }
 }

@@ -161,10 +161,6 @@ struct Import: ParsableCommand {
 
     func run() throws {
         let summary = try FileImport.transferFile(at: file, into: data.openStore(), duplicates: again ? .importAgain : .refuse)
-        if output.json {
-            try printJSON(summary)
-        } else {
-            print(summary.measurement)
-        }
+        try output.print(summary, "\(summary.measurement)")
     }
 }

@@ -7,16 +7,9 @@ import Foundation
 
 /// Prints what a lifecycle command did: `measurement 3 paused (paused, track 1)`, or the report
 /// as JSON.
-func printLifecycle(_ report: LifecycleReport, json: Bool, verb: String) throws {
-    if let givenUp = report.givenUp {
-        Log.warning(
-            "capture: warning: \(givenUp) flush(es) of samples its recorder had staged did not fit into the full store and were given up")
-    }
-    if json {
-        try printJSON(report)
-    } else {
-        print("measurement \(report.measurement) \(verb) (\(report.state.rawValue), track \(report.track))")
-    }
+func printLifecycle(_ report: LifecycleReport, _ output: OutputOptions, verb: String) throws {
+    if let warning = report.givenUpWarning { Log.warning(warning) }
+    try output.print(report, report.line(verb))
 }
 
 struct Start: ParsableCommand {
@@ -106,40 +99,22 @@ struct Start: ParsableCommand {
         // The configuration first: a bad file starts nothing (exit 78).
         let device = try data.device()
         let options = SourceOptions(sysfsRoot: sysfsRoot, rate: rate?.hertz, loop: loop)
-        let flushMilliseconds = flushInterval?.milliseconds ?? Int64((device.flushInterval.value.seconds * 1000).rounded())
-        var configuration = RecorderConfiguration(
-            directory: data.path, modality: modality ?? device.modality.value, sources: [], sourceOptions: options,
-            recordTrace: recordTrace.map(SourcePath.absolute), flushInterval: flushMilliseconds,
-            maximumSize: limit.maximumSize, gnssTime: gnssTime)
-        configuration.retention = device.retention
-        configuration.ride = device.ride
-        let sources = {
-            let selection = try SourceRegistry.standard.select(self.sources.isEmpty ? device.sources.value : self.sources, options: options)
-            for source in selection.announcements { Log.info("using \(source.spec): \(source.summary)") }
-            return selection.specs
-        }
+        let configuration = device.recorder(
+            modality: modality, flushInterval: flushInterval?.milliseconds, sourceOptions: options,
+            recordTrace: recordTrace.map(SourcePath.absolute), maximumSize: limit.maximumSize, gnssTime: gnssTime)
         let report = try RecorderControl(directory: data.path).start(
-            configuration, sources: sources, continueInterrupted: continueInterrupted, foreground: foreground,
-            rideEnded: device.deliverRide
+            configuration, sources: { try device.sources(sources, options: options) }, continueInterrupted: continueInterrupted,
+            foreground: foreground, rideEnded: device.deliverRide
         ) { event in
             switch event {
             case .continuing(let id): Log.info("continuing the interrupted measurement \(id)")
             case .armed: Log.info("armed: a ride begins when motion does (ride.detect: auto)")
             case .capturing(let report):
-                try? printLifecycleStart(report)
+                try? output.print(report, report.startLine)
                 Log.info("capturing measurement \(report.measurement); Ctrl-C stops it")
             }
         }
-        if let report { try printLifecycleStart(report) }
-    }
-
-    /// The id alone (`armed` while a recorder waits for motion), or the report as JSON.
-    private func printLifecycleStart(_ report: LifecycleReport) throws {
-        if output.json {
-            try printJSON(report)
-        } else {
-            print(report.ride?.state == .armed ? "armed: recorder \(report.pid ?? 0) begins a ride when motion does" : "\(report.measurement)")
-        }
+        if let report { try output.print(report, report.startLine) }
     }
 }
 
@@ -151,7 +126,7 @@ struct Pause: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        try printLifecycle(RecorderControl(directory: data.controlPath).pause(), json: output.json, verb: "paused")
+        try printLifecycle(RecorderControl(directory: data.controlPath).pause(), output, verb: "paused")
     }
 }
 
@@ -171,7 +146,7 @@ struct ModalityCommand: ParsableCommand {
     func run() throws {
         let report = try RecorderControl(directory: data.controlPath).changeModality(to: modality)
         let verb = report.outcome == .unchanged ? "is already" : "is now"
-        try printLifecycle(report, json: output.json, verb: "\(verb) \(modality.rawValue)")
+        try printLifecycle(report, output, verb: "\(verb) \(modality.rawValue)")
     }
 }
 
@@ -191,7 +166,7 @@ struct Resume: ParsableCommand {
 
     func run() throws {
         let report = try RecorderControl(directory: data.controlPath).resume(maximumSize: limit.maximumSize)
-        try printLifecycle(report, json: output.json, verb: "resumed")
+        try printLifecycle(report, output, verb: "resumed")
     }
 }
 
@@ -208,15 +183,12 @@ struct Stop: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        let directory = data.controlPath
-        let report = try RecorderControl(directory: directory).stop()
-        try printLifecycle(report, json: output.json, verb: "stopped")
+        let report = try RecorderControl(directory: data.controlPath).stop()
+        try printLifecycle(report, output, verb: "stopped")
         // A running recorder starts the automatic delivery as it exits; an interrupted
         // measurement (no recorder) is delivered from here. A configuration broken since the
         // start is only warned about (controlPath): no automatic delivery then.
-        if report.pid == nil, let device = try? data.device() {
-            AutomaticDelivery.startIfConfigured(directory: directory, device: device)
-        }
+        if report.pid == nil { try? data.device().deliverInBackground() }
     }
 }
 
@@ -232,15 +204,12 @@ struct Record: ParsableCommand {
     @Option var readyFd: Int32?
 
     func run() throws {
-        var configuration = recorder
         let device = try? data.device()
-        configuration.retention = device?.retention
-        configuration.ride = device?.ride ?? .standard
         try RecorderProcess.run(
-            configuration, recover: recover, readiness: readyFd.map(ReadinessPipe.init(descriptor:)),
-            rideEnded: { device?.deliverRide($0) })
+            device?.withPolicies(recorder) ?? recorder, recover: recover,
+            readiness: readyFd.map(ReadinessPipe.init(descriptor:)), rideEnded: { device?.deliverRide($0) })
         // The measurement ended (by `capture stop` or a trace's stop mark).
-        if let device = try? data.device() { AutomaticDelivery.startIfConfigured(directory: data.path, device: device) }
+        try? data.device().deliverInBackground()
     }
 }
 

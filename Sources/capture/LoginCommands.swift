@@ -46,46 +46,10 @@ struct Login: AsyncParsableCommand {
         }
         var polling = DeviceLogin()
         polling.slowedDown = { Log.info("capture: the issuer asks to poll less often: every \($0) s") }
-        switch try await OAuthLogin.logIn(settings, polling: polling, codeReady: show) {
-        case .clientCredentials(let grant):
-            if output.json {
-                try printJSONLine(["logged_in": true, "issuer": settings.issuer, "grant": "client_credentials"])
-            } else {
-                print(
-                    "the issuer \(settings.issuer) accepts the client secret in \(settings.clientSecretFile ?? "?"): access tokens "
-                        + "(valid \(grant.expiresIn.map { "\($0) s" } ?? "without a stated expiry")) come from the "
-                        + "client-credentials grant; nothing is kept")
-            }
-        case .loggedIn(let login):
-            if let warning = login.notOfflineWarning { Log.warning("capture: warning: " + warning) }
-            if output.json {
-                let life = login.lifetime.map { ["offline_token": $0.isOfflineToken, "expires_at": $0.expiresAt] as [String: Any] } ?? [:]
-                try printJSONLine(life.merging(["logged_in": true, "issuer": settings.issuer, "login_file": settings.loginPath]) { $1 })
-            } else {
-                print("logged in to \(settings.issuer) as \(settings.clientID); the refresh token is in \(settings.loginPath) (mode 600)")
-            }
-        }
-    }
-
-    /// The code and where to enter it, as soon as the issuer gave them.
-    private func show(_ authorization: DeviceAuthorization) throws {
-        if output.json {
-            var first: [String: Any] = [
-                "verification_uri": authorization.verificationURI, "user_code": authorization.userCode,
-                "expires_in": authorization.expiresIn,
-            ]
-            first["verification_uri_complete"] = authorization.verificationURIComplete
-            try printJSONLine(first)
-        } else {
-            print("To log in, open \(authorization.verificationURI) and enter the code \(authorization.userCode)")
-            if let complete = authorization.verificationURIComplete { print("(or open \(complete))") }
-            print("Waiting for the approval; the code expires in \(Self.minutes(authorization.expiresIn))…")
-        }
-        fflush(nil)
-    }
-
-    private static func minutes(_ seconds: Int64) -> String {
-        seconds < 120 ? "\(seconds) s" : "\(seconds / 60) min"
+        let outcome = try await OAuthLogin.logIn(settings, polling: polling) { try output.printLine($0.shown, $0.lines) }
+        if case .loggedIn(let login) = outcome, let warning = login.notOfflineWarning { Log.warning("capture: warning: " + warning) }
+        let report = LoginReport(outcome, settings: settings)
+        try output.printLine(report, [report.line])
     }
 }
 
@@ -111,24 +75,10 @@ struct Logout: AsyncParsableCommand {
         let device = try data.device()
         let path = data.path + "/" + StoredLogin.fileName
         let logout = try await OAuthLogin.logOut(path) { try device.oauth() }
-        guard let login = logout.login else {
-            if output.json { try printJSONLine(["logged_out": false, "reason": "not logged in"]) } else { print("not logged in (no \(path))") }
-            return
-        }
         if let error = logout.revocationError {
             Log.warning("capture: warning: could not revoke the refresh token (\(CLIError.from(error).message)); it may stay valid at the issuer until it expires")
         }
-        if output.json {
-            try printJSONLine(["logged_out": true, "issuer": login.issuer, "revoked": logout.revoked])
-        } else {
-            print("logged out of \(login.issuer): refresh token revoked: \(logout.revoked); \(path) deleted")
-        }
+        let report = LoginReport(logout, path: path)
+        try output.printLine(report, [report.line])
     }
-}
-
-/// One compact JSON object on one line (flushed), for `--json` outputs that come in steps.
-func printJSONLine(_ object: [String: Any]) throws {
-    let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-    print(String(decoding: data, as: UTF8.self))
-    fflush(nil)
 }

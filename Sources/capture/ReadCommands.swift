@@ -41,7 +41,7 @@ struct Show: ParsableCommand {
     func run() throws {
         guard let store = try data.existingStore() else { throw StoreError.measurementNotFound(id) }
         let summary = try store.summary(of: id, qnh: qnh)
-        if output.json { try printJSON(summary) } else { print(summary.text) }
+        try output.print(summary, summary.text)
     }
 }
 
@@ -108,8 +108,8 @@ struct Replay: ParsableCommand {
         let summary = try CaptureRecorder.Replay(
             path: trace, modality: modality, flushInterval: flushInterval.milliseconds, speed: speed
         ).runTimed(into: store)
-        if output.json { try printJSON(summary) } else { print(summary.measurement) }
+        try output.print(summary, "\(summary.measurement)")
         // A finished measurement: with upload.auto it is delivered in the background too.
-        AutomaticDelivery.startIfConfigured(directory: data.path, device: try data.device())
+        try data.device().deliverInBackground()
     }
 }

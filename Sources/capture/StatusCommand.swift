@@ -23,18 +23,7 @@ struct Status: ParsableCommand {
 
     func run() throws {
         let report = try RecorderControl(directory: data.controlPath).status()
-        if let warning = Self.warning(report.exposed) { FileHandle.standardError.write(Data((warning + "\n").utf8)) }
-        if output.json {
-            try printJSON(report)
-        } else {
-            print(report.text(interrupted: "`capture resume` continues on a new track, `capture stop` finishes"))
-        }
-    }
-
-    /// `warning: other users can read /d (mode 755), /d/capture.sqlite (mode 644); run: chmod 700 /d; chmod 600 /d/capture.sqlite`.
-    static func warning(_ exposed: [PrivacyCheck.Exposure]) -> String? {
-        guard !exposed.isEmpty else { return nil }
-        return "warning: other users can read " + exposed.map { "\($0.path) (mode \($0.mode))" }.joined(separator: ", ")
-            + "; run: " + exposed.map(\.chmod).joined(separator: "; ")
+        if let warning = PrivacyCheck.warning(report.exposed) { FileHandle.standardError.write(Data((warning + "\n").utf8)) }
+        try output.print(report, report.text(interrupted: "`capture resume` continues on a new track, `capture stop` finishes"))
     }
 }

@@ -73,34 +73,9 @@ struct Sync: AsyncParsableCommand {
         return lines
     }
 
-    /// What the pass notes, at info level (-v) but for an unknown metering, a warning.
+    /// What the pass notes, at info level (-v) but for a warning.
     @Sendable static func log(_ note: DeliveryPass.Note) {
-        switch note {
-        case .delivering(let reason): Log.info("sync: delivering: \(reason)")
-        case .meteringUnknown: Log.warning("capture: warning: whether the connection is metered is unknown (no NetworkManager); sending")
-        case .pruned(let count): Log.info("sync: pruned \(count) measurement(s) as retention.* allows")
-        case .loginRefreshed(let login): Log.info("sync: login refreshed; it lasts until \(TextFormat.time(login.expiresAt))")
-        case .loginNotRefreshed(let why): Log.warning("capture: warning: the login is due for a refresh that failed (\(why)); the next sync tries again")
-        }
-    }
-}
-
-/// With upload.auto, `capture sync` in the background once a measurement has finished
-/// (``CaptureRecorder/AutomaticDelivery``).
-enum AutomaticDelivery {
-    static func startIfConfigured(directory: String, device: DeviceConfiguration) {
-        guard device.delivery.automatic else { return }
-        switch CaptureRecorder.AutomaticDelivery.start(directory: directory) {
-        case .started(let pid, let log): Log.info("delivering in the background (pid \(pid)); see \(log)")
-        case .failed(let why): Log.warning("capture: warning: cannot start the automatic delivery: \(why)")
-        }
-    }
-}
-
-extension DeviceConfiguration {
-    /// What the recorder does with each ride it ends and keeps (`ride.detect: auto`).
-    var deliverRide: @Sendable (Int64) -> Void {
-        { [self] _ in AutomaticDelivery.startIfConfigured(directory: dataDirectory.value, device: self) }
+        if note.isWarning { Log.warning(note.line) } else { Log.info(note.line) }
     }
 }
 
@@ -150,7 +125,7 @@ struct Prune: ParsableCommand {
     func run() throws {
         let device = try data.device()
         guard let store = try data.existingStore() else {
-            if output.json { try printJSON(PruneReport(dryRun: dryRun)) } else { print("prune: nothing stored") }
+            try output.print(PruneReport(dryRun: dryRun), "prune: nothing stored")
             return
         }
         let report = try store.prune(device.retention, now: Delivery.nowMs(), directory: data.path, dryRun: dryRun)

@@ -54,6 +54,10 @@ public enum OAuthLogin {
         public var revoked: String
         /// Why the refresh token could not be revoked; it may stay valid at the issuer until it expires.
         public var revocationError: (any Error)?
+
+        public init(login: StoredLogin?, revoked: String, revocationError: (any Error)? = nil) {
+            (self.login, self.revoked, self.revocationError) = (login, revoked, revocationError)
+        }
     }
 
     /// Revokes the refresh token of the login at `path` (RFC 7009, if the issuer offers it) and

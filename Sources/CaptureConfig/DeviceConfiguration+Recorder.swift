@@ -1,0 +1,55 @@
+public import CaptureCore
+public import CaptureRecorder
+public import CaptureSensors
+public import CaptureStorage
+
+/// What the device's configuration says about recording: the recorder's settings, the sources,
+/// and what happens to a finished ride. `capture start`, the recorder process and every command
+/// that finishes a measurement ask here, so that the configuration is read the same way by all.
+extension DeviceConfiguration {
+    /// The settings of a new recorder: each value given (from the command line) or, for nil, the
+    /// configuration's (`capture.modality`, `capture.flush_interval`), with the retention policy
+    /// and the ride rules.
+    public func recorder(
+        modality: Modality?, flushInterval milliseconds: Int64?, sourceOptions: SourceOptions, recordTrace: String?,
+        maximumSize: ByteSize?, gnssTime: GNSSTimePolicy
+    ) -> RecorderConfiguration {
+        let configuration = RecorderConfiguration(
+            directory: dataDirectory.value, modality: modality ?? self.modality.value, sources: [],
+            sourceOptions: sourceOptions, recordTrace: recordTrace,
+            flushInterval: milliseconds ?? Int64((flushInterval.value.seconds * 1000).rounded()),
+            maximumSize: maximumSize, gnssTime: gnssTime)
+        return withPolicies(configuration)
+    }
+
+    /// `configuration` with this configuration's retention policy and ride rules, which the
+    /// recorder process reads from the file itself (they are not in its command line).
+    public func withPolicies(_ configuration: RecorderConfiguration) -> RecorderConfiguration {
+        var configuration = configuration
+        (configuration.retention, configuration.ride) = (retention, ride)
+        return configuration
+    }
+
+    /// The source specs to record from: `chosen` (`--source`), else `capture.sources`, else every
+    /// source found; each is said at info level (`-v`) with what it is.
+    public func sources(_ chosen: [String], options: SourceOptions) throws -> [String] {
+        let selection = try SourceRegistry.standard.select(chosen.isEmpty ? sources.value : chosen, options: options)
+        for source in selection.announcements { Log.info("using \(source.spec): \(source.summary)") }
+        return selection.specs
+    }
+
+    /// With `upload.auto`: `capture sync` in the background, once a measurement has finished
+    /// (``AutomaticDelivery``); what it did is said at info level, a failure to start as a warning.
+    public func deliverInBackground() {
+        guard delivery.automatic else { return }
+        switch AutomaticDelivery.start(directory: dataDirectory.value) {
+        case .started(let pid, let log): Log.info("delivering in the background (pid \(pid)); see \(log)")
+        case .failed(let why): Log.warning("capture: warning: cannot start the automatic delivery: \(why)")
+        }
+    }
+
+    /// What the recorder does with each ride it ends and keeps (`ride.detect: auto`).
+    public var deliverRide: @Sendable (Int64) -> Void {
+        { [self] _ in deliverInBackground() }
+    }
+}
