@@ -79,12 +79,6 @@ public final class FaultPlan: Sendable {
         public var contentLength: Int64
         /// Whether it ends at the last byte (`Content-Range: bytes a-(N-1)/N`).
         public var isFinal: Bool
-
-        /// Creates a description.
-        public init(contentLength: Int64, isFinal: Bool) {
-            self.contentLength = contentLength
-            self.isFinal = isFinal
-        }
     }
 
     /// A fault decided for one request.

@@ -23,8 +23,12 @@ extension CyfaceTransferFile {
                 bits(0)
             }
         }
-        integer(Int64(fixes.count))
-        for fix in fixes {
+        /// A list: its length, then each element as `element` hashes it.
+        func list<Element>(_ elements: [Element], _ element: (Element) -> Void) {
+            integer(Int64(elements.count))
+            elements.forEach(element)
+        }
+        list(fixes) { fix in
             integer(fix.timestamp)
             real(fix.latitude)
             real(fix.longitude)
@@ -34,8 +38,7 @@ extension CyfaceTransferFile {
             optional(fix.speed)
             optional(fix.course)
         }
-        integer(Int64(events.count))
-        for event in events {
+        list(events) { event in
             integer(event.timestamp)
             integer(Int64(event.type.rawValue))
             if let value = event.value {
@@ -47,9 +50,7 @@ extension CyfaceTransferFile {
             }
         }
         for sensor in MotionSensor.allCases {
-            let values = self.samples(of: sensor)
-            integer(Int64(values.count))
-            for sample in values {
+            list(samples(of: sensor)) { sample in
                 integer(sample.timestamp)
                 real(sample.x)
                 real(sample.y)

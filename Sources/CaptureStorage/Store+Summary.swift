@@ -68,43 +68,6 @@ public struct MeasurementSummary: Sendable, Codable {
         public var value: String?
     }
 
-    /// Altitude from pressure: relative to the first sample with the standard sea-level
-    /// pressure (1013.25 hPa), or absolute with a QNH. Heights in metres (rounded to mm).
-    public struct BarometricAltitude: Sendable, Codable {
-        /// What the heights are measured from.
-        public enum Kind: String, Sendable, Codable {
-            /// Metres above the first sample.
-            case relative
-            /// Metres above sea level (a QNH was given).
-            case absolute
-        }
-
-        /// `relative` (metres above the first sample) or `absolute` (metres above sea level).
-        public var kind: Kind
-        /// The sea-level pressure used, hPa.
-        public var seaLevelPressure: Double
-        public var firstPressure: Double
-        public var lastPressure: Double
-        public var start: Double
-        public var end: Double
-        public var min: Double
-        public var max: Double
-        /// Sum of the rises of the altitude smoothed over 20 samples (the Cyface window).
-        public var climb: Double
-
-        init(_ profile: BarometricProfile) {
-            kind = profile.isRelative ? .relative : .absolute
-            seaLevelPressure = profile.seaLevelPressure
-            firstPressure = profile.firstPressure
-            lastPressure = profile.lastPressure
-            start = MeasurementSummary.millimetres(profile.start)
-            end = MeasurementSummary.millimetres(profile.end)
-            min = MeasurementSummary.millimetres(profile.min)
-            max = MeasurementSummary.millimetres(profile.max)
-            climb = MeasurementSummary.millimetres(profile.climb)
-        }
-    }
-
     public var id: Int64
     /// `capturing`, `paused` or `finished`, as stored.
     public var status: MeasurementState
@@ -125,7 +88,9 @@ public struct MeasurementSummary: Sendable, Codable {
     public var figures: RideFigures
     /// The barometer's profile in detail (first and last pressure, the sea-level pressure used),
     /// when the measurement has pressure samples; the ride's altitude is `figures.altitude`.
-    public var barometricAltitude: BarometricAltitude?
+    /// Relative to the first sample with the standard sea-level pressure (1013.25 hPa), or
+    /// absolute with a QNH; heights in metres rounded to mm.
+    public var barometricAltitude: BarometricProfile?
     public var upload: UploadSummary
     /// Its attachments and their upload state (absent when it has none).
     public var attachments: [AttachmentRecord]? = nil
@@ -195,7 +160,7 @@ extension Store {
             distanceMeters: figures.distanceMeters, boundingBox: box, tracks: tracks,
             events: events.map { MeasurementSummary.EventSummary(timestamp: $0.timestamp, type: $0.type.name, value: $0.value) },
             figures: figures,
-            barometricAltitude: BarometricProfile(hectopascals: pressures, qnh: qnh).map(MeasurementSummary.BarometricAltitude.init),
+            barometricAltitude: BarometricProfile(hectopascals: pressures, qnh: qnh)?.roundingHeights(MeasurementSummary.millimetres),
             upload: try uploadSummary(of: id, stoppedAt: record.endTime),
             attachments: try attachments(of: id).nilIfEmpty, clockCorrectionMs: try clockCorrection(of: id),
             part: try part(of: id))

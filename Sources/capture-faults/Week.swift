@@ -27,11 +27,17 @@ struct Week {
     static let hour: Int64 = 3_600_000
     static let faketime = "/usr/bin/faketime"
 
+    /// Throws unless Debian's `faketime` is installed: the week and the month run every command
+    /// under it.
+    static func requireFaketime() throws {
+        guard access(faketime, X_OK) == 0 else {
+            throw CampaignError("\(faketime) is missing: run scripts/setup (Debian's faketime package)")
+        }
+    }
+
     func run() throws -> Tally {
         let tally = Tally("a week of rides (\(days) d), collector down half the time")
-        guard access(Self.faketime, X_OK) == 0 else {
-            throw CampaignError("\(Self.faketime) is missing: run scripts/setup (Debian's faketime package)")
-        }
+        try Self.requireFaketime()
         let root = try context.directory("week")
         let data = root + "/data"
         let text = try TraceText(path: context.trace)

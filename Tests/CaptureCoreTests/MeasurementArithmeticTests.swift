@@ -21,7 +21,7 @@ import Testing
 
     @Test func relativeProfileStartsAtZero() throws {
         let profile = try #require(BarometricProfile(hectopascals: [1000.5, 1000.25, 1000.0], qnh: nil))
-        #expect(profile.isRelative)
+        #expect(profile.kind == .relative)
         #expect(profile.seaLevelPressure == BarometricAltitude.standardSeaLevelPressure)
         #expect(profile.firstPressure == 1000.5 && profile.lastPressure == 1000.0)
         #expect(profile.start == 0 && profile.min == 0)
@@ -33,7 +33,7 @@ import Testing
 
     @Test func absoluteProfileWithQNHAndInvalidSamples() throws {
         let profile = try #require(BarometricProfile(hectopascals: [0, 1000.5, .nan, 1000.0], qnh: 1020))
-        #expect(!profile.isRelative && profile.seaLevelPressure == 1020)
+        #expect(profile.kind == .absolute && profile.seaLevelPressure == 1020)
         // Invalid pressures give no height, but the first and last pressures are reported as read.
         #expect(profile.firstPressure == 0 && profile.lastPressure == 1000.0)
         #expect(abs(profile.start - 162.535) < 0.001 && abs(profile.end - 166.736) < 0.001)

@@ -7,12 +7,7 @@ import Testing
 
 /// The recorder's decisions, event by event: no threads, no files, no clocks (every time is given).
 @Suite("The recorder's state machine, event by event")
-struct RecorderStateMachineTests {
-    typealias Machine = RecorderStateMachine
-    typealias Action = RecorderStateMachine.Action
-
-    static let t0: Int64 = 1_700_000_000_000
-
+struct RecorderStateMachineTests: StateMachineSuite {
     static func accelerations(_ count: Int, from time: Int64) -> [Sample] {
         (0..<count).map { .motion(.accelerometer, MotionSample(timestamp: time + Int64($0), x: 0, y: 0, z: 9.81)) }
     }
@@ -26,10 +21,6 @@ struct RecorderStateMachineTests {
         _ = try machine.start(modality: .bicycle, at: t0)
         _ = machine.began(measurement: 7, at: t0)
         return machine
-    }
-
-    static func stagedFlushes(_ actions: [Action]) -> [Flush] {
-        actions.compactMap { if case .stage(let flush) = $0 { flush } else { nil } }
     }
 
     @Test func aStartBeginsTheMeasurementThenJournalsAndTracesIt() throws {

@@ -7,11 +7,7 @@ import Testing
 /// The ride rules (`ride.detect: auto`) on the recorder's state value, event by event: armed,
 /// motion, still, the end of a ride, `capture stop`, a shutdown. No threads, no files, no clocks.
 @Suite("Rides that follow motion, event by event")
-struct RideRulesTests {
-    typealias Machine = RecorderStateMachine
-    typealias Action = RecorderStateMachine.Action
-
-    static let t0: Int64 = 1_700_000_000_000
+struct RideRulesTests: StateMachineSuite {
     static let settings = RideSettings(detect: .auto, endAfterStill: 10_000, preRoll: 3_000, minDistance: 50)
 
     /// An accelerometer (host clock) and a receiver (GNSS clock, on time).
@@ -59,7 +55,7 @@ struct RideRulesTests {
             }
         }
 
-        var staged: [Flush] { actions.compactMap { if case .stage(let flush) = $0 { flush } else { nil } } }
+        var staged: [Flush] { RideRulesTests.stagedFlushes(actions) }
     }
 
     @Test func armedTheRecorderKeepsThePreRollAndWritesNothing() {
@@ -223,9 +219,7 @@ struct RideRulesTests {
         }
         let begin = try #require(actions[end...].firstIndex { $0.beginsRide }, sourceLocation: sourceLocation)
         #expect(begin > end, sourceLocation: sourceLocation)
-        let flushes = { (range: Range<Int>) in
-            actions[range].compactMap { if case .stage(let flush) = $0 { flush } else { nil } }
-        }
+        let flushes = { (range: Range<Int>) in stagedFlushes(actions[range]) }
         // The old measurement's flushes: from its beginning (the last one begun before the seam).
         let first = actions[..<end].lastIndex { $0.beginsRide } ?? 0
         let before = flushes(first..<end)

@@ -9,7 +9,12 @@ import Testing
 /// `drop_unsent: oldest` says so.
 @Suite struct RetentionTests {
     let directory = TemporaryDirectory()
+    let store: Store
     static let day: Int64 = 86_400_000
+
+    init() throws {
+        store = try Store(directory: directory.path)
+    }
 
     /// A finished measurement of `samples` accelerometer samples, stopped at `end`.
     @discardableResult
@@ -24,6 +29,15 @@ import Testing
         try store.commit(engine.takeFlush(), to: id)
         try store.commit(try engine.apply(.stop, at: end), to: id)
         return id
+    }
+
+    /// Marks `id` delivered at `time`: `finishUpload` stamps the wall clock, moved here onto the
+    /// test's timeline.
+    func deliver(_ id: Int64, at time: Int64, in store: Store) throws {
+        try store.finishUpload(of: id, status: .uploaded)
+        try store.write { db in
+            try db.execute(sql: "UPDATE upload SET uploaded_at = ? WHERE measurement_id = ?", arguments: [time, id])
+        }
     }
 
     func ids(_ store: Store) throws -> Set<Int64> { Set(try store.measurements().map(\.id)) }
@@ -42,18 +56,12 @@ import Testing
     }
 
     @Test func deliveredMeasurementsGoAfterTheirDaysUnsentOnesStay() throws {
-        let store = try Store(directory: directory.path)
         let now = 100 * Self.day
         let old = try record(store, end: now - 40 * Self.day)
         let recent = try record(store, end: now - 5 * Self.day)
         let unsent = try record(store, end: now - 60 * Self.day)
-        try store.finishUpload(of: old, status: .uploaded)
-        try store.finishUpload(of: recent, status: .uploaded)
-        // uploaded_at is the wall clock of finishUpload: move it to the test's timeline.
-        try store.write { db in
-            try db.execute(sql: "UPDATE upload SET uploaded_at = ? WHERE measurement_id = ?", arguments: [now - 35 * Self.day, old])
-            try db.execute(sql: "UPDATE upload SET uploaded_at = ? WHERE measurement_id = ?", arguments: [now - 4 * Self.day, recent])
-        }
+        try deliver(old, at: now - 35 * Self.day, in: store)
+        try deliver(recent, at: now - 4 * Self.day, in: store)
         let report = try store.prune(RetentionPolicy(keepUploadedDays: 30), now: now, directory: directory.path)
         #expect(report.removed.map(\.measurement) == [old])
         #expect(try ids(store) == [recent, unsent])
@@ -66,7 +74,6 @@ import Testing
     /// next prune removes them, whatever it removes itself, and leaves the files of every
     /// measurement still there, and of an id not handed out yet, alone.
     @Test func aPruneRemovesTheFilesOfRidesRemovedBeforeACut() throws {
-        let store = try Store(directory: directory.path)
         let now = 100 * Self.day
         let removed = try record(store, end: now - 3 * Self.day)
         let kept = try record(store, end: now - 2 * Self.day)
@@ -92,19 +99,14 @@ import Testing
     }
 
     @Test func overBudgetTheEarliestDeliveredGoFirstAndUnsentOnlyWithOldest() throws {
-        let store = try Store(directory: directory.path)
         let now = 100 * Self.day
         let first = try record(store, end: now - 3 * Self.day)
         let second = try record(store, end: now - 2 * Self.day)
         let unsentOld = try record(store, end: now - 9 * Self.day)
         let unsentNew = try record(store, end: now - 1 * Self.day)
         // Delivered in this order: `second` a day before `first`.
-        for (id, at) in [(second, now - 2 * Self.day), (first, now - Self.day)] {
-            try store.finishUpload(of: id, status: .uploaded)
-            try store.write { db in
-                try db.execute(sql: "UPDATE upload SET uploaded_at = ? WHERE measurement_id = ?", arguments: [at, id])
-            }
-        }
+        try deliver(second, at: now - 2 * Self.day, in: store)
+        try deliver(first, at: now - Self.day, in: store)
         let size = try store.databaseSize()
         // A budget a little under what is in use: one delivered measurement must go.
         let budget = RetentionPolicy(keepUploadedDays: nil, maxStoreSize: ByteSize(bytes: size - 4096)!)
@@ -135,7 +137,6 @@ import Testing
     }
 
     @Test func theOpenMeasurementIsNeverTouched() throws {
-        let store = try Store(directory: directory.path)
         var engine = Recording()
         let open = try store.begin(try engine.apply(.start(.car), at: 1_000), sources: "trace:x")
         let policy = RetentionPolicy(keepUploadedDays: 0, maxStoreSize: ByteSize(bytes: 4096)!, dropUnsent: .oldest)

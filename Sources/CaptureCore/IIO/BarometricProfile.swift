@@ -5,12 +5,20 @@
 /// QNH. Invalid pressures (non-positive, not finite) give no height. The climb is the sum of the
 /// rises of the heights smoothed with a moving average over ``smoothingWindow`` samples, so
 /// sensor noise does not add up to metres.
-public struct BarometricProfile: Sendable, Equatable {
+public struct BarometricProfile: Sendable, Equatable, Codable {
+    /// What the heights are measured from.
+    public enum Kind: String, Sendable, Codable {
+        /// Metres above the first valid sample.
+        case relative
+        /// Metres above sea level (a QNH was given).
+        case absolute
+    }
+
     /// Samples per moving-average window of the climb (the Cyface window).
     public static let smoothingWindow = 20
 
-    /// `true`: heights are metres above the first valid sample; `false`: above sea level (QNH given).
-    public var isRelative: Bool
+    /// `relative` (metres above the first valid sample) or `absolute` (above sea level).
+    public var kind: Kind
     /// The sea-level pressure used, hPa.
     public var seaLevelPressure: Double
     /// The first and last sample's pressure, hPa (valid or not).
@@ -32,7 +40,7 @@ public struct BarometricProfile: Sendable, Equatable {
         guard let first = hectopascals.first, let last = hectopascals.last,
             let heights = Self.heights(hectopascals: hectopascals, qnh: qnh)
         else { return nil }
-        isRelative = qnh == nil
+        kind = qnh == nil ? .relative : .absolute
         seaLevelPressure = qnh ?? BarometricAltitude.standardSeaLevelPressure
         firstPressure = first
         lastPressure = last
@@ -41,6 +49,15 @@ public struct BarometricProfile: Sendable, Equatable {
         min = heights.min() ?? 0
         max = heights.max() ?? 0
         climb = Self.climb(heights)
+    }
+
+    /// The profile with its heights and climb rounded by `round` (`capture show` rounds them to
+    /// millimetres); the pressures stay as they are.
+    public func roundingHeights(_ round: (Double) -> Double) -> Self {
+        var rounded = self
+        (rounded.start, rounded.end, rounded.min, rounded.max) = (round(start), round(end), round(min), round(max))
+        rounded.climb = round(climb)
+        return rounded
     }
 
     /// The heights of the valid samples of `hectopascals`, metres: above the first valid sample

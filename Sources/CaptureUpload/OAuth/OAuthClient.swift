@@ -21,14 +21,6 @@ public struct IssuerEndpoints: Sendable, Equatable, Codable {
         case deviceAuthorizationEndpoint = "device_authorization_endpoint"
         case revocationEndpoint = "revocation_endpoint"
     }
-
-    /// Creates endpoints (tests).
-    public init(issuer: String, tokenEndpoint: String, deviceAuthorizationEndpoint: String?, revocationEndpoint: String?) {
-        self.issuer = issuer
-        self.tokenEndpoint = tokenEndpoint
-        self.deviceAuthorizationEndpoint = deviceAuthorizationEndpoint
-        self.revocationEndpoint = revocationEndpoint
-    }
 }
 
 /// What a token endpoint gives (RFC 6749 §5.1). Its descriptions never show a token.

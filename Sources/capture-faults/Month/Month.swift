@@ -37,9 +37,7 @@ struct Month {
 
     func run() throws -> Tally {
         let tally = Tally("a month in the field (\(days) d), nobody at a shell")
-        guard access(Week.faketime, X_OK) == 0 else {
-            throw CampaignError("\(Week.faketime) is missing: run scripts/setup (Debian's faketime package)")
-        }
+        try Week.requireFaketime()
         let root = try context.directory("month")
         let data = root + "/data"
         let box = try MonthBox(root: root + "/box")

@@ -26,15 +26,11 @@ extension PowerCuts {
         var done = 0
         var doneNear = 0
         for run in 0..<runs {
-            let (data, ride) = try storeWithRide("power-live", ride: ridePath)
-            let reference = try Store.inspect(data) { try $0.counts(of: ride) }
-            let snapshot = try DirectorySnapshot(root: data)
             let journal = context.work + "/power-live-\(run).journal"
-            let env = environment(root: data, journal: journal)
-            let started = try context.capture(
-                ["start", "--json", "--flush-interval", format(flushInterval), "--modality", "BICYCLE", "--source", "trace:" + context.trace],
-                dataDirectory: data, environment: env)
-            guard tally.check(started.status == 0, "live run \(run): capture start under the shim: \(started.summary)") else { continue }
+            guard
+                let (data, ride, reference, snapshot, env) = try startUnderShim(
+                    "power-live", ride: ridePath, journal: journal, options: ["--modality", "BICYCLE"], label: "live run \(run)", tally: tally)
+            else { continue }
             // Every other run another process reads the store through the commands (issue 28,
             // item 5): their events wait in the flush log and go in once it lets go.
             let reader = try run % 2 == 0 ? nil : Child(

@@ -17,15 +17,12 @@ extension PowerCuts {
         let runs = max(1, min(cuts / 10, 5))
         var done = 0
         for run in 0..<runs {
-            let (first, ride) = try storeWithRide("power-replay", ride: ridePath)
-            let rideCounts = try Store.inspect(first) { try $0.counts(of: ride) }
             // The recording, cut.
-            let recording = try DirectorySnapshot(root: first)
             let recordingJournal = context.work + "/power-replay-\(run)-recording.journal"
-            let started = try context.capture(
-                ["start", "--json", "--flush-interval", format(flushInterval), "--source", "trace:" + context.trace],
-                dataDirectory: first, environment: environment(root: first, journal: recordingJournal))
-            guard tally.check(started.status == 0, "replay run \(run): capture start under the shim: \(started.summary)") else { continue }
+            guard
+                let (first, ride, rideCounts, recording, _) = try startUnderShim(
+                    "power-replay", ride: ridePath, journal: recordingJournal, label: "replay run \(run)", tally: tally)
+            else { continue }
             // The cut comes 2–4 s into the recording (the recorder is stopped afterwards, so
             // that no process is killed while it writes the journal).
             Clock.sleep(2 + context.uniform(0...2))
@@ -47,34 +44,26 @@ extension PowerCuts {
             tally.check(reference > 0, "replay run \(run): nothing of the recording was on the medium after the cut")
             let states = CrashStates(root: data, snapshot: snapshot, journal: try PowerJournal(path: journal))
             let count = (cuts - done) / (runs - run)
-            for cut in cutPoints(count, states: states) {
-                tally.runs += 1
-                let label = "replay cut \(tally.runs) at step \(cut) of \(states.stepCount)"
-                do {
-                    try onState(states, cut: cut, mode: .powerCut, name: "power-replay-cut", tally: tally, figures: figures) { directory in
-                        let (integrity, counts, open) = try Store.inspect(directory) { store in
-                            (try store.integrityCheck(), try store.counts(of: ride), try store.measurements().contains(where: \.isOpen))
-                        }
-                        tally.check(integrity == "ok", "\(label): integrity_check: \(integrity)")
-                        tally.check(counts == rideCounts, "\(label): the earlier ride changed: \(rideCounts) → \(counts)")
-                        let stop = try context.capture(["stop", "--json"], dataDirectory: directory)
-                        tally.check(stop.status == 0 || (stop.status == 4 && !open), "\(label): capture stop again: \(stop.summary)")
-                        let (after, stillOpen) = try Store.inspect(directory) { store in
-                            let records = try store.measurements()
-                            return (
-                                try records.filter { $0.id != ride }.map { try store.counts(of: $0.id).total }.reduce(0, +),
-                                records.filter(\.isOpen).map(\.id)
-                            )
-                        }
-                        figures.worstLoss = max(figures.worstLoss, reference - after)
-                        tally.check(after == reference, "\(label): \(after) samples after the boot, \(reference) before the cut")
-                        tally.check(stillOpen.isEmpty, "\(label): still open after stop: \(stillOpen)")
-                        checkAttachments(directory, label: label, tally: tally)
-                        checkDoctor(directory, label: label, tally: tally)
-                    }
-                } catch {
-                    tally.check(false, "\(label): \(error)")
+            cutEach(cutPoints(count, states: states), of: states, name: "replay", tally: tally, figures: figures) { directory, label in
+                let (integrity, counts, open) = try Store.inspect(directory) { store in
+                    (try store.integrityCheck(), try store.counts(of: ride), try store.measurements().contains(where: \.isOpen))
                 }
+                tally.check(integrity == "ok", "\(label): integrity_check: \(integrity)")
+                tally.check(counts == rideCounts, "\(label): the earlier ride changed: \(rideCounts) → \(counts)")
+                let stop = try context.capture(["stop", "--json"], dataDirectory: directory)
+                tally.check(stop.status == 0 || (stop.status == 4 && !open), "\(label): capture stop again: \(stop.summary)")
+                let (after, stillOpen) = try Store.inspect(directory) { store in
+                    let records = try store.measurements()
+                    return (
+                        try records.filter { $0.id != ride }.map { try store.counts(of: $0.id).total }.reduce(0, +),
+                        records.filter(\.isOpen).map(\.id)
+                    )
+                }
+                figures.worstLoss = max(figures.worstLoss, reference - after)
+                tally.check(after == reference, "\(label): \(after) samples after the boot, \(reference) before the cut")
+                tally.check(stillOpen.isEmpty, "\(label): still open after stop: \(stillOpen)")
+                checkAttachments(directory, label: label, tally: tally)
+                checkDoctor(directory, label: label, tally: tally)
             }
             done += count
         }

@@ -56,40 +56,29 @@ extension PowerCuts {
         guard tally.check(pass.status == 0, "capture sync under the shim: \(pass.summary)") else { return }
         guard tally.check(leftOf(files.keys, in: data).isEmpty, "the pass under the shim did not prune: \(leftOf(files.keys, in: data))")
         else { return }
-        let journal = try PowerJournal(path: journalPath)
-        let states = CrashStates(root: data, snapshot: snapshot, journal: journal)
-        let serialising = serialisingSteps(journal, states: states)
-        for cut in cutPoints(cuts, states: states, within: serialising) {
-            tally.runs += 1
-            let label = "sync cut \(tally.runs) at step \(cut) of \(states.stepCount)"
-            if serialising.contains(where: { $0.contains(cut) }) { figures.counts["serialising", default: 0] += 1 }
-            do {
-                try onState(states, cut: cut, mode: .powerCut, name: "power-sync-cut", tally: tally, figures: figures) { directory in
-                    let (integrity, held) = try Store.inspect(directory) { store in
-                        (try store.integrityCheck(), try store.measurements().map { ($0.id, try store.counts(of: $0.id)) })
-                    }
-                    tally.check(integrity == "ok", "\(label): integrity_check: \(integrity)")
-                    if held.count < files.count { figures.counts["pruned", default: 0] += 1 }
-                    for (id, found) in held {
-                        tally.check(found == counts[id], "\(label): measurement \(id) is not whole: \(found), was \(counts[id].map { "\($0)" } ?? "none")")
-                    }
-                    checkAttachments(directory, label: label, tally: tally)
-                    // The next pass of the timer.
-                    let next = try context.capture(["sync", "--now", "--json"], dataDirectory: directory, environment: settings)
-                    tally.check(next.status == 0, "\(label): capture sync after the cut: \(next.summary)")
-                    let stored = try collector.stored()
-                    for (id, bytes) in files {
-                        let copies = stored.filter { $0.measurement == String(id) }
-                        tally.check(copies.count == 1, "\(label): measurement \(id) stored \(copies.count) times")
-                        tally.check(copies.allSatisfy { $0.bytes == bytes }, "\(label): measurement \(id) stored bytes differ from capture export")
-                    }
-                    let left = leftOf(files.keys, in: directory)
-                    tally.check(left.isEmpty, "\(label): left after the next pass: \(left.joined(separator: ", "))")
-                    checkDoctor(directory, label: label, tally: tally, environment: settings)
-                }
-            } catch {
-                tally.check(false, "\(label): \(error)")
+        try cutSerialising(cuts, data: data, snapshot: snapshot, journal: journalPath, name: "sync", tally: tally, figures: figures) {
+            directory, label in
+            let (integrity, held) = try Store.inspect(directory) { store in
+                (try store.integrityCheck(), try store.measurements().map { ($0.id, try store.counts(of: $0.id)) })
             }
+            tally.check(integrity == "ok", "\(label): integrity_check: \(integrity)")
+            if held.count < files.count { figures.counts["pruned", default: 0] += 1 }
+            for (id, found) in held {
+                tally.check(found == counts[id], "\(label): measurement \(id) is not whole: \(found), was \(counts[id].map { "\($0)" } ?? "none")")
+            }
+            checkAttachments(directory, label: label, tally: tally)
+            // The next pass of the timer.
+            let next = try context.capture(["sync", "--now", "--json"], dataDirectory: directory, environment: settings)
+            tally.check(next.status == 0, "\(label): capture sync after the cut: \(next.summary)")
+            let stored = try collector.stored()
+            for (id, bytes) in files {
+                let copies = stored.filter { $0.measurement == String(id) }
+                tally.check(copies.count == 1, "\(label): measurement \(id) stored \(copies.count) times")
+                tally.check(copies.allSatisfy { $0.bytes == bytes }, "\(label): measurement \(id) stored bytes differ from capture export")
+            }
+            let left = leftOf(files.keys, in: directory)
+            tally.check(left.isEmpty, "\(label): left after the next pass: \(left.joined(separator: ", "))")
+            checkDoctor(directory, label: label, tally: tally, environment: settings)
         }
     }
 
@@ -106,6 +95,21 @@ extension PowerCuts {
             left.append("attachments/" + name)
         }
         return left
+    }
+
+    /// The run journalled into `journal` (from `snapshot` of `data`) cut `count` times, one in
+    /// five while a transfer file was being written (counted as `serialising`), each state
+    /// checked by `checks` (``cutEach(_:of:name:tally:figures:_:)``).
+    func cutSerialising(
+        _ count: Int, data: String, snapshot: DirectorySnapshot, journal path: String, name: String, tally: Tally, figures: Figures,
+        _ checks: (_ directory: String, _ label: String) throws -> Void
+    ) throws {
+        let journal = try PowerJournal(path: path)
+        let states = CrashStates(root: data, snapshot: snapshot, journal: journal)
+        let serialising = serialisingSteps(journal, states: states)
+        let points = cutPoints(count, states: states, within: serialising)
+        figures.counts["serialising", default: 0] += points.filter { cut in serialising.contains { $0.contains(cut) } }.count
+        cutEach(points, of: states, name: name, tally: tally, figures: figures, checks)
     }
 
     /// ``cutPoints(_:states:)``, with every fifth point moved into one of `spans` (a step of

@@ -159,6 +159,25 @@ struct PowerCuts {
         return (data, id)
     }
 
+    /// A new data directory named after `name` holding the ride at `ridePath`
+    /// (``storeWithRide(_:ride:)``), its counts and a snapshot, then a recorder started there on
+    /// the trace (`options` added) under the shim, journalling into `journal`, with the
+    /// environment that does so; `nil` when the start failed (a failed check of `tally`, named
+    /// after `label`).
+    func startUnderShim(
+        _ name: String, ride ridePath: String, journal: String, options: [String] = [], label: String, tally: Tally
+    ) throws -> (data: String, ride: Int64, rideCounts: SampleCounts, snapshot: DirectorySnapshot, environment: [String])? {
+        let (data, ride) = try storeWithRide(name, ride: ridePath)
+        let rideCounts = try Store.inspect(data) { try $0.counts(of: ride) }
+        let snapshot = try DirectorySnapshot(root: data)
+        let underShim = environment(root: data, journal: journal)
+        let started = try context.capture(
+            ["start", "--json", "--flush-interval", format(flushInterval)] + options + ["--source", "trace:" + context.trace],
+            dataDirectory: data, environment: underShim)
+        guard tally.check(started.status == 0, "\(label): capture start under the shim: \(started.summary)") else { return nil }
+        return (data, ride, rideCounts, snapshot, underShim)
+    }
+
     /// The environment that puts a command under the shim, journalling into `journal`.
     func environment(root: String, journal: String) -> [String] {
         ["LD_PRELOAD=" + shim, "POWERCUT_ROOT=" + root, "POWERCUT_JOURNAL=" + journal]
@@ -184,6 +203,26 @@ struct PowerCuts {
             }
         }
         try checks(directory)
+    }
+
+    /// Cuts `states` at each of `points`, one run of `tally` each, labelled "`name` cut N at step
+    /// S of T": ``onState(_:cut:mode:name:tally:figures:_:)`` with `checks`, given the state's
+    /// directory and that label; an error fails the run.
+    func cutEach(
+        _ points: [Int], of states: CrashStates, name: String, tally: Tally, figures: Figures,
+        _ checks: (_ directory: String, _ label: String) throws -> Void
+    ) {
+        for cut in points {
+            tally.runs += 1
+            let label = "\(name) cut \(tally.runs) at step \(cut) of \(states.stepCount)"
+            do {
+                try onState(states, cut: cut, mode: .powerCut, name: "power-\(name)-cut", tally: tally, figures: figures) {
+                    try checks($0, label)
+                }
+            } catch {
+                tally.check(false, "\(label): \(error)")
+            }
+        }
     }
 
     /// Points to cut at: half anywhere, half right before a sync (its writes done, not yet durable).
@@ -299,25 +338,14 @@ struct PowerCuts {
         let options = ["--json", "--retry-budget", "60", "--chunk-size", "65536"] + collector.uploadArguments
         let first = try context.capture(["upload"] + options, dataDirectory: data, environment: environment(root: data, journal: journal))
         guard tally.check(first.status == 0, "capture upload under the shim: \(first.summary)") else { return }
-        let recorded = try PowerJournal(path: journal)
-        let states = CrashStates(root: data, snapshot: snapshot, journal: recorded)
-        let serialising = serialisingSteps(recorded, states: states)
-        for cut in cutPoints(cuts, states: states, within: serialising) {
-            tally.runs += 1
-            let label = "upload cut \(tally.runs) at step \(cut) of \(states.stepCount)"
-            if serialising.contains(where: { $0.contains(cut) }) { figures.counts["serialising", default: 0] += 1 }
-            do {
-                try onState(states, cut: cut, mode: .powerCut, name: "power-upload-cut", tally: tally, figures: figures) { directory in
-                    let integrity = try Store.inspect(directory) { try $0.integrityCheck() }
-                    tally.check(integrity == "ok", "\(label): integrity_check: \(integrity)")
-                    let again = try context.capture(["upload"] + options, dataDirectory: directory)
-                    tally.check(again.status == 0, "\(label): capture upload after the cut: \(again.summary)")
-                    try checkDelivered(files, to: collector, from: directory, label: label, tally: tally)
-                    checkDoctor(directory, label: label, tally: tally)
-                }
-            } catch {
-                tally.check(false, "\(label): \(error)")
-            }
+        try cutSerialising(cuts, data: data, snapshot: snapshot, journal: journal, name: "upload", tally: tally, figures: figures) {
+            directory, label in
+            let integrity = try Store.inspect(directory) { try $0.integrityCheck() }
+            tally.check(integrity == "ok", "\(label): integrity_check: \(integrity)")
+            let again = try context.capture(["upload"] + options, dataDirectory: directory)
+            tally.check(again.status == 0, "\(label): capture upload after the cut: \(again.summary)")
+            try checkDelivered(files, to: collector, from: directory, label: label, tally: tally)
+            checkDoctor(directory, label: label, tally: tally)
         }
     }
 
