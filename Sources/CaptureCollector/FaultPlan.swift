@@ -90,7 +90,7 @@ public final class FaultPlan: Sendable {
     }
 
     /// The counted kinds other than ``Kind/drop``, in the order they hit, each with its count.
-    private static let counted: [(Kind, WritableKeyPath<Configuration, Int> & Sendable)] = [
+    private static let counted: [(Kind, any WritableKeyPath<Configuration, Int> & Sendable)] = [
         (.serverError, \.serverErrors), (.expire, \.expire), (.omitRange, \.omitRange),
         (.loseFinal, \.loseFinal), (.unavailable, \.unavailable),
     ]
