@@ -77,6 +77,9 @@ public struct UploadRun: Sendable {
         /// cut into parts within it before anything is sent (the collector would refuse it, 422,
         /// on every run); an attachment that large is marked skipped. Nil: none.
         public var payloadLimit: Int64?
+        /// What retry budgets are counted on and back-offs sleep on (tests: a clock that moves
+        /// only when a back-off sleeps).
+        public var clock: any Clock<Duration> = ContinuousClock()
 
         /// The Cyface collector's default `measurement.payload.limit`: 100 MiB.
         public static let collectorPayloadLimit: Int64 = 104_857_600
@@ -148,7 +151,8 @@ public struct UploadRun: Sendable {
         let chosen = try selection.measurements(in: store)
         let uploader = Uploader(
             baseURL: collectorURL, authenticator: authenticator, chunkSize: options.chunkSize,
-            policy: options.retryPolicy, trustedOrigins: trustedOrigins, userAgent: options.userAgent, logger: logger)
+            policy: options.retryPolicy, trustedOrigins: trustedOrigins, userAgent: options.userAgent, logger: logger,
+            clock: options.clock)
         var results: [UploadResult] = []
         do {
             measurements: for chosenID in chosen {

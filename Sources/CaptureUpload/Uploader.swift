@@ -38,6 +38,9 @@ public final class Uploader: Sendable {
     private let client: HTTPClient
     private let logger: Logger
     private let userAgent: String
+    /// What the retry budget and the back-off are measured on (a test's clock may advance only
+    /// when a back-off sleeps).
+    private let clock: any Clock<Duration>
     /// What this uploader (one run) learnt about the collector so far.
     private let reach = Mutex(Reach())
 
@@ -60,11 +63,14 @@ public final class Uploader: Sendable {
     ///     collector whose sessions live on another host). A session `Location` on any other
     ///     origin fails the upload; the token is never sent there.
     ///   - userAgent: the `User-Agent` header.
+    ///   - clock: what the retry budget is counted on and back-offs sleep on.
     public init(
         baseURL: String, authenticator: some UploadAuthenticator, chunkSize: Int64? = nil,
         policy: UploadStateMachine.RetryPolicy = .standard, trustedOrigins: [URLOrigin] = [],
-        userAgent: String = "capture", logger: Logger = Logger(label: "capture.upload")
+        userAgent: String = "capture", logger: Logger = Logger(label: "capture.upload"),
+        clock: any Clock<Duration> = ContinuousClock()
     ) {
+        self.clock = clock
         base = baseURL.hasSuffix("/") ? baseURL : baseURL + "/"
         scope = URLOrigin(base).map { TokenScope(collector: $0, trusted: trustedOrigins) }
         self.authenticator = authenticator
@@ -105,12 +111,7 @@ public final class Uploader: Sendable {
         var machine = UploadStateMachine(
             totalLength: file.size, chunkSize: chunkSize, policy: policy, scope: scope,
             renewable: authenticator.renewable, answered: known.answered, unansweredSpent: known.unansweredSpent)
-        let clock = ContinuousClock()
-        let began = clock.now
-        func elapsed() -> Int64 {
-            let duration = clock.now - began
-            return duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
-        }
+        let elapsed = clock.stopwatch()
         defer {
             let spent = elapsed()
             reach.withLock { reach in
@@ -139,7 +140,7 @@ public final class Uploader: Sendable {
                     return outcome
                 case .backOff(let milliseconds):
                     observer.retrying(after: milliseconds, problem: firstReport(machine))
-                    try await Task.sleep(for: .milliseconds(milliseconds))
+                    try await clock.sleep(for: .milliseconds(milliseconds))
                     action = machine.backOffElapsed(elapsed: elapsed())
                     continue
                 case .renewToken:
@@ -313,5 +314,16 @@ public final class Uploader: Sendable {
             return !reach.reported && !reach.answered && !machine.answered
         }
         return first ? "the collector at \(base) does not answer: \(machine.lastProblem)" : machine.lastProblem
+    }
+}
+
+extension Clock where Duration == Swift.Duration {
+    /// Milliseconds since the call, on this clock.
+    func stopwatch() -> () -> Int64 {
+        let began = now
+        return {
+            let duration = began.duration(to: self.now)
+            return duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        }
     }
 }

@@ -33,18 +33,23 @@ import Testing
     /// The whole budget is ten minutes, the one for a collector never reached twenty seconds: the
     /// run gives up within them after retrying (a connection attempt that waited for its deadline,
     /// 60 s, would have used them up in one attempt, with no retry), and its first report names
-    /// the URL. Twenty seconds, not one: in the whole parallel suite on two cores the first
-    /// refused connection was seen to take more than ten (the event loops busy with other tests).
+    /// the URL. The budgets are counted on a clock that moves only when a back-off sleeps, so the
+    /// test does not wait for them and the machine's load cannot spend them (on the wall clock, in
+    /// the whole parallel suite on two cores, the first refused connection was seen to take more
+    /// than twenty seconds).
     @Test func aCollectorNeverReachedIsGivenUpWithinTheShortBudgetAndNamedAtOnce() async throws {
         let device = try Device()
         let first = try device.ride(fixes: 5)
         let second = try device.ride(fixes: 5, base: 1_700_000_100_000)
         let policy = UploadStateMachine.RetryPolicy(
             initialDelay: 50, maximumDelay: 500, budget: 600_000, unansweredBudget: 20_000)
+        var options = UploadRun.Options(appVersion: "0.1.0", retryPolicy: policy)
+        let clock = SleepOnlyClock()
+        options.clock = clock
         let run = UploadRun(
             store: device.store, dataDirectory: device.directory, collectorURL: Self.nobody,
             authenticator: StaticToken(BearerToken("t"), origin: "/test/token"),
-            options: .init(appVersion: "0.1.0", retryPolicy: policy))
+            options: options)
         let retries = RetryLog()
         let report = try await run.run(.waiting(includingSkipped: false), observer: retries)
         #expect(report.results.map(\.measurement) == [first, second])
@@ -57,6 +62,9 @@ import Testing
         #expect(problems.dropFirst().allSatisfy { $0 == "pre-request: connection refused (127.0.0.1:1)" }, "\(problems)")
         let reason = try #require(report.results[0].reason)
         #expect(reason.hasSuffix("the collector never answered: pre-request: connection refused (127.0.0.1:1)"), "\(reason)")
+        // Both measurements together waited out the short budget, never past it: a back-off that
+        // would end beyond it (at most 500 ms, ±20 %) is not slept.
+        #expect(clock.slept > .seconds(19) && clock.slept <= .seconds(20), "\(clock.slept)")
         // The second measurement gets the short budget too (the collector never answered in the run).
         #expect(
             report.results[1].reason?.hasSuffix("the collector never answered: pre-request: connection refused (127.0.0.1:1)") == true,
