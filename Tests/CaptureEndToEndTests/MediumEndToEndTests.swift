@@ -126,4 +126,53 @@ import Testing
         #expect(try medium.capture(["stop"], data: data).status == 0)
         #expect(try medium.integrity(data) == "ok")
     }
+
+    /// Whether `result` is the one disk-full line and exit 73.
+    static func diskFull(_ status: Int32, _ stderr: String) -> Bool {
+        status == 73 && stderr.hasPrefix("capture: the disk holding") && stderr.filter { $0 == "\n" }.count == 1
+    }
+
+    @Test(.enabled(if: PrivateMedium.canMount, "mounting a small file system needs root, unshare and nsenter"))
+    func aDiskFillingWhileTheUploadStoresItsStateStopsWith73AndTheRideIsDeliveredOnceLater() throws {
+        let medium = try PrivateMedium(tmpfsSize: "6m")
+        let data = medium.mountPoint + "/data"
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("capture-hold-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        try shortTrace(fixes: 60).write(toFile: work + "/ride.trace", atomically: true, encoding: .utf8)
+        let replay = try medium.capture(["replay", work + "/ride.trace"], data: data)
+        #expect(replay.status == 0, "\(replay.stderr)")
+        // The collector holds back its answer to the pre-request, then to the first chunk, then
+        // to the last one, each once it acted on it (the session open, the chunk stored, the
+        // ride stored), until the test has filled the disk: the store's next commit (the
+        // session, the offset, the delivered mark) is the one that finds it full.
+        try #"{"hold": ["pre-request", "308", "201"], "holdDirectory": "\#(work)"}"#
+            .write(toFile: work + "/plan.json", atomically: true, encoding: .utf8)
+        let collector = try CollectorProcess(["--faults", work + "/plan.json"])
+        let upload = [
+            "upload", "--url", collector.url, "--token-file", collector.tokenFile, "--retry-budget", "5", "--chunk-size", "128",
+        ]
+        for held in ["pre-request", "308", "201"] {
+            let run = try medium.spawnCapture(upload, data: data)
+            defer { run.stop() }
+            let reached = Self.waitFor(30) { (try? String(contentsOfFile: work + "/held", encoding: .utf8)) == held }
+            #expect(reached, "the upload never reached the \(held) answer: \(run.stderr)")
+            try medium.fill()
+            _ = FileManager.default.createFile(atPath: work + "/release", contents: nil)
+            let status = run.wait()
+            #expect(Self.diskFull(status, run.stderr), "at \(held): \(status) \(run.stdout)\(run.stderr)")
+            #expect(try medium.integrity(data) == "ok", "at \(held)")
+            // The collector holds the ride only once its last chunk was answered.
+            #expect(try collector.stored().count == (held == "201" ? 1 : 0), "at \(held)")
+            try medium.makeRoom()
+        }
+        // Room again: the next run asks the collector where the session stands and marks the
+        // ride delivered; nothing is sent twice.
+        let again = try medium.capture(upload, data: data)
+        #expect(again.status == 0, "\(again.stdout)\(again.stderr)")
+        #expect(try collector.stored().count == 1)
+        let shown = Self.json(try medium.capture(["show", "1", "--json"], data: data))
+        #expect((shown["upload"] as? [String: Any])?["status"] as? String == "uploaded", "\(shown)")
+        #expect(try medium.integrity(data) == "ok")
+    }
 }
