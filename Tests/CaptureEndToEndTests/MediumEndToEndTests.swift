@@ -175,4 +175,107 @@ import Testing
         #expect((shown["upload"] as? [String: Any])?["status"] as? String == "uploaded", "\(shown)")
         #expect(try medium.integrity(data) == "ok")
     }
+
+    /// A device on `medium` delivering to `collector`: its configuration as environment.
+    static func device(_ collector: CollectorProcess, _ more: [String] = []) -> [String] {
+        ["CAPTURE_UPLOAD_URL=\(collector.url)", "CAPTURE_TOKEN_FILE=\(collector.tokenFile)", "CAPTURE_UPLOAD_MIN_WAITING=1"] + more
+    }
+
+    /// The ids `capture list` shows.
+    static func ids(_ medium: PrivateMedium, _ data: String) throws -> [Int64] {
+        let list = try medium.capture(["list", "--json"], data: data)
+        return ((try? JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]]) ?? []).compactMap { $0["id"] as? Int64 }
+    }
+
+    @Test(.enabled(if: PrivateMedium.canMount, "mounting a small file system needs root, unshare and nsenter"))
+    func aRecorderOnAFullFileSystemPrunesTheDeliveredRideAndGoesOnThenStopsWith73WhenNoneIsLeft() throws {
+        let medium = try PrivateMedium(tmpfsSize: "12m")
+        let data = medium.mountPoint + "/data"
+        let collector = try CollectorProcess()
+        let device = Self.device(collector)
+        // One delivered ride (1.1 MB in the store, its transfer file 0.56 MB beside it).
+        #expect(try medium.capture(["replay", Repository.fixture("bicycle.trace")], data: data, environment: device).status == 0)
+        let synced = try medium.capture(["sync", "--now"], data: data, environment: device)
+        let delivered = try collector.stored().count
+        #expect(synced.status == 0 && delivered == 1, "\(synced.stdout)\(synced.stderr)")
+        let start = ["start", "--source", "trace:" + Repository.fixture("car.trace"), "--flush-interval", "0.25"]
+        #expect(try medium.capture(start, data: data, environment: device).status == 0)
+        #expect(try Self.waitFor { try Self.committed(medium, data) >= 100 })
+
+        // Another program fills the file system. The next commit (`pause`'s) does not fit: the
+        // recorder prunes the delivered ride for room (its journal needs room even to delete:
+        // the ride's cached transfer file goes first) and goes on.
+        try medium.fill()
+        usleep(1_000_000)
+        let pause = try medium.capture(["pause"], data: data)
+        #expect(pause.status == 0, "\(pause.stderr)")
+        #expect(try Self.ids(medium, data) == [2])
+        #expect(try medium.capture(["resume"], data: data).status == 0)
+        #expect(Self.json(try medium.capture(["status", "--json"], data: data))["state"] as? String == "capturing")
+        #expect(try medium.integrity(data) == "ok")
+
+        // Full again, nothing delivered left: the next commit stops the recording, exit 73.
+        try medium.fill(name: "filler2")
+        usleep(1_000_000)
+        let stopped = try medium.capture(["pause"], data: data)
+        #expect(Self.diskFull(stopped.status, stopped.stderr), "\(stopped.status) \(stopped.stderr)")
+        let full = Self.json(try medium.capture(["status", "--json"], data: data))
+        #expect((full["ended"] as? [String: Any])?["kind"] as? String == "store-full", "\(full)")
+        #expect(try medium.integrity(data) == "ok")
+
+        // Room again: the interrupted ride is finished, and recording resumes.
+        try medium.makeRoom()
+        try medium.makeRoom(name: "filler2")
+        #expect(try medium.capture(["stop"], data: data).status == 0)
+        #expect(try medium.capture(start, data: data, environment: device).status == 0)
+        #expect(try Self.waitFor { try Self.committed(medium, data) >= 100 })
+        #expect(try medium.capture(["stop"], data: data).status == 0)
+        #expect(try Self.ids(medium, data) == [2, 3])
+        #expect(try medium.integrity(data) == "ok")
+        let delivery = Self.json(try medium.capture(["status", "--json"], data: data, environment: device))["delivery"] as? [String: Any]
+        #expect(delivery?["discarded"] as? Int == 0, "\(delivery ?? [:])")
+    }
+
+    @Test(.enabled(if: PrivateMedium.canMount, "mounting a small file system needs root, unshare and nsenter"))
+    func syncOnAFullFileSystemPrunesTheDeliveredRideForRoomAndDeliversOr73WhenNoneIsLeft() throws {
+        let medium = try PrivateMedium(tmpfsSize: "12m")
+        let data = medium.mountPoint + "/data"
+        let collector = try CollectorProcess()
+        let device = Self.device(collector)
+        let ride = ["replay", Repository.fixture("bicycle.trace")]
+        #expect(try medium.capture(ride, data: data, environment: device).status == 0)
+        #expect(try medium.capture(["sync", "--now"], data: data, environment: device).status == 0)
+        #expect(try medium.capture(ride, data: data, environment: device).status == 0)
+
+        // Full: ride 2's transfer file does not fit. The pass prunes the delivered ride 1 for
+        // room, as the recorder does, and goes on: ride 2 is delivered.
+        try medium.fill()
+        let sync = try medium.capture(["sync", "--now"], data: data, environment: device)
+        #expect(sync.status == 0, "\(sync.stdout)\(sync.stderr)")
+        #expect(try collector.stored().count == 2)
+        #expect(try Self.ids(medium, data) == [2])
+        #expect(try medium.integrity(data) == "ok")
+
+        // Full with nothing delivered left (ride 2 pruned, ride 3 waiting): exit 73, one line.
+        try medium.makeRoom()
+        #expect(try medium.capture(ride, data: data, environment: device).status == 0)
+        let prune = try medium.capture(["prune"], data: data, environment: device + ["CAPTURE_RETENTION_KEEP_UPLOADED_DAYS=0"])
+        let kept = try Self.ids(medium, data)
+        #expect(prune.status == 0 && kept == [3], "\(prune.stdout)\(prune.stderr)")
+        try medium.fill()
+        let refused = try medium.capture(["sync", "--now"], data: data, environment: device)
+        #expect(Self.diskFull(refused.status, refused.stderr), "\(refused.status) \(refused.stdout)\(refused.stderr)")
+        #expect(try collector.stored().count == 2)
+        #expect(try medium.integrity(data) == "ok")
+
+        // Room again: delivered, and recording works.
+        try medium.makeRoom()
+        #expect(try medium.capture(["sync", "--now"], data: data, environment: device).status == 0)
+        #expect(try collector.stored().count == 3)
+        let start = ["start", "--source", "trace:" + Repository.fixture("car.trace"), "--flush-interval", "0.25"]
+        #expect(try medium.capture(start, data: data, environment: device).status == 0)
+        #expect(try Self.waitFor { try Self.committed(medium, data) >= 100 })
+        #expect(try medium.capture(["stop"], data: data).status == 0)
+        #expect(try medium.integrity(data) == "ok")
+    }
 }
