@@ -4,8 +4,9 @@ import Glibc
 import Testing
 
 /// The medium's own faults on a real file system (issue 28, item 4): one that fills up under a
-/// recorder and a serialisation, and one that turns read-only under a running recorder. Each test
-/// mounts its own small file system in a private mount namespace (``PrivateMedium``, needs root).
+/// recorder, a serialisation, an upload storing its state, a recorder and a sync that prune for
+/// room; and one that turns read-only under a running recorder. Each test mounts its own small
+/// file system in a private mount namespace (``PrivateMedium``, needs root).
 @Suite(.serialized) struct MediumEndToEndTests {
     static let trace = Repository.fixture("bicycle.trace")
 
@@ -176,9 +177,13 @@ import Testing
         #expect(try medium.integrity(data) == "ok")
     }
 
-    /// A device on `medium` delivering to `collector`: its configuration as environment.
-    static func device(_ collector: CollectorProcess, _ more: [String] = []) -> [String] {
-        ["CAPTURE_UPLOAD_URL=\(collector.url)", "CAPTURE_TOKEN_FILE=\(collector.tokenFile)", "CAPTURE_UPLOAD_MIN_WAITING=1"] + more
+    /// A 12 MiB medium, its data directory, a collector, and the device's configuration (as
+    /// environment) that delivers to it.
+    static func deviceOnAMedium() throws -> (PrivateMedium, String, CollectorProcess, [String]) {
+        let medium = try PrivateMedium(tmpfsSize: "12m")
+        let collector = try CollectorProcess()
+        let device = ["CAPTURE_UPLOAD_URL=\(collector.url)", "CAPTURE_TOKEN_FILE=\(collector.tokenFile)", "CAPTURE_UPLOAD_MIN_WAITING=1"]
+        return (medium, medium.mountPoint + "/data", collector, device)
     }
 
     /// The ids `capture list` shows.
@@ -189,10 +194,7 @@ import Testing
 
     @Test(.enabled(if: PrivateMedium.canMount, "mounting a small file system needs root, unshare and nsenter"))
     func aRecorderOnAFullFileSystemPrunesTheDeliveredRideAndGoesOnThenStopsWith73WhenNoneIsLeft() throws {
-        let medium = try PrivateMedium(tmpfsSize: "12m")
-        let data = medium.mountPoint + "/data"
-        let collector = try CollectorProcess()
-        let device = Self.device(collector)
+        let (medium, data, collector, device) = try Self.deviceOnAMedium()
         // One delivered ride (1.1 MB in the store, its transfer file 0.56 MB beside it).
         #expect(try medium.capture(["replay", Repository.fixture("bicycle.trace")], data: data, environment: device).status == 0)
         let synced = try medium.capture(["sync", "--now"], data: data, environment: device)
@@ -238,10 +240,7 @@ import Testing
 
     @Test(.enabled(if: PrivateMedium.canMount, "mounting a small file system needs root, unshare and nsenter"))
     func syncOnAFullFileSystemPrunesTheDeliveredRideForRoomAndDeliversOr73WhenNoneIsLeft() throws {
-        let medium = try PrivateMedium(tmpfsSize: "12m")
-        let data = medium.mountPoint + "/data"
-        let collector = try CollectorProcess()
-        let device = Self.device(collector)
+        let (medium, data, collector, device) = try Self.deviceOnAMedium()
         let ride = ["replay", Repository.fixture("bicycle.trace")]
         #expect(try medium.capture(ride, data: data, environment: device).status == 0)
         #expect(try medium.capture(["sync", "--now"], data: data, environment: device).status == 0)

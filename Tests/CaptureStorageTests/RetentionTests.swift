@@ -91,14 +91,20 @@ import Testing
         #expect(try store.removeLeftovers(in: directory.path).isEmpty, "nothing left to remove")
     }
 
+    /// A store with a long delivered ride (day 98) and a short one not sent (day 99).
+    func deliveredRideAndAnother() throws -> (Store, delivered: Int64, unsent: Int64) {
+        let store = try Store(directory: directory.path)
+        let delivered = try record(store, end: 98 * Self.day, samples: 20_000)
+        let unsent = try record(store, end: 99 * Self.day)
+        try store.finishUpload(of: delivered, status: .uploaded)
+        return (store, delivered, unsent)
+    }
+
     /// On a full file system a ride goes in small transactions (``Store/removeInSteps``): the
     /// same rows go as with one, and its tombstone is written first.
     @Test func aRemovalInStepsLeavesWhatARemovalInOneLeaves() throws {
-        let store = try Store(directory: directory.path)
+        let (store, delivered, kept) = try deliveredRideAndAnother()
         let now = 100 * Self.day
-        let delivered = try record(store, end: now - 2 * Self.day, samples: 20_000)
-        let kept = try record(store, end: now - Self.day)
-        try store.finishUpload(of: delivered, status: .uploaded)
         let removed = try store.queue.writeWithoutTransaction { db in
             try Store.removeInSteps(db, delivered, tombstone: (now, "for room", false))
         }
@@ -115,11 +121,8 @@ import Testing
     /// A cut in the middle of a removal in steps leaves the ride with its tombstone and part of
     /// its data: the next prune finishes it, whatever its policy says.
     @Test func aRemovalInStepsCutHalfWayIsFinishedByTheNextPrune() throws {
-        let store = try Store(directory: directory.path)
+        let (store, delivered, unsent) = try deliveredRideAndAnother()
         let now = 100 * Self.day
-        let delivered = try record(store, end: now - 2 * Self.day, samples: 20_000)
-        let unsent = try record(store, end: now - Self.day)
-        try store.finishUpload(of: delivered, status: .uploaded)
         // The cut: the tombstone and a few steps committed.
         try store.write { db in
             try db.execute(
