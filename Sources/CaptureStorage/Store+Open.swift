@@ -24,8 +24,8 @@ extension Store {
             try Self.useRollbackJournal(db)
             try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
             // Freed pages are not overwritten (SQLite as Debian builds it overwrites them): a
-            // delete then journals only the pages it changes, so removing a ride needs a few
-            // pages of room rather than as many as the ride held (a full disk), and writes less.
+            // delete then journals the pages it changes, not those it only frees, so removing a
+            // ride needs less room (a full disk: docs/faults.md) and writes less.
             try db.execute(sql: "PRAGMA secure_delete = FAST")
             if let maximumSize {
                 let pageSize = try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 4096

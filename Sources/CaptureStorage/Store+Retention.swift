@@ -286,13 +286,20 @@ extension Store {
         return try prune(policy, now: now, directory: directory)
     }
 
+    /// Counts the tombstones of measurements that are gone, discarded (argument 1) or not. A
+    /// removal in steps that a cut interrupted left its tombstone beside the measurement, which
+    /// counts as what it still is until the next prune finishes the removal.
+    static let countTombstones = """
+        SELECT COUNT(*) FROM measurement_tombstone WHERE discarded = ? AND measurement_id NOT IN (SELECT id FROM measurement)
+        """
+
     /// Measurements removed before anyone received them (`drop_unsent: oldest`).
     public func discardedCount() throws(StoreError) -> Int {
-        try read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM measurement_tombstone WHERE discarded = 1") ?? 0 }
+        try read { db in try Int.fetchOne(db, sql: Self.countTombstones, arguments: [true]) ?? 0 }
     }
 
     /// Delivered measurements removed since (they still count as delivered).
     public func prunedDeliveredCount() throws(StoreError) -> Int {
-        try read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM measurement_tombstone WHERE discarded = 0") ?? 0 }
+        try read { db in try Int.fetchOne(db, sql: Self.countTombstones, arguments: [false]) ?? 0 }
     }
 }

@@ -134,6 +134,9 @@ import Testing
                 sql: "DELETE FROM sensor_batch WHERE id IN (SELECT id FROM sensor_batch WHERE measurement_id = ? LIMIT 3)",
                 arguments: [delivered])
         }
+        // Until then it counts once, as what it still is: delivered, not pruned.
+        #expect(try store.deliveryTotals().delivered == 1)
+        #expect(try store.prunedDeliveredCount() == 0)
         _ = try store.prune(RetentionPolicy(keepUploadedDays: 30), now: now, directory: directory.path)
         #expect(try ids(store) == [unsent])
         #expect(try store.prunedDeliveredCount() == 1)
