@@ -88,7 +88,7 @@ public final class FaultPlan: Sendable {
     public enum Held: String, Sendable, Codable, CaseIterable {
         /// A pre-request's 200 with the session's `Location`.
         case preRequest = "pre-request"
-        /// A chunk's 308 (not a status query's).
+        /// A 308 answering a PUT with a body (a chunk), not a status query.
         case incomplete = "308"
         /// The final chunk's 201.
         case created = "201"

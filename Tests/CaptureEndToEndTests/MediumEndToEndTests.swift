@@ -128,7 +128,7 @@ import Testing
         #expect(try medium.integrity(data) == "ok")
     }
 
-    /// Whether `result` is the one disk-full line and exit 73.
+    /// Whether a run ended with exit 73 and the one disk-full line on stderr.
     static func diskFull(_ status: Int32, _ stderr: String) -> Bool {
         status == 73 && stderr.hasPrefix("capture: the disk holding") && stderr.filter { $0 == "\n" }.count == 1
     }
