@@ -177,6 +177,7 @@ public struct Collector: Sendable {
         let path = attachment ? "measurements/\(metadata.deviceID)/\(metadata.measurementID)/attachments/" : "measurements/"
         let location = "\(scheme)://\(authority)/\(path)(\(sid))/"
         logger.debug("session opened", metadata: ["sid": "\(sid)", "total": "\(total)"])
+        await faults?.hold(.preRequest)
         return Response(status: .ok, headers: [.location: location, .contentLength: "0"])
     }
 
@@ -294,6 +295,11 @@ public struct Collector: Sendable {
             throw error
         }
         if !answer.released { sessions.release(sid, received: storage.received(sid)) }
+        switch answer.response.status.code {
+        case 308: await faults?.hold(.incomplete)
+        case 201: await faults?.hold(.created)
+        default: break
+        }
         return answer.response
     }
 

@@ -44,12 +44,20 @@ public final class FaultPlan: Sendable {
         public var rate = 0.0
         /// The seed of the random faults.
         public var seed: UInt64 = 1
+        /// Answers to hold back, each the next answer of its kind, in the order listed, so that a
+        /// test can act at that moment (fill the client's disk) before the client hears it
+        /// (``FaultPlan/hold(_:)``; needs ``holdDirectory``).
+        public var hold: [Held] = []
+        /// Where a held answer says so (the file `held`, holding its kind) and waits until the
+        /// test creates `release`.
+        public var holdDirectory: String?
 
         /// No faults.
         public init() {}
 
         private enum CodingKeys: String, CodingKey {
-            case dropAfterBytes, serverErrors, expire, omitRange, loseFinal, unavailable, retryAfter, rate, seed
+            case dropAfterBytes, serverErrors, expire, omitRange, loseFinal, unavailable, retryAfter, rate, seed, hold,
+                holdDirectory
         }
 
         /// Reads a fault plan; every key is optional.
@@ -64,13 +72,26 @@ public final class FaultPlan: Sendable {
             retryAfter = try container.decodeIfPresent(Int.self, forKey: .retryAfter) ?? 1
             rate = try container.decodeIfPresent(Double.self, forKey: .rate) ?? 0
             seed = try container.decodeIfPresent(UInt64.self, forKey: .seed) ?? 1
+            hold = try container.decodeIfPresent([Held].self, forKey: .hold) ?? []
+            holdDirectory = try container.decodeIfPresent(String.self, forKey: .holdDirectory)
         }
 
         /// Whether any fault is configured.
         public var isEmpty: Bool {
             dropAfterBytes.isEmpty && serverErrors == 0 && expire == 0 && omitRange == 0 && loseFinal == 0
-                && unavailable == 0 && rate <= 0
+                && unavailable == 0 && rate <= 0 && (hold.isEmpty || holdDirectory == nil)
         }
+    }
+
+    /// An answer the collector can hold back (``Configuration/hold``), after it acted on the
+    /// request: the session is open, the chunk or the whole upload stored.
+    public enum Held: String, Sendable, Codable, CaseIterable {
+        /// A pre-request's 200 with the session's `Location`.
+        case preRequest = "pre-request"
+        /// A 308 answering a PUT with a body (a chunk), not a status query.
+        case incomplete = "308"
+        /// The final chunk's 201.
+        case created = "201"
     }
 
     /// What a request is, as far as faults go.
@@ -134,5 +155,25 @@ public final class FaultPlan: Sendable {
             }
             return .other(kind)
         }
+    }
+
+    /// Holds back the answer `answer` if it is the next one the plan holds: writes `held` (its
+    /// kind) into the hold directory and waits until `release` appears there (at most two
+    /// minutes), then removes both and lets the answer go.
+    func hold(_ answer: Held) async {
+        let directory = state.withLock { state -> String? in
+            guard let directory = state.configuration.holdDirectory, state.configuration.hold.first == answer else { return nil }
+            state.configuration.hold.removeFirst()
+            return directory
+        }
+        guard let directory else { return }
+        let held = directory + "/held", release = directory + "/release"
+        try? Data(answer.rawValue.utf8).write(to: URL(fileURLWithPath: held), options: .atomic)
+        let deadline = ContinuousClock.now + .seconds(120)
+        while !FileManager.default.fileExists(atPath: release), ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        try? FileManager.default.removeItem(atPath: release)
+        try? FileManager.default.removeItem(atPath: held)
     }
 }

@@ -116,8 +116,8 @@ extension Store {
                     if let since { totals.oldestWaitingSince = min(totals.oldestWaitingSince ?? since, since) }
                 }
             }
-            totals.delivered += try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM measurement_tombstone WHERE discarded = 0") ?? 0
-            totals.discarded = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM measurement_tombstone WHERE discarded = 1") ?? 0
+            totals.delivered += try Int.fetchOne(db, sql: Self.countTombstones, arguments: [false]) ?? 0
+            totals.discarded = try Int.fetchOne(db, sql: Self.countTombstones, arguments: [true]) ?? 0
             return totals
         }
     }

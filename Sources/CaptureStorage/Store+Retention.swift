@@ -2,6 +2,10 @@ import CaptureCore
 import Foundation
 import GRDB
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// What ``Store/prune(_:now:directory:dryRun:)`` removed, or would remove.
 public struct PruneReport: Sendable, Equatable, Codable {
     /// One measurement removed.
@@ -68,7 +72,35 @@ extension Store {
             try queue.writeWithoutTransaction { db in
                 if dryRun { try db.execute(sql: "BEGIN IMMEDIATE") }
                 defer { if dryRun, db.isInsideTransaction { try? db.execute(sql: "ROLLBACK") } }
+                var droppedCache = false
                 func remove(_ id: Int64, reason: String, discarded: Bool) throws {
+                    do {
+                        try removeOnce(id, reason: reason, discarded: discarded)
+                    } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL && !dryRun {
+                        // A full file system: even a delete needs room for its journal, which
+                        // holds every page it changes (most of the ride's). First the room nothing
+                        // needs: the cached transfer files of delivered measurements; then the
+                        // ride goes in steps that each journal a few pages.
+                        if !droppedCache {
+                            droppedCache = true
+                            try dropDeliveredTransferFiles(db, directory: directory)
+                        }
+                        guard try Self.removeInSteps(db, id, tombstone: (now, reason, discarded)) else { return }
+                        report.removed.append(.init(measurement: id, reason: reason, discarded: discarded))
+                    }
+                }
+                // Removals in steps that a cut interrupted (the tombstone is there, the row too)
+                // are finished first.
+                if !dryRun {
+                    let interrupted = try Int64.fetchAll(
+                        db,
+                        sql: """
+                            SELECT m.id FROM measurement m JOIN measurement_tombstone t ON t.measurement_id = m.id
+                            WHERE m.status = 'finished'
+                            """)
+                    for id in interrupted { _ = try Self.removeInSteps(db, id, tombstone: nil) }
+                }
+                func removeOnce(_ id: Int64, reason: String, discarded: Bool) throws {
                     if !dryRun { try db.execute(sql: "BEGIN IMMEDIATE") }
                     do {
                         try db.execute(
@@ -143,11 +175,20 @@ extension Store {
 
     /// Returns free pages to the file system: incrementally where the database is set up for it,
     /// else by converting it once (`auto_vacuum = INCREMENTAL` takes effect with a `VACUUM`).
+    ///
+    /// On a full file system the pages go back in steps of ``vacuumStep`` pages, each its own
+    /// transaction, so that each step's journal (the pages it moves) fits in what the steps
+    /// before gave back; a step that finds no room ends it without a failure: the pages left
+    /// free stay in the store's free list, where its next commits reuse them.
     public func giveSpaceBack() throws(StoreError) {
         do {
             try queue.writeWithoutTransaction { db in
                 if try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") == 2 {
-                    try db.execute(sql: "PRAGMA incremental_vacuum")
+                    do {
+                        try db.execute(sql: "PRAGMA incremental_vacuum")
+                    } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
+                        try Self.giveSpaceBackInSteps(db)
+                    }
                 } else {
                     try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
                     try db.execute(sql: "VACUUM")
@@ -161,13 +202,104 @@ extension Store {
         }
     }
 
+    /// Pages given back per transaction when the file system is full (256 KiB of 4 KiB pages).
+    static let vacuumStep = 64
+
+    /// Rows of a ride's data removed per transaction on a full file system: a sensor batch
+    /// fills about a page, so each step's journal holds about 128 KiB.
+    static let removalStep = 32
+
+    /// Removes finished measurement `id` in transactions that each change a few pages, for a
+    /// file system without room for the journal of one that removes it whole: its tombstone
+    /// (when given) first, so that a cut in between leaves it marked as being removed, which
+    /// the next prune finishes; then its sensor batches, fixes and pressure samples,
+    /// ``removalStep`` rows a step; then its row with the rest. Whether it was there.
+    static func removeInSteps(
+        _ db: Database, _ id: Int64, tombstone: (at: Int64, reason: String, discarded: Bool)?
+    ) throws -> Bool {
+        func step(_ sql: String, _ arguments: StatementArguments) throws -> Int {
+            try db.execute(sql: "BEGIN IMMEDIATE")
+            do {
+                try db.execute(sql: sql, arguments: arguments)
+                let changes = db.changesCount
+                try db.execute(sql: "COMMIT")
+                return changes
+            } catch {
+                if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK") }
+                throw error
+            }
+        }
+        if let tombstone {
+            let marked = try step(
+                """
+                INSERT OR REPLACE INTO measurement_tombstone (measurement_id, removed_at, reason, discarded, start_ts, end_ts)
+                SELECT id, ?, ?, ?, start_ts, end_ts FROM measurement WHERE id = ? AND status = 'finished'
+                """, [tombstone.at, tombstone.reason, tombstone.discarded, id])
+            guard marked > 0 else { return false }
+        }
+        // Fixes and pressure samples are small: many fit a page.
+        for (table, rows) in [("sensor_batch", removalStep), ("location", removalStep * 16), ("pressure", removalStep * 16)] {
+            let sql = "DELETE FROM \(table) WHERE measurement_id = ?1 AND id IN (SELECT id FROM \(table) WHERE measurement_id = ?1 LIMIT ?2)"
+            while try step(sql, [id, rows]) > 0 {}
+        }
+        return try step("DELETE FROM measurement WHERE id = ? AND status = 'finished'", [id]) > 0
+    }
+
+    /// `PRAGMA incremental_vacuum(N)` until nothing is free or a step finds no room.
+    private static func giveSpaceBackInSteps(_ db: Database) throws {
+        while let free = try Int.fetchOne(db, sql: "PRAGMA freelist_count"), free > 0 {
+            do {
+                try db.execute(sql: "PRAGMA incremental_vacuum(\(vacuumStep))")
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
+                return
+            }
+            guard try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0 < free else { return }
+        }
+    }
+
+    /// Removes the cached transfer files (with their sidecars) of the measurements the
+    /// collector has, and syncs `transfer/`; how many files went. Nothing needs them any more: a
+    /// delivered measurement is never sent again, and an export serialises anew.
+    @discardableResult
+    private func dropDeliveredTransferFiles(_ db: Database, directory: String) throws -> Int {
+        let delivered = try Int64.fetchAll(db, sql: "SELECT measurement_id FROM upload WHERE status = 'uploaded'")
+        let folder = (directory as NSString).appendingPathComponent("transfer")
+        var removed = 0
+        for id in delivered {
+            for name in ["\(id).ccyf", "\(id).ccyf.meta"] where unlink(folder + "/" + name) == 0 { removed += 1 }
+        }
+        if removed > 0 { PrivateFiles.syncParent(of: folder + "/.") }
+        return removed
+    }
+
+    /// Prunes to make room on a full disk or store, as the recorder does when a commit does
+    /// not fit and `capture sync` when a pass does not: delivered measurements go, the earliest
+    /// delivered first, as if the budget were the store's size less `room` bytes (never more
+    /// than `policy`'s own budget, and with its other rules: `drop_unsent: oldest` as well).
+    public func pruneForRoom(
+        _ policy: RetentionPolicy, now: Int64, directory: String, room: Int64 = 1_048_576
+    ) throws(StoreError) -> PruneReport {
+        var policy = policy
+        if let budget = ByteSize(bytes: max(4096, try databaseSize() - room)), (policy.maxStoreSize?.bytes ?? .max) > budget.bytes {
+            policy.maxStoreSize = budget
+        }
+        return try prune(policy, now: now, directory: directory)
+    }
+
+    /// Counts the tombstones of measurements that are gone, discarded (argument 1) or not. A
+    /// removal in steps that a cut interrupted left its tombstone beside the measurement, which
+    /// counts as what it still is until the next prune finishes the removal.
+    static let countTombstones = """
+        SELECT COUNT(*) FROM measurement_tombstone WHERE discarded = ? AND measurement_id NOT IN (SELECT id FROM measurement)
+        """
+
     /// Measurements removed before anyone received them (`drop_unsent: oldest`).
     public func discardedCount() throws(StoreError) -> Int {
-        try read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM measurement_tombstone WHERE discarded = 1") ?? 0 }
+        try read { db in try Int.fetchOne(db, sql: Self.countTombstones, arguments: [true]) ?? 0 }
     }
 
     /// Delivered measurements removed since (they still count as delivered).
     public func prunedDeliveredCount() throws(StoreError) -> Int {
-        try read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM measurement_tombstone WHERE discarded = 0") ?? 0 }
+        try read { db in try Int.fetchOne(db, sql: Self.countTombstones, arguments: [false]) ?? 0 }
     }
 }

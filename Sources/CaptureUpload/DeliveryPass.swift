@@ -1,4 +1,5 @@
 public import CaptureStorage
+import CaptureCore
 import Foundation
 
 /// One pass of the delivery policy, as `capture sync` (and the timer behind it) runs it: take the
@@ -6,7 +7,8 @@ import Foundation
 /// nothing waits; a login that is gone ends the pass, said once), decide with
 /// ``Delivery/decide(totals:state:policy:now:force:)``, hold back on a metered connection (`upload.unmetered_only`), check that the collector answers at all, upload
 /// what waits through ``UploadRun``, remember the outcome with its backoff, and prune as
-/// `retention.*` allows (after every pass, delivered or not).
+/// `retention.*` allows (after every pass, delivered or not). A pass that finds the disk full
+/// prunes delivered measurements for room first and tries once more.
 ///
 /// Any front end (the command line, a service, a test) calls the same ``run(force:)``; it
 /// returns what happened and prints nothing.
@@ -99,7 +101,7 @@ public struct DeliveryPass: Sendable {
             // budget does not wait for the next delivery.
             let outcome: Outcome
             do {
-                outcome = try await pass(force: force, note: note)
+                outcome = try await passMakingRoom(force: force, note: note)
             } catch {
                 try? prune(note: note)
                 throw error
@@ -127,6 +129,20 @@ public struct DeliveryPass: Sendable {
         case .none, .fresh: break
         }
         return nil
+    }
+
+    /// One pass; on a full disk (or store), delivered measurements are pruned for room, as the
+    /// recorder does when a commit does not fit (``CaptureStorage/Store/pruneForRoom(_:now:directory:room:)``),
+    /// and the pass runs once more. Nothing delivered to remove: the disk-full fault as it is.
+    private func passMakingRoom(force: Bool, note: @Sendable (Note) -> Void) async throws -> Outcome {
+        do {
+            return try await pass(force: force, note: note)
+        } catch let error as any KindedError where error.faultKind == .diskFull {
+            let pruned = try store.pruneForRoom(retention, now: clock(), directory: dataDirectory)
+            guard !pruned.removed.isEmpty else { throw error }
+            note(.pruned(pruned.removed.count))
+            return try await pass(force: force, note: note)
+        }
     }
 
     /// One pass, holding the uploader lock.

@@ -42,7 +42,10 @@ struct CaptureCollectorCommand: AsyncParsableCommand {
             FAULTS (for tests): --faults FILE reads a JSON object with any of dropAfterBytes \
             (list of byte counts), serverErrors, expire, omitRange, loseFinal (counts), rate and \
             seed; the flags below set the same. Counted faults hit the next eligible requests; \
-            with --fault-rate each PUT also gets a random fault with that probability.
+            with --fault-rate each PUT also gets a random fault with that probability. "hold" \
+            (a list of "pre-request", "308", "201") with "holdDirectory" holds back the next \
+            answer of each kind, in order, once acted upon: the collector writes DIR/held and \
+            answers when DIR/release appears (a test's moment to act, such as filling a disk).
 
             LOGGING on standard error: at the default level, info, one line per request once it \
             is answered: method, path, status, measurement (deviceId/measurementId), session and \

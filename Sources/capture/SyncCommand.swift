@@ -33,7 +33,7 @@ struct Sync: AsyncParsableCommand {
 
             EXIT CODES: 0 delivered, or nothing due; 75 the collector did not answer or a \
             measurement failed (the next attempt time is stored); 77 token rejected or the \
-            login is gone; 78 no collector configured.
+            login is gone; 78 no collector configured; 73 disk full, nothing delivered to prune.
             """)
     @OptionGroup var data: DataDirectoryOptions
     @OptionGroup var output: OutputOptions

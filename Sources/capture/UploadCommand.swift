@@ -36,7 +36,7 @@ struct Upload: AsyncParsableCommand {
             EXIT CODES: 0 everything chosen was uploaded or skipped, 75 some measurements \
             failed (the others were uploaded), 77 the token was rejected (401) or the token \
             file is readable by others, 78 no URL or token configured, 64 bad arguments, \
-            74 database or file error.
+            74 database or file error, 73 disk full (run it again once there is room).
             """)
     @OptionGroup var data: DataDirectoryOptions
     @OptionGroup var output: OutputOptions

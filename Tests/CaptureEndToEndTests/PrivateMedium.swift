@@ -70,11 +70,11 @@ final class PrivateMedium {
         try Program.run(nsenter, ["-t", "\(holder.pid)", "-m", "--", executable] + arguments)
     }
 
-    /// Runs `capture ARGS --data-dir DATA` inside the namespace; a recorder it starts is stopped
-    /// with the medium.
+    /// Runs `capture ARGS --data-dir DATA` inside the namespace, with `environment`
+    /// (`NAME=VALUE`s) added to the test's; a recorder it starts is stopped with the medium.
     @discardableResult
-    func capture(_ arguments: [String], data: String) throws -> Program.Result {
-        let result = try run(CLI.executable, arguments + ["--data-dir", data])
+    func capture(_ arguments: [String], data: String, environment: [String] = []) throws -> Program.Result {
+        let result = try run("/usr/bin/env", environment + [CLI.executable] + arguments + ["--data-dir", data])
         if let pid = recorderPID(data), !started.contains(pid) { started.append(pid) }
         return result
     }

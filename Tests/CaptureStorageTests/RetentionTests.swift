@@ -98,6 +98,58 @@ import Testing
         #expect(try store.removeLeftovers(in: directory.path).isEmpty, "nothing left to remove")
     }
 
+    /// A store with a long delivered ride (day 98) and a short one not sent (day 99).
+    func deliveredRideAndAnother() throws -> (Store, delivered: Int64, unsent: Int64) {
+        let store = try Store(directory: directory.path)
+        let delivered = try record(store, end: 98 * Self.day, samples: 20_000)
+        let unsent = try record(store, end: 99 * Self.day)
+        try store.finishUpload(of: delivered, status: .uploaded)
+        return (store, delivered, unsent)
+    }
+
+    /// On a full file system a ride goes in small transactions (``Store/removeInSteps``): the
+    /// same rows go as with one, and its tombstone is written first.
+    @Test func aRemovalInStepsLeavesWhatARemovalInOneLeaves() throws {
+        let (store, delivered, kept) = try deliveredRideAndAnother()
+        let now = 100 * Self.day
+        let removed = try store.queue.writeWithoutTransaction { db in
+            try Store.removeInSteps(db, delivered, tombstone: (now, "for room", false))
+        }
+        #expect(removed)
+        #expect(try ids(store) == [kept])
+        #expect(try store.prunedDeliveredCount() == 1)
+        let left = try store.queue.read { db in
+            try Int.fetchOne(db, sql: "SELECT (SELECT COUNT(*) FROM sensor_batch WHERE measurement_id = ?1) + (SELECT COUNT(*) FROM upload WHERE measurement_id = ?1)", arguments: [delivered])
+        }
+        #expect(left == 0)
+        #expect(try store.queue.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") } == "ok")
+    }
+
+    /// A cut in the middle of a removal in steps leaves the ride with its tombstone and part of
+    /// its data: the next prune finishes it, whatever its policy says.
+    @Test func aRemovalInStepsCutHalfWayIsFinishedByTheNextPrune() throws {
+        let (store, delivered, unsent) = try deliveredRideAndAnother()
+        let now = 100 * Self.day
+        // The cut: the tombstone and a few steps committed.
+        try store.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO measurement_tombstone (measurement_id, removed_at, reason, discarded, start_ts, end_ts)
+                    SELECT id, ?, 'for room', 0, start_ts, end_ts FROM measurement WHERE id = ?
+                    """, arguments: [now, delivered])
+            try db.execute(
+                sql: "DELETE FROM sensor_batch WHERE id IN (SELECT id FROM sensor_batch WHERE measurement_id = ? LIMIT 3)",
+                arguments: [delivered])
+        }
+        // Until then it counts once, as what it still is: delivered, not pruned.
+        #expect(try store.deliveryTotals().delivered == 1)
+        #expect(try store.prunedDeliveredCount() == 0)
+        _ = try store.prune(RetentionPolicy(keepUploadedDays: 30), now: now, directory: directory.path)
+        #expect(try ids(store) == [unsent])
+        #expect(try store.prunedDeliveredCount() == 1)
+        #expect(try store.deliveryTotals().delivered == 1)
+    }
+
     @Test func overBudgetTheEarliestDeliveredGoFirstAndUnsentOnlyWithOldest() throws {
         let now = 100 * Self.day
         let first = try record(store, end: now - 3 * Self.day)
