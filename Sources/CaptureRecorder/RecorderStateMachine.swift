@@ -79,9 +79,9 @@ public struct RecorderStateMachine: Sendable {
         /// age limit is checked then.
         case stage(Flush)
         /// Commits everything staged now, after a lifecycle command (and, while its events wait,
-        /// at a flush, at most once a second: ``retryDue(at:)``), waiting at most `patience` seconds for another process: a busy store
-        /// leaves them waiting, durable, in the flush log (``storeFailed(_:during:)``);
-        /// ``caughtUp()`` reports that they went in.
+        /// at a flush, at most once a second: ``retryDue(at:)``), waiting at most `patience`
+        /// seconds for another process: a busy store leaves them waiting, durable, in the flush
+        /// log (``storeFailed(_:during:)``); ``caughtUp()`` reports that they went in.
         case commitStaged(patience: Double)
         /// Stages the move of everything stored on the host clock by `correction` ms (the
         /// measurement goes onto GNSS time), applied in order with what is staged.
@@ -373,7 +373,7 @@ public struct RecorderStateMachine: Sendable {
         defer { correction = next }
         guard correction == nil else { return [.recordClockCorrection(next)] }
         trackStart += next
-        // Everything the correction moves must be in the database first.
+        // Everything the correction moves is staged before it (the move is applied after it).
         return [
             .stage(engine.takeFlush()),
             .moveToGNSSTime(correction: next, motion: sources.contains { $0.clock == .host }), commitStagedNow,

@@ -11,6 +11,13 @@ import Testing
     /// SQLite's busy timeout, which a lifecycle commit used to wait before the recording ended.
     static let busyTimeout = 10.0
 
+    /// The database as it stands, read without applying the flush log (as `capture` would).
+    static func query(_ sql: String, in database: String, with sqlite3: String) throws -> [String] {
+        let result = try Program.run(sqlite3, ["-readonly", "-cmd", ".timeout 8000", database, sql])
+        #expect(result.status == 0, "\(sql): \(result.stderr)")
+        return result.stdout.split(separator: "\n").map(String.init)
+    }
+
     @Test func lifecycleCommandsWaitForALongReaderAndLandInOrderOnceItLetsGo() throws {
         guard let sqlite3 = Program.require("sqlite3", package: "sqlite3") else { return }
         let cli = CLI()
@@ -19,12 +26,7 @@ import Testing
         #expect(try cli.waitForCommitted(100))
         let recorder = try #require(cli.recorderPID)
         let database = cli.dataDirectory + "/capture.sqlite"
-        /// The database as it stands, read without applying the flush log (as `capture` would).
-        func query(_ sql: String) throws -> [String] {
-            let result = try Program.run(sqlite3, ["-readonly", "-cmd", ".timeout 8000", database, sql])
-            #expect(result.status == 0, "\(sql): \(result.stderr)")
-            return result.stdout.split(separator: "\n").map(String.init)
-        }
+        func query(_ sql: String) throws -> [String] { try Self.query(sql, in: database, with: sqlite3) }
         let events = "SELECT type || coalesce(':' || value, '') FROM event WHERE measurement_id = 1 ORDER BY id"
         #expect(try query(events) == ["16", "20:BICYCLE"])
 
@@ -100,12 +102,7 @@ extension BusyStoreEndToEndTests {
             }
         }
         let database = cli.dataDirectory + "/capture.sqlite"
-        /// The database as it stands, read without applying the flush log.
-        func query(_ sql: String) throws -> [String] {
-            let result = try Program.run(sqlite3, ["-readonly", "-cmd", ".timeout 8000", database, sql])
-            #expect(result.status == 0, "\(sql): \(result.stderr)")
-            return result.stdout.split(separator: "\n").map(String.init)
-        }
+        func query(_ sql: String) throws -> [String] { try Self.query(sql, in: database, with: sqlite3) }
         let measurements = "SELECT id || ':' || status FROM measurement ORDER BY id"
         play(3, moving: false)
         play(8, moving: true)
