@@ -22,11 +22,15 @@ extension RecorderStateMachine {
     static let idsAhead = 2
 
     /// The reservation, once ids are wanted and none is under way: while armed or recording with
-    /// `ride.detect: auto`, at every flush until it goes through.
-    mutating func reservationDue() -> [Action] {
+    /// `ride.detect: auto`, at a flush until it goes through, at most once a second (a try, like
+    /// a commit, shuts new readers out while it waits for its lock).
+    mutating func reservationDue(at now: Int64) -> [Action] {
         // Not while events wait: the store is busy, and a try would only keep readers out longer.
-        guard ride.settings.detect == .auto, !reserving, !eventsWaiting, reservedIDs.count < Self.idsAhead else { return [] }
+        guard ride.settings.detect == .auto, !reserving, !eventsWaiting, reservedIDs.count < Self.idsAhead,
+            now >= nextReservation
+        else { return [] }
         reserving = true
+        nextReservation = now + max(flushInterval, Self.retryInterval)
         return [.reserveMeasurementIDs]
     }
 

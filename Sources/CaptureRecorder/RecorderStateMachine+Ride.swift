@@ -146,7 +146,7 @@ extension RecorderStateMachine {
         ride.settings.detect = .auto
         ride.since = now
         ride.modality = modality
-        return reservationDue()
+        return reservationDue(at: now)
     }
 
     /// While armed: the samples go to the pre-roll (and a receiver's fixes to the clock); motion
@@ -232,7 +232,7 @@ extension RecorderStateMachine {
         var actions: [Action] = [.beginRide(flush, sources: sources.map(\.name), by: reason, id: id)]
         if let correction { actions.append(.recordClockCorrection(correction)) }
         guard let id else { return actions }
-        return actions + began(measurement: id, at: now) + [commitStagedNow] + reservationDue()
+        return actions + began(measurement: id, at: now) + [commitStagedNow] + reservationDue(at: now)
     }
 
     /// The ride rules after samples arrived or a flush interval passed, while recording: still

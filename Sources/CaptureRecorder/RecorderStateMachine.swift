@@ -204,6 +204,7 @@ public struct RecorderStateMachine: Sendable {
     /// a reservation is under way; the last id a ride took.
     var reservedIDs: [Int64] = []
     var reserving = false
+    var nextReservation: Int64 = .min
     var lastReservedTaken: Int64 = 0
 
     /// - Parameters:
@@ -384,9 +385,9 @@ public struct RecorderStateMachine: Sendable {
 
     /// A flush interval has passed: what was captured goes to the store.
     public mutating func flushDue(at now: Int64) -> [Action] {
-        if state == .armed { return armedFlushDue(at: now) + reservationDue() }
+        if state == .armed { return armedFlushDue(at: now) + reservationDue(at: now) }
         guard case .recording = state else { return [] }
-        return recordingFlushDue(at: now) + reservationDue()
+        return recordingFlushDue(at: now) + reservationDue(at: now)
     }
 
     private mutating func recordingFlushDue(at now: Int64) -> [Action] {
