@@ -77,14 +77,20 @@ struct Lane {
     var stagedBeforeFailure = false
     /// The run has finished: what is still queued is dropped.
     var finished = false
+    /// Rides that ended, kept, whose records wait to reach the database: handed to delivery then.
+    var toDeliver: [Int64] = []
+    /// Whether a ride was discarded since the last commit: its files go once its deletion is in.
+    var discarded = false
 
     init(trace: TraceTap?) {
         self.trace = trace
     }
 
-    mutating func open(measurement id: Int64, directory: String, store: Store) {
+    /// - Parameter registered: whether to record the journal as an attachment now (else its
+    ///   measurement's `begin` step in the flush log does).
+    mutating func open(measurement id: Int64, directory: String, store: Store, registered: Bool = true) {
         measurement = id
-        journal = RecorderJournal(directory: directory, measurement: id, store: store)
+        journal = RecorderJournal(directory: directory, measurement: id, store: registered ? store : nil)
     }
 }
 
@@ -160,31 +166,38 @@ extension Recorder {
         case .begin(let flush, let sources):
             let id = try store.begin(flush, sources: sources.joined(separator: "\n"))
             lane.open(measurement: id, directory: directory, store: store)
-        case .beginRide(let flush, let sources, let reason):
+        case .beginRide(let flush, let sources, let reason, let reserved?):
+            guard let staged = lane.staged else { return }
+            let begin = FlushLog.Step.begin(sources: sources.joined(separator: "\n"), journal: RecorderJournal.name)
+            try staged.commit(
+                flush, steps: [begin, .countRide(reason == .motion ? .begunByMotion : .begunBySize)], to: reserved,
+                now: WallClock.now())
+            publishStaged(staged)
+            lane.open(measurement: reserved, directory: directory, store: store, registered: false)
+        case .beginRide(let flush, let sources, let reason, nil):
+            // No id reserved: the ride before must be in the database first.
+            try commitStaged(on: &lane, patience: nil)
             let id = try store.begin(flush, sources: sources.joined(separator: "\n"))
             lane.open(measurement: id, directory: directory, store: store)
             try store.countRide(reason == .motion ? .begunByMotion : .begunBySize)
             let now = WallClock.now()
             handle { $0.began(measurement: id, at: now) }
-        case .endRide(let captured, let discard, let end):
-            guard let id = lane.measurement else { return }
-            if let staged = lane.staged {
-                publishMoving()
-                defer { publishStaged(staged) }
-                try staged.commitStaged()
-            }
+        case .endRide(let stop, let captured, let discard, let end):
+            guard let id = lane.measurement, let staged = lane.staged else { return }
+            // Its stop, count and deletion in one record: a power cut leaves all or none of them.
+            let steps: [FlushLog.Step] = [.countRide(end.count)] + (discard ? [.discard, .countRide(.discardedAsStill)] : [])
+            try staged.commit(stop, steps: steps, to: id, now: WallClock.now())
+            publishStaged(staged)
             lane.journal?.note(
-                RecorderStateMachine.JournalEntry.summary(captured: captured, lost: [:], commitsDeferred: lane.staged?.deferred ?? 0)
-                    .fields, at: WallClock.now())
+                RecorderStateMachine.JournalEntry.summary(captured: captured, lost: [:], commitsDeferred: staged.deferred).fields,
+                at: WallClock.now())
             lane.journal = nil
             lane.measurement = nil
-            try store.countRide(end.count)
-            if discard {
-                try store.deleteMeasurement(id, directory: directory)
-                try store.countRide(.discardedAsStill)
-            } else {
-                rideEnded(id)
-            }
+            if discard { lane.discarded = true } else { lane.toDeliver.append(id) }
+        case .reserveMeasurementIDs:
+            // Giving way at once: a busy store is tried again at the next flush.
+            let ids = (try? store.reserveMeasurementIDs(keeping: RecorderStateMachine.idsAhead, patience: StagedCommits.patience)) ?? []
+            machine.withLock { $0.reserved(ids) }
         case .commit(let flush):
             try store.commit(flush, to: lane.measurement ?? 0)
         case .stage(let flush):
@@ -200,24 +213,19 @@ extension Recorder {
             if staged.isDue(now: now) { publishMoving() }
             try staged.commitIfDue(now: now)
             lane.stagedBeforeFailure = false
+            committed(on: &lane)
         case .commitStaged(let patience):
-            if let staged = lane.staged, staged.hasStaged {
-                publishMoving()
-                defer { publishStaged(staged) }
-                try staged.commitStaged(patience: patience)
-            }
+            try commitStaged(on: &lane, patience: patience)
             machine.withLock { $0.caughtUp() }
         case .moveToGNSSTime(let correction, let motion):
-            guard let measurement = lane.measurement else { return }
-            if let staged = lane.staged {
-                publishMoving()
-                defer { publishStaged(staged) }
-                try staged.commitStaged()
-            }
-            try store.applyClockCorrection(correction, to: measurement, motion: motion)
+            guard let measurement = lane.measurement, let staged = lane.staged else { return }
+            // After what is staged, before what comes (already on GNSS time).
+            try staged.commit(
+                Self.noSamples, steps: [.moveToGNSSTime(correction: correction, motion: motion)], to: measurement,
+                now: WallClock.now())
         case .recordClockCorrection(let correction):
-            guard let measurement = lane.measurement else { return }
-            try store.recordClockCorrection(correction, of: measurement)
+            guard let measurement = lane.measurement, let staged = lane.staged else { return }
+            try staged.commit(Self.noSamples, steps: [.recordClockCorrection(correction)], to: measurement, now: WallClock.now())
         case .continueSources(let measurementStart, let committedEnd, let resumedAt):
             let names = sources.withLock { sources in
                 sources = sources.map { source in
@@ -252,6 +260,32 @@ extension Recorder {
             stopSignal.stop()
             done.signal()
         }
+    }
+
+    /// The flush of a record that carries only steps.
+    private static let noSamples = Flush(track: 0, state: .idle, modality: nil)
+
+    /// Commits what is staged (``StagedCommits/commitStaged(patience:)``), then what waited
+    /// for it (``committed(on:)``).
+    private func commitStaged(on lane: inout Lane, patience: Double?) throws(StoreError) {
+        guard let staged = lane.staged, staged.hasStaged else { return }
+        publishMoving()
+        defer { publishStaged(staged) }
+        try staged.commitStaged(patience: patience)
+        committed(on: &lane)
+    }
+
+    /// Once nothing is staged, everything is in the database: rides that ended go to delivery,
+    /// the files of those discarded are removed.
+    func committed(on lane: inout Lane) {
+        guard let staged = lane.staged, !staged.hasStaged else { return }
+        if lane.discarded {
+            lane.discarded = false
+            _ = try? store.removeLeftovers(in: directory)
+        }
+        let rides = lane.toDeliver
+        lane.toDeliver = []
+        for id in rides { rideEnded(id) }
     }
 
     /// Before a commit moves staged samples into the database: a reader of `status` adds the
@@ -290,6 +324,7 @@ extension Recorder {
                     // Not for waiting out: the flush log keeps it for the next process.
                     return true
                 }
+                committed(on: &lane)
                 staged.close()
                 machine.withLock { $0.caughtUp() }
                 return true

@@ -117,7 +117,8 @@ public final class Recorder: Sendable {
     public func arm(modality: Modality) throws(StoreError) {
         try openStaging()
         let now = WallClock.now()
-        machine.withLock { $0.arm(modality: modality, at: now) }
+        // The ids of the rides to come, reserved while the store is free (likely, at a start).
+        try performNow(machine.withLock { $0.arm(modality: modality, at: now) })
     }
 
     /// Continues the open measurement after its recorder died (``RecorderStateMachine/recover(_:at:)``).

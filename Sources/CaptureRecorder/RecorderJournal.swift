@@ -19,9 +19,10 @@ final class RecorderJournal {
     static let name = "recorder.jsonl"
     private let descriptor: Int32
 
-    /// Opens (appending) the journal of `measurement` and records it as an attachment; nil if
+    /// Opens (appending) the journal of `measurement` and, given a `store`, records it as an
+    /// attachment (without one, the measurement's `begin` step in the flush log does); nil if
     /// either fails.
-    init?(directory: String, measurement: Int64, store: Store) {
+    init?(directory: String, measurement: Int64, store: Store?) {
         let folder = Store.attachmentDirectory(of: measurement, in: directory)
         do {
             try PrivateFiles.createDirectory((folder as NSString).deletingLastPathComponent)
@@ -33,7 +34,7 @@ final class RecorderJournal {
         AttachmentFile.cutTornLastLine(path)
         let fd = PrivateFiles.open(path, O_WRONLY | O_APPEND)
         guard fd >= 0 else { return nil }
-        guard (try? store.addAttachment(to: measurement, name: Self.name, format: .jsonl)) != nil else {
+        guard store == nil || (try? store?.addAttachment(to: measurement, name: Self.name, format: .jsonl)) != nil else {
             close(fd)
             return nil
         }

@@ -94,6 +94,9 @@ struct RideRules: Sendable {
     var lastPosition: (latitude: Double, longitude: Double)?
     var capturedAtBegin = SampleCounts()
     var lastRide: Int64?
+    /// Where the last ride ended (its stop, events' clock): the next one begins no earlier, its
+    /// pre-roll cut there, so that two rides never overlap.
+    var lastEnd: Int64 = .min
 
     init(settings: RideSettings) {
         self.settings = settings
@@ -136,12 +139,14 @@ extension RecorderStateMachine {
     // MARK: - Armed
 
     /// `ride.detect: auto`: waits for motion instead of starting a measurement at once;
-    /// `modality` is each ride's.
-    public mutating func arm(modality: Modality, at now: Int64) {
+    /// `modality` is each ride's. Returns the reservation of the rides' ids.
+    @discardableResult
+    public mutating func arm(modality: Modality, at now: Int64) -> [Action] {
         state = .armed
         ride.settings.detect = .auto
         ride.since = now
         ride.modality = modality
+        return reservationDue(at: now)
     }
 
     /// While armed: the samples go to the pre-roll (and a receiver's fixes to the clock); motion
@@ -160,10 +165,11 @@ extension RecorderStateMachine {
         return beginRide(at: now)
     }
 
-    /// Armed, a flush interval passed: only the pre-roll is trimmed.
+    /// Armed, a flush interval passed: the pre-roll is trimmed; the end of a ride that waits
+    /// for a busy store is tried again.
     mutating func armedFlushDue(at now: Int64) -> [Action] {
         ride.trimPreRoll(before: now - ride.settings.preRoll)
-        return []
+        return retryDue(at: now)
     }
 
     /// Notes a fix against the host clock while armed: nothing is stored to move, so a
@@ -191,11 +197,13 @@ extension RecorderStateMachine {
             default: break
             }
         }
+        // Motion soon after `capture stop`: the pre-roll does not reach back into the ride before.
+        start = max(start, ride.lastEnd)
         let held = ride.preRoll
         ride.preRoll = []
         ride.begunBy = .motion
         ride.preRollFrom = start
-        var actions = begin(at: start, by: .motion)
+        var actions = begin(at: start, by: .motion, now: now)
         var traced: [TraceRecord] = []
         for entry in held {
             ingest(entry.sample, from: entry.source, arrived: entry.arrived, traced: &traced, actions: &actions)
@@ -205,22 +213,26 @@ extension RecorderStateMachine {
         return actions
     }
 
-    /// A new measurement at `time` (events' clock) in the ride's modality.
-    mutating func begin(at time: Int64, by reason: RideEvent.Begin) -> [Action] {
+    /// A new measurement at `time` (events' clock) in the ride's modality: under a reserved id
+    /// if one is (begun in the flush log, then committed with what is staged: a busy store keeps
+    /// it waiting there), else begun by the store at once.
+    mutating func begin(at time: Int64, by reason: RideEvent.Begin, now: Int64) -> [Action] {
         engine = Recording()
         // A new lifecycle takes a start at any time.
         guard let flush = try? engine.apply(.start(ride.modality), at: time) else { return [] }
         trackStart = time
         measurementStart = time - (correction ?? 0)
-        state = .recording(measurement: 0)
+        let id = takeReservedID()
+        state = .recording(measurement: id ?? 0)
         ride.stillSince = nil
         ride.distance = 0
         ride.lastPosition = nil
         ride.capturedAtBegin = captured
         ride.continued = reason == .size
-        var actions: [Action] = [.beginRide(flush, sources: sources.map(\.name), by: reason)]
+        var actions: [Action] = [.beginRide(flush, sources: sources.map(\.name), by: reason, id: id)]
         if let correction { actions.append(.recordClockCorrection(correction)) }
-        return actions
+        guard let id else { return actions }
+        return actions + began(measurement: id, at: now) + [commitStagedNow] + reservationDue(at: now)
     }
 
     /// The ride rules after samples arrived or a flush interval passed, while recording: still
@@ -245,7 +257,9 @@ extension RecorderStateMachine {
     }
 
     /// Ends the ride under way at `time` (events' clock) and arms. Ended by motion, what was
-    /// held back while standing is the still tail, dropped; otherwise it goes in.
+    /// held back while standing is the still tail, dropped; otherwise it goes in. Its stop is
+    /// staged with its count (and deletion) and committed with what is staged: a busy store
+    /// keeps them waiting in the flush log (``storeFailed(_:during:)``) while the recorder goes on.
     mutating func endRide(at time: Int64, by end: RideEvent.End) -> [Action] {
         guard case .recording(let id) = state else { return [] }
         if end == .motion { _ = engine.takeFlush() }
@@ -254,12 +268,13 @@ extension RecorderStateMachine {
         let discard = end != .size && !ride.continued && ride.distance < ride.settings.minDistance
         let rideCaptured = rideCounts
         let actions: [Action] = [
-            .stage(flush), .trace([.mark(.stop, at: stop)], flush: true),
+            .trace([.mark(.stop, at: stop)], flush: true),
             .journal(.ride(.ended(by: end, distance: ride.distance, discarded: discard)), at: stop),
             .journal(.ride(.armed), at: nil),
-            .endRide(captured: rideCaptured, discard: discard, by: end),
+            .endRide(flush, captured: rideCaptured, discard: discard, by: end), commitStagedNow,
         ]
         ride.lastRide = id
+        ride.lastEnd = stop
         ride.stillSince = nil
         // Armed anew: motion must be seen afresh (a verdict of the ride's last moments is not).
         ride.detector = MotionDetector()

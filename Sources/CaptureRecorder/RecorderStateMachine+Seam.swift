@@ -57,15 +57,15 @@ extension RecorderStateMachine {
         let moved = SampleCounts(after)
         let rideCaptured = rideCounts - moved
         var actions: [Action] = [
-            .stage(before), .stage(stop), .trace([.mark(.stop, at: seam)], flush: true),
+            .stage(before), .trace([.mark(.stop, at: seam)], flush: true),
             .journal(.ride(.ended(by: .size, distance: ride.distance, discarded: false)), at: seam),
-            .endRide(captured: rideCaptured, discard: false, by: .size),
+            .endRide(stop, captured: rideCaptured, discard: false, by: .size),
         ]
         if case .recording(let id) = state { ride.lastRide = id }
         ride.begunBy = .size
         ride.preRollFrom = seam
         let keep = ride.since
-        actions += begin(at: seam, by: .size)
+        actions += begin(at: seam, by: .size, now: now)
         // What was taken after the seam is the new measurement's first.
         for sensor in MotionSensor.allCases { for sample in after.motion[sensor] { engine.ingest(.motion(sensor, sample)) } }
         for fix in after.fixes { engine.ingest(.fix(fix)) }

@@ -20,8 +20,8 @@ public struct RecorderStateMachine: Sendable {
         /// `ride.detect: auto` between rides: the sources are read, the last `ride.pre_roll` is
         /// kept in memory, nothing is written; motion begins a ride (``RideRules``).
         case armed
-        /// Recording the measurement with this id (0 while a ride begun by motion waits for the
-        /// store's id, ``began(measurement:at:)``).
+        /// Recording the measurement with this id (0 while a ride begun by motion with no id
+        /// reserved waits for the store's, ``began(measurement:at:)``).
         case recording(measurement: Int64)
         /// The measurement stopped (the one recorded, if any, for the last report), or the
         /// store failed (`failure`); nothing more is taken.
@@ -58,14 +58,20 @@ public struct RecorderStateMachine: Sendable {
         /// Begins the measurement in the store with this flush (its `start`), then reports the new
         /// id with ``RecorderStateMachine/began(measurement:at:)``.
         case begin(Flush, sources: [String])
-        /// A ride begun by motion (or continuing one at its size limit): begins the measurement
-        /// as ``begin(_:sources:)`` does, counts it and reports its id with
-        /// ``RecorderStateMachine/began(measurement:at:)``.
-        case beginRide(Flush, sources: [String], by: RideEvent.Begin)
-        /// The ride has ended (its stop staged before): commits what is staged, closes its
-        /// journal with `captured`, counts it, and either deletes it (`discard`: it moved less
-        /// than `ride.min_distance`) or hands it to delivery. The recorder goes on, armed.
-        case endRide(captured: SampleCounts, discard: Bool, by: RideEvent.End)
+        /// A ride begun by motion (or continuing one at its size limit) under `id`, reserved
+        /// (``reserved(_:)``): its measurement begins and is counted in the flush log, durable,
+        /// and reaches the database with the next commit. With no id reserved (`nil`): what is
+        /// staged is committed, the measurement begun in the store at once, and its id
+        /// reported with ``RecorderStateMachine/began(measurement:at:)``.
+        case beginRide(Flush, sources: [String], by: RideEvent.Begin, id: Int64?)
+        /// The ride has ended: stages its stop (`Flush`) with its count and, with `discard` (it
+        /// moved less than `ride.min_distance`), its deletion, in one record; closes its journal
+        /// with `captured`; once that record is in the database, hands the ride to delivery. The
+        /// recorder goes on, armed.
+        case endRide(Flush, captured: SampleCounts, discard: Bool, by: RideEvent.End)
+        /// Reserves measurement ids for rides to come (``Store/reserveMeasurementIDs(keeping:patience:)``),
+        /// reported with ``RecorderStateMachine/reserved(_:)``.
+        case reserveMeasurementIDs
         /// Commits a flush to the database at once (a recovery, before staging starts).
         case commit(Flush)
         /// Stages a flush (``StagedCommits``: durable in the flush log, its events with it) and
@@ -73,14 +79,14 @@ public struct RecorderStateMachine: Sendable {
         /// age limit is checked then.
         case stage(Flush)
         /// Commits everything staged now, after a lifecycle command (and, while its events wait,
-        /// at every flush), waiting at most `patience` seconds for another process: a busy store
-        /// leaves them waiting, durable, in the flush log (``storeFailed(_:during:)``);
-        /// ``caughtUp()`` reports that they went in.
+        /// at a flush, at most once a second: ``retryDue(at:)``), waiting at most `patience`
+        /// seconds for another process: a busy store leaves them waiting, durable, in the flush
+        /// log (``storeFailed(_:during:)``); ``caughtUp()`` reports that they went in.
         case commitStaged(patience: Double)
-        /// Commits what is staged, then moves everything stored on the host clock by
-        /// `correction` ms in one transaction (the measurement goes onto GNSS time).
+        /// Stages the move of everything stored on the host clock by `correction` ms (the
+        /// measurement goes onto GNSS time), applied in order with what is staged.
         case moveToGNSSTime(correction: Int64, motion: Bool)
-        /// Records a refined correction; nothing stored moves again.
+        /// Stages a refined correction; nothing stored moves again.
         case recordClockCorrection(Int64)
         /// Replaces the sources that drive the lifecycle by their continuation after a crash
         /// (``SampleSource/continuing(measurementStart:committedEnd:resumedAt:)``), stores their
@@ -189,9 +195,17 @@ public struct RecorderStateMachine: Sendable {
     /// Whether a prune was tried for the store failure being handled.
     var pruning = false
     /// Lifecycle events durable in the flush log that the database has not taken yet (another
-    /// process held it): every flush tries again (``Action/commitStaged(patience:)``) until they go in, and
+    /// process held it): a flush tries again (``retryDue(at:)``) until they go in, and
     /// a recorder that stops with them waiting commits them before it exits.
     public internal(set) var eventsWaiting = false
+    /// When what waits may be tried again (``retryDue(at:)``).
+    var nextRetry: Int64 = .min
+    /// Measurement ids reserved in the store for rides to come (``reserved(_:)``), and whether
+    /// a reservation is under way; the last id a ride took.
+    var reservedIDs: [Int64] = []
+    var reserving = false
+    var nextReservation: Int64 = .min
+    var lastReservedTaken: Int64 = 0
 
     /// - Parameters:
     ///   - tracing: whether what the sources deliver is also recorded as a trace.
@@ -360,10 +374,10 @@ public struct RecorderStateMachine: Sendable {
         defer { correction = next }
         guard correction == nil else { return [.recordClockCorrection(next)] }
         trackStart += next
-        // Everything the correction moves must be in the database first.
+        // Everything the correction moves is staged before it (the move is applied after it).
         return [
             .stage(engine.takeFlush()),
-            .moveToGNSSTime(correction: next, motion: sources.contains { $0.clock == .host }),
+            .moveToGNSSTime(correction: next, motion: sources.contains { $0.clock == .host }), commitStagedNow,
         ]
     }
 
@@ -371,8 +385,12 @@ public struct RecorderStateMachine: Sendable {
 
     /// A flush interval has passed: what was captured goes to the store.
     public mutating func flushDue(at now: Int64) -> [Action] {
-        if state == .armed { return armedFlushDue(at: now) }
+        if state == .armed { return armedFlushDue(at: now) + reservationDue(at: now) }
         guard case .recording = state else { return [] }
+        return recordingFlushDue(at: now) + reservationDue(at: now)
+    }
+
+    private mutating func recordingFlushDue(at now: Int64) -> [Action] {
         history.append((now, captured))
         history.removeAll { now - $0.time > 10_000 }
         // Standing still, what comes is held back: the tail a ride's end cuts.
@@ -382,8 +400,7 @@ public struct RecorderStateMachine: Sendable {
         let flush = engine.takeFlush()
         if let last = flush.lastSampleTime { stagedUntil = max(stagedUntil, last) }
         // Events that waited for a busy store go in with this flush, if it lets them.
-        let retry: [Action] = eventsWaiting ? [commitStagedNow] : []
-        return rule + [.stage(flush)] + retry + [.trace([], flush: true)]
+        return rule + [.stage(flush)] + retryDue(at: now) + [.trace([], flush: true)]
     }
 
     // MARK: - Commands

@@ -36,6 +36,12 @@ import Glibc
 /// `0xFFFFFFFF` for none) and its UTF-8 bytes. Its events wait here, durable, when the database
 /// is busy, and go in with the next commit after the samples staged before them, as samples do.
 ///
+/// A record that also asks the store for more than its flush (``Step``: a ride's measurement
+/// begun under a reserved id, a ride counted or discarded, a measurement moved onto GNSS time)
+/// is a `CFL3`: the `CFL2` payload (its event count may be 0) followed by its steps
+/// (`FlushLog+Steps.swift`), so that with `ride.detect: auto` a ride's begin and end wait here
+/// for a busy database as a command's events do.
+///
 /// One writer at a time: the recorder holds an exclusive `flock` on the file while it records;
 /// any other process may apply what a dead recorder left (``Store/applyFlushLog(wait:dropping:)``).
 public final class FlushLog {
@@ -44,6 +50,11 @@ public final class FlushLog {
         public var sequence: UInt64
         public var measurement: Int64
         public var flush: EncodedFlush
+        /// What the record asks of the store besides its flush, in order (a `CFL3` record).
+        public var steps: [Step] = []
+
+        /// Whether it carries lifecycle events or steps: what must not wait for a staging limit.
+        var carriesEvents: Bool { !flush.flush.events.isEmpty || !steps.isEmpty }
     }
 
     public static let fileName = "capture.flushlog"
@@ -53,11 +64,22 @@ public final class FlushLog {
     static let magic: [UInt8] = Array("CFL1".utf8)
     /// The magic of a record that carries events.
     static let eventsMagic: [UInt8] = Array("CFL2".utf8)
+    /// The magic of a record that carries steps (and maybe events).
+    static let stepsMagic: [UInt8] = Array("CFL3".utf8)
 
-    /// Whether `header` starts with a record's magic; `true` for a record with events.
-    static func kind(_ header: [UInt8]) -> Bool? {
-        let start = Array(header.prefix(4))
-        return start == magic ? false : start == eventsMagic ? true : nil
+    /// What a record carries besides samples.
+    enum Kind {
+        case samples, events, steps
+    }
+
+    /// The kind of record `header` starts, or `nil` where none does.
+    static func kind(_ header: [UInt8]) -> Kind? {
+        switch Array(header.prefix(4)) {
+        case magic: .samples
+        case eventsMagic: .events
+        case stepsMagic: .steps
+        default: nil
+        }
     }
 
     public let path: String
@@ -125,8 +147,8 @@ public final class FlushLog {
     }
 
     /// Appends a record at the next boundary and makes it durable.
-    public func append(_ flush: EncodedFlush, sequence: UInt64, measurement: Int64) throws(StoreError) {
-        let bytes = Self.encode(flush, sequence: sequence, measurement: measurement)
+    public func append(_ flush: EncodedFlush, steps: [Step] = [], sequence: UInt64, measurement: Int64) throws(StoreError) {
+        let bytes = Self.encode(flush, steps: steps, sequence: sequence, measurement: measurement)
         var written = 0
         while written < bytes.count {
             let count = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress! + written, bytes.count - written, off_t(offset + written)) }
@@ -180,7 +202,7 @@ public final class FlushLog {
     /// The record at `position` and its length in bytes, or nil where none is.
     private func read(at position: Int) throws(StoreError) -> (Record, Int)? {
         var header = [UInt8](repeating: 0, count: Self.headerSize)
-        guard pread(fd, &header, Self.headerSize, off_t(position)) == Self.headerSize, let withEvents = Self.kind(header)
+        guard pread(fd, &header, Self.headerSize, off_t(position)) == Self.headerSize, let kind = Self.kind(header)
         else { return nil }
         var reader = Reader(header)
         reader.skip(4)
@@ -195,13 +217,13 @@ public final class FlushLog {
         guard length == 0 || pread(fd, &payload, length, off_t(position + Self.headerSize)) == length else { return nil }
         var crc = crc32(0, header, 24)
         crc = payload.withUnsafeBufferPointer { crc32(crc, $0.baseAddress, uInt($0.count)) }
-        guard UInt32(crc) == checksum, let flush = Self.decode(payload, events: withEvents) else { return nil }
-        return (Record(sequence: sequence, measurement: measurement, flush: flush), Self.headerSize + length)
+        guard UInt32(crc) == checksum, let (flush, steps) = Self.decode(payload, kind: kind) else { return nil }
+        return (Record(sequence: sequence, measurement: measurement, flush: flush, steps: steps), Self.headerSize + length)
     }
 
     // MARK: - Encoding
 
-    static func encode(_ encoded: EncodedFlush, sequence: UInt64, measurement: Int64) -> [UInt8] {
+    static func encode(_ encoded: EncodedFlush, steps: [Step] = [], sequence: UInt64, measurement: Int64) -> [UInt8] {
         var payload = Writer()
         let flush = encoded.flush
         payload.u32(UInt32(flush.track))
@@ -234,7 +256,7 @@ public final class FlushLog {
             payload.i64(pressure.timestamp)
             payload.f64(pressure.hectopascals)
         }
-        let withEvents = !flush.events.isEmpty
+        let withEvents = !flush.events.isEmpty || !steps.isEmpty
         if withEvents {
             let phase: UInt8 =
                 switch flush.state {
@@ -253,8 +275,9 @@ public final class FlushLog {
                 payload.string(event.value)
             }
         }
+        if !steps.isEmpty { encode(steps, into: &payload) }
         var record = Writer()
-        record.bytes = withEvents ? eventsMagic : magic
+        record.bytes = !steps.isEmpty ? stepsMagic : withEvents ? eventsMagic : magic
         record.u64(sequence)
         record.i64(measurement)
         record.u32(UInt32(payload.bytes.count))
@@ -265,8 +288,9 @@ public final class FlushLog {
         return record.bytes
     }
 
-    /// The flush in a record's payload; `events`: a `CFL2` record's, with its events.
-    static func decode(_ payload: [UInt8], events withEvents: Bool = false) -> EncodedFlush? {
+    /// The flush in a record's payload and its steps; `kind`: the record's, `CFL2` with events,
+    /// `CFL3` with steps (and events, if any).
+    static func decode(_ payload: [UInt8], kind: Kind = .samples) -> (EncodedFlush, [Step])? {
         var reader = Reader(payload)
         let track = Int(reader.u32())
         var batches: [EncodedFlush.Batch] = []
@@ -303,7 +327,8 @@ public final class FlushLog {
             pressures.append(PressureSample(timestamp: reader.i64(), hectopascals: reader.f64()))
         }
         var decoded = EncodedFlush(track: track, batches: batches, fixes: fixes, pressures: pressures)
-        if withEvents {
+        var steps: [Step] = []
+        if kind != .samples {
             let phase = reader.u8()
             let stateTrack = Int(reader.u32())
             let state: Lifecycle.State
@@ -325,14 +350,19 @@ public final class FlushLog {
                 guard let type = EventType(rawValue: Int(reader.u8())) else { return nil }
                 events.append(Event(timestamp: time, type: type, value: reader.string()))
             }
-            guard !events.isEmpty else { return nil }
-            decoded.carry(events, state: state, modality: modality)
+            if kind == .steps {
+                guard let decodedSteps = decodeSteps(&reader), !decodedSteps.isEmpty else { return nil }
+                steps = decodedSteps
+            } else if events.isEmpty {
+                return nil
+            }
+            if !events.isEmpty { decoded.carry(events, state: state, modality: modality) }
         }
         guard reader.isComplete else { return nil }
-        return decoded
+        return (decoded, steps)
     }
 
-    private struct Writer {
+    struct Writer {
         var bytes: [UInt8] = []
         mutating func u16(_ value: UInt16) { withUnsafeBytes(of: value.littleEndian) { bytes += $0 } }
         mutating func u32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { bytes += $0 } }
@@ -348,7 +378,7 @@ public final class FlushLog {
     }
 
     /// Reads what ``Writer`` wrote; past the end it reads zeros and remembers the overrun.
-    private struct Reader {
+    struct Reader {
         let bytes: [UInt8]
         var position = 0
         var overrun = false

@@ -263,6 +263,16 @@ enum Schema {
                         WHERE status = 'skipped' AND reason LIKE '%collector.payload_limit%';
                     """)
         }
+        migrator.registerMigration("v14: measurement ids reserved by the recorder") { db in
+            // Ids the recorder reserved (Store.reserveMeasurementIDs) and has not begun a
+            // measurement under yet, `reserved_next` to `reserved_last`: a ride begun while another
+            // process holds the database takes one at once, in the flush log.
+            try db.execute(
+                sql: """
+                    ALTER TABLE flush_log ADD COLUMN reserved_next INTEGER;
+                    ALTER TABLE flush_log ADD COLUMN reserved_last INTEGER;
+                    """)
+        }
         return migrator
     }
 }

@@ -71,15 +71,19 @@ public final class StagedCommits {
     /// On a failure nothing of `flush` is kept and the staged flushes stay staged. Follow it
     /// with ``commitIfDue(now:)``, or with ``commitStaged(patience:)`` when its events should
     /// reach the database now.
-    public func commit(_ flush: Flush, to measurement: Int64, now: Int64) throws(StoreError) {
-        guard !flush.isEmpty else { return }
+    ///
+    /// - Parameter steps: what the record asks of the store besides `flush`, applied after it
+    ///   in the same transaction (``FlushLog/Step``; a `begin` before it).
+    public func commit(_ flush: Flush, steps: [FlushLog.Step] = [], to measurement: Int64, now: Int64) throws(StoreError) {
+        guard !flush.isEmpty || !steps.isEmpty else { return }
         let encoded = try EncodedFlush(flush)
-        try log.append(encoded, sequence: next, measurement: measurement)
-        staged.append(FlushLog.Record(sequence: next, measurement: measurement, flush: encoded))
+        try log.append(encoded, steps: steps, sequence: next, measurement: measurement)
+        let record = FlushLog.Record(sequence: next, measurement: measurement, flush: encoded, steps: steps)
+        staged.append(record)
         next += 1
         weight += encoded.weight
         oldest = oldest ?? now
-        if !flush.events.isEmpty { eventsStaged += 1 }
+        if record.carriesEvents { eventsStaged += 1 }
     }
 
     /// Flushes with lifecycle events staged: durable in the log, not yet in the database.
@@ -139,7 +143,7 @@ public final class StagedCommits {
     /// resumed recorder to decide (``Store/applyFlushLog(wait:dropping:)``).
     public func commitWhatFits() {
         let committed = store.commitWhatFits(staged)
-        eventsStaged -= staged.prefix(committed).count(where: { !$0.flush.flush.events.isEmpty })
+        eventsStaged -= staged.prefix(committed).count(where: \.carriesEvents)
         staged.removeFirst(committed)
     }
 

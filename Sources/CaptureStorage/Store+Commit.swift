@@ -19,16 +19,24 @@ extension Store {
             let modality = flush.modality
         else { throw .database("a measurement must begin with LIFECYCLE_START") }
         return try write { db in
-            if let open = try Int64.fetchOne(db, sql: "SELECT id FROM measurement WHERE status != 'finished'") {
-                throw StoreError.alreadyOpen(open)
-            }
-            try db.execute(
-                sql: "INSERT INTO measurement (status, modality, start_ts, track_count, sources) VALUES (?, ?, ?, 0, ?)",
-                arguments: [flush.state.name, modality.rawValue, start.timestamp, sources])
+            try Self.insertMeasurement(nil, flush: flush, start: start.timestamp, modality: modality, sources: sources, in: db)
             let id = db.lastInsertedRowID
             try Self.apply(encoded, to: id, in: db)
             return id
         }
+    }
+
+    /// Inserts a measurement row (under `id`, or the next one when `nil`) inside the caller's
+    /// transaction; throws ``StoreError/alreadyOpen(_:)`` if another measurement is open.
+    static func insertMeasurement(
+        _ id: Int64?, flush: Flush, start: Int64, modality: Modality, sources: String, in db: Database
+    ) throws {
+        if let open = try Int64.fetchOne(db, sql: "SELECT id FROM measurement WHERE status != 'finished'") {
+            throw StoreError.alreadyOpen(open)
+        }
+        try db.execute(
+            sql: "INSERT INTO measurement (id, status, modality, start_ts, track_count, sources) VALUES (?, ?, ?, ?, 0, ?)",
+            arguments: [id, flush.state.name, modality.rawValue, start, sources])
     }
 
     /// Commits one flush of an open measurement in one transaction. An empty flush writes nothing.

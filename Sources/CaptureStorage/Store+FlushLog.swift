@@ -24,11 +24,22 @@ extension Store {
                 let applied = try Self.applied(db)
                 var exists: [Int64: Bool] = [:]
                 for record in records where record.sequence > applied {
+                    // A ride's measurement begun under its reserved id: created with its first flush.
+                    var begun = false
+                    if case .begin(let sources, let journal)? = record.steps.first {
+                        try Self.begin(record.measurement, with: record.flush, sources: sources, journal: journal, in: db)
+                        exists[record.measurement] = true
+                        begun = true
+                    }
                     let stored = try exists[record.measurement] ?? {
                         try Bool.fetchOne(db, sql: "SELECT 1 FROM measurement WHERE id = ?", arguments: [record.measurement]) ?? false
                     }()
                     exists[record.measurement] = stored
-                    if stored { try Self.apply(record.flush, to: record.measurement, in: db) }
+                    if stored, !begun { try Self.apply(record.flush, to: record.measurement, in: db) }
+                    for step in record.steps {
+                        if case .discard = step { exists[record.measurement] = false }
+                        try Self.apply(step, to: record.measurement, stored: stored, in: db)
+                    }
                 }
                 if last.sequence > applied {
                     try db.execute(sql: "UPDATE flush_log SET applied = ? WHERE id = 1", arguments: [Int64(last.sequence)])

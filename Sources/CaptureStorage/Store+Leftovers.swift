@@ -15,21 +15,29 @@ extension Store {
     /// then fsyncs each directory it changed, so that what retention removed stays removed.
     ///
     /// Only ids the store has handed out count (at most `sqlite_sequence`'s): a measurement
-    /// being created right now, whose row is not committed yet, is never swept.
+    /// being created right now, whose row is not committed yet, is never swept; nor one the
+    /// recorder reserved (``reserveMeasurementIDs(keeping:patience:)``), whose ride may have
+    /// begun in the flush log with its journal already written.
     @discardableResult
     public func removeLeftovers(in directory: String) throws(StoreError) -> [String] {
-        let (kept, highest): (Set<Int64>, Int64)
+        let (kept, highest, reserved): (Set<Int64>, Int64, ClosedRange<Int64>?)
         do {
-            (kept, highest) = try queue.read { db in
-                (
+            (kept, highest, reserved) = try queue.read { db in
+                let row = try Row.fetchOne(db, sql: "SELECT reserved_next, reserved_last FROM flush_log WHERE id = 1")
+                let next: Int64? = row?["reserved_next"]
+                let last: Int64? = row?["reserved_last"]
+                return (
                     Set(try Int64.fetchAll(db, sql: "SELECT id FROM measurement")),
-                    try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'measurement'") ?? 0
+                    try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'measurement'") ?? 0,
+                    next.flatMap { next in last.flatMap { next <= $0 ? next...$0 : nil } }
                 )
             }
         } catch {
             throw Self.map(error, path: path)
         }
-        func gone(_ id: Int64?) -> Bool { id.map { $0 <= highest && !kept.contains($0) } ?? false }
+        func gone(_ id: Int64?) -> Bool {
+            id.map { $0 <= highest && !kept.contains($0) && !(reserved?.contains($0) ?? false) } ?? false
+        }
         var removed: [String] = []
         let manager = FileManager.default
         for (folder, id) in [

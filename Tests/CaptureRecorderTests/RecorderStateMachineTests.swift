@@ -171,6 +171,13 @@ struct RecorderStateMachineTests: StateMachineSuite {
         #expect(moves.contains(.moveToGNSSTime(correction: offset, motion: true)))
         // What is pending goes to the store before everything stored moves.
         #expect(moves.firstIndex { if case .stage = $0 { true } else { false } } ?? .max < moves.firstIndex(of: .moveToGNSSTime(correction: offset, motion: true)) ?? -1)
+        // The move is staged after it, then committed with it: a busy store keeps it waiting
+        // in the flush log, and the recording goes on.
+        let move = try #require(moves.firstIndex(of: .moveToGNSSTime(correction: offset, motion: true)))
+        #expect(moves[move + 1] == .commitStaged(patience: StagedCommits.lifecyclePatience))
+        #expect(machine.storeFailed(.busy(path: "/data/capture.sqlite"), during: moves[move + 1]) == .wait)
+        #expect(machine.failure == nil && machine.eventsWaiting)
+        machine.caughtUp()
         // Host-clock samples and control commands are moved as they come.
         _ = machine.take([(Self.accelerations(1, from: Self.t0 + 6000), Self.t0 + 6000)], dropped: 0, capacity: 10, from: 1)
         let flush = try #require(Self.stagedFlushes(machine.flushDue(at: Self.t0 + 7000)).first)

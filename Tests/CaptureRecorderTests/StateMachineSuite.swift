@@ -13,8 +13,14 @@ extension StateMachineSuite {
     /// Where their time begins, Unix ms.
     static var t0: Int64 { 1_700_000_000_000 }
 
-    /// The flushes `actions` stage, in order.
+    /// The flushes `actions` stage, in order: those of `stage` actions and a ride's stop
+    /// (`endRide`, which stages its own).
     static func stagedFlushes(_ actions: some Collection<Action>) -> [Flush] {
-        actions.compactMap { if case .stage(let flush) = $0 { flush } else { nil } }
+        actions.compactMap {
+            switch $0 {
+            case .stage(let flush), .endRide(let flush, _, _, _): flush
+            default: nil
+            }
+        }
     }
 }

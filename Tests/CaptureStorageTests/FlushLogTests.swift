@@ -39,6 +39,17 @@ import Testing
         return (id, engine)
     }
 
+    /// The store and the flush log as a power cut now would leave them (what is on the medium:
+    /// both are synced at every step), copied to a directory of their own for a boot.
+    func copyAtCut(_ number: Int) throws -> String {
+        let copy = directory.path + "-cut\(number)"
+        try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
+        for name in ["capture.sqlite", FlushLog.fileName] {
+            try FileManager.default.copyItem(atPath: directory.path + "/" + name, toPath: copy + "/" + name)
+        }
+        return copy
+    }
+
     @Test func aStagedFlushIsDurableInTheLogAndReachesTheDatabaseWithTheNextEvent() throws {
         let store = try Store(directory: directory.path)
         var (id, engine) = try started(store)
@@ -310,7 +321,7 @@ import Testing
             let encoded = try EncodedFlush(samples(&engine, from: 5_000, count: 7, fullFix: fullFix))
             let bytes = FlushLog.encode(encoded, sequence: 42, measurement: 7)
             let payload = Array(bytes[FlushLog.headerSize...])
-            let decoded = try #require(FlushLog.decode(payload))
+            let decoded = try #require(FlushLog.decode(payload)?.0)
             #expect(decoded.flush.fixes == encoded.flush.fixes)
             #expect(decoded.flush.pressures == encoded.flush.pressures)
             #expect(decoded.flush.track == encoded.flush.track)
@@ -328,11 +339,11 @@ import Testing
             let bytes = FlushLog.encode(try EncodedFlush(flush), sequence: 43, measurement: 7)
             #expect(Array(bytes.prefix(4)) == FlushLog.eventsMagic)
             let payload = Array(bytes[FlushLog.headerSize...])
-            let decoded = try #require(FlushLog.decode(payload, events: true))
+            let decoded = try #require(FlushLog.decode(payload, kind: .events)?.0)
             #expect(decoded.flush.events == flush.events)
             #expect(decoded.flush.state == flush.state && decoded.flush.modality == flush.modality)
             #expect(FlushLog.decode(payload) == nil)
-            #expect(FlushLog.decode(Array(payload.dropLast()), events: true) == nil)
+            #expect(FlushLog.decode(Array(payload.dropLast()), kind: .events) == nil)
         }
     }
 
@@ -350,14 +361,7 @@ import Testing
         let staged = try StagedCommits(store: store, directory: directory.path)
         let reader = try DatabaseQueue(path: directory.path + "/capture.sqlite")
         var cuts: [String] = []
-        func cut() throws {
-            let copy = directory.path + "-cut\(cuts.count)"
-            try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
-            for name in ["capture.sqlite", FlushLog.fileName] {
-                try FileManager.default.copyItem(atPath: directory.path + "/" + name, toPath: copy + "/" + name)
-            }
-            cuts.append(copy)
-        }
+        func cut() throws { cuts.append(try copyAtCut(cuts.count)) }
         defer { for copy in cuts { try? FileManager.default.removeItem(atPath: copy) } }
         try reader.read { db in
             _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM measurement")

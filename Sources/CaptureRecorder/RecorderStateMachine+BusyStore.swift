@@ -1,0 +1,52 @@
+// A database another process holds: what waits in the flush log is tried again, with gaps for
+// the readers; measurement ids for rides to come (`ride.detect: auto`) are reserved in the store
+// while it is free, so that a ride that begins while it is busy begins at once in the flush log
+// under its id, and its record, replayed after a power cut, makes the same measurement (never
+// one merged with the ride before it).
+extension RecorderStateMachine {
+    /// The least time between two tries of what waits for a busy store, ms. A try that waits
+    /// for its lock shuts new readers out while it waits (``StagedCommits/patience``), so tries
+    /// at every flush of a short flush interval would keep a reader such as `capture status`
+    /// out for good.
+    static let retryInterval: Int64 = 1_000
+
+    /// A try of what waits in the flush log, if events wait and the last try is long enough ago.
+    mutating func retryDue(at now: Int64) -> [Action] {
+        guard eventsWaiting, now >= nextRetry else { return [] }
+        nextRetry = now + max(flushInterval, Self.retryInterval)
+        return [commitStagedNow]
+    }
+
+    /// Ids kept reserved ahead: a ride's end and the next one's begin while the store is busy,
+    /// or a ride continued at its size limit and the next.
+    static let idsAhead = 2
+
+    /// The reservation, once ids are wanted and none is under way: while armed or recording with
+    /// `ride.detect: auto`, at a flush until it goes through, at most once a second (a try, like
+    /// a commit, shuts new readers out while it waits for its lock).
+    mutating func reservationDue(at now: Int64) -> [Action] {
+        // Not while events wait: the store is busy, and a try would only keep readers out longer.
+        guard ride.settings.detect == .auto, !reserving, !eventsWaiting, reservedIDs.count < Self.idsAhead,
+            now >= nextReservation
+        else { return [] }
+        reserving = true
+        nextReservation = now + max(flushInterval, Self.retryInterval)
+        return [.reserveMeasurementIDs]
+    }
+
+    /// The store reserved `ids` (empty: the reservation failed, another process held the store;
+    /// the next flush tries again). Those a ride took already are left out.
+    public mutating func reserved(_ ids: [Int64]) {
+        reserving = false
+        guard !ids.isEmpty else { return }
+        reservedIDs = ids.filter { $0 > lastReservedTaken }
+    }
+
+    /// The next reserved id, taken by a ride that begins now; `nil` when none is.
+    mutating func takeReservedID() -> Int64? {
+        guard !reservedIDs.isEmpty else { return nil }
+        let id = reservedIDs.removeFirst()
+        lastReservedTaken = id
+        return id
+    }
+}
