@@ -45,10 +45,11 @@ extension RecorderControl {
         }
         configuration.sources = try sources()
         guard foreground else { return try start(configuration) }
-        // An interrupted measurement too old to continue is finished by the recorder first.
-        if interrupted == nil { try refuseIfOpen() }
+        // An interrupted measurement too old to continue is finished by the recorder first. Found
+        // none, the database may still have one open whose stop waits in the flush log.
+        if !continueInterrupted || recorderIsRunning { try refuseIfOpen() }
         let modality = configuration.modality
-        try RecorderProcess.run(configuration, endingInterrupted: interrupted != nil, rideEnded: rideEnded) { id in
+        try RecorderProcess.run(configuration, endingInterrupted: continueInterrupted, rideEnded: rideEnded) { id in
             event(id == 0 ? .armed : .capturing(LifecycleReport(measurement: id, state: .capturing, track: 1, modality: modality, pid: pid)))
         }
         return nil

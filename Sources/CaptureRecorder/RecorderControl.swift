@@ -123,8 +123,9 @@ public struct RecorderControl: Sendable {
         return (open.id, open.sources.split(separator: "\n").map(String.init))
     }
 
-    /// What a recorder starting after an interruption (`capture start --continue-interrupted`,
-    /// the systemd unit after a power cut) does with the interrupted measurement: one whose last
+    /// What `capture start --continue-interrupted` in the background does with the interrupted
+    /// measurement (the systemd unit runs it in the foreground: ``interruptedRecovery(continuing:now:)``,
+    /// which only reads): one whose last
     /// committed data is younger than `ride.resume_within` is returned, to be continued on a new
     /// track; an older one is finished at its last committed sample
     /// (``Recovery/endByInterruption(store:directory:at:)``) and `nil` returned, so that a new

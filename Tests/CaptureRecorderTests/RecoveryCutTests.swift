@@ -12,10 +12,23 @@ import Testing
 /// dead recorder left there, and a cut after any step leaves a state the next boot takes exactly
 /// (nothing committed lost, nothing applied twice). In process: the recorders' store, flush log
 /// and state value, no threads of theirs (their actions are performed on the test's).
-@Suite(.serialized) struct RecoveryCutTests {
+@Suite(.serialized) final class RecoveryCutTests {
     /// Where the dead recorder's times begin: a minute ago.
     let t0 = WallClock.now() - 60_000
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("capture-recovery-\(UUID().uuidString)").path
+    /// Another process's connection: its read transaction holds the store.
+    let reader: DatabaseQueue
+    /// The copies of the data directory made at each cut, in order.
+    var cuts: [String] = []
+
+    init() throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        reader = try DatabaseQueue(path: directory + "/capture.sqlite")
+    }
+
+    deinit {
+        for path in cuts + [directory] { try? FileManager.default.removeItem(atPath: path) }
+    }
 
     /// Measurement 1 as a dead recorder left it: begun (with its ride counted, under its reserved
     /// id, as `ride.detect: auto` does), 100 accelerometer samples in the database, then, while
@@ -48,7 +61,7 @@ import Testing
 
     /// The data directory as a power cut now would leave it (the store and the log are synced at
     /// every step), copied for a boot.
-    func copyAtCut(_ cuts: inout [String]) throws {
+    func cut() throws {
         let copy = directory + "-cut\(cuts.count)"
         try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
         for name in ["capture.sqlite", FlushLog.fileName] {
@@ -70,21 +83,15 @@ import Testing
     }
 
     func recorder() throws -> Recorder {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        return Recorder(directory: directory, store: try Store(directory: directory), sources: [FeedSource()], flushInterval: 60_000)
+        Recorder(directory: directory, store: try Store(directory: directory), sources: [FeedSource()], flushInterval: 60_000)
     }
 
     @Test func aContinuedMeasurementsRecoveryWaitsForTheReaderAndACutAtEachStepBootsExactly() throws {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let reader = try DatabaseQueue(path: directory + "/capture.sqlite")
-        var cuts: [String] = []
-        defer { for copy in cuts { try? FileManager.default.removeItem(atPath: copy) } }
         let started: [EventType] = [.lifecycleStart, .modalityTypeChange, .lifecyclePause, .lifecycleResume]
         var live: Recorder?
         try reader.read { db in
             let end = try deadRecorder(holding: db)
-            try copyAtCut(&cuts)
+            try cut()
             // The new recorder starts while the reader still holds the database.
             let recorder = try self.recorder()
             live = recorder
@@ -94,7 +101,7 @@ import Testing
             // Paused where the committed data ends, counting what waited in the log.
             let recovery = try #require(recorder.lane.withLock { $0.staged?.records.suffix(2) })
             #expect(recovery.map { $0.flush.flush.events.map(\.timestamp) }.first == [end])
-            try copyAtCut(&cuts)
+            try cut()
             // It records on track 3.
             let now = WallClock.now()
             recorder.handle { machine in
@@ -102,7 +109,7 @@ import Testing
                     + machine.flushDue(at: now + 40)
             }
             #expect(!recorder.performQueued())
-            try copyAtCut(&cuts)
+            try cut()
             // Nothing of it reached the database meanwhile.
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM event") == 2)
         }
@@ -127,20 +134,15 @@ import Testing
     }
 
     @Test func anOlderMeasurementsEndWaitsForTheReaderAndTheNextRideHasAnIDAtOnce() throws {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let reader = try DatabaseQueue(path: directory + "/capture.sqlite")
-        var cuts: [String] = []
-        defer { for copy in cuts { try? FileManager.default.removeItem(atPath: copy) } }
         var live: Recorder?
         var end: Int64 = 0
         try reader.read { db in
             end = try deadRecorder(holding: db)
-            try copyAtCut(&cuts)
+            try cut()
             let recorder = try self.recorder()
             live = recorder
             #expect(try recorder.endInterrupted() == 1)
-            try copyAtCut(&cuts)
+            try cut()
             // Armed for the next ride: the id the dead recorder reserved serves, read only.
             try recorder.arm(modality: .bicycle)
             #expect(recorder.machine.withLock { $0.reservedIDs } == [2])
@@ -161,5 +163,28 @@ import Testing
         #expect(try recorder.store.events(of: 1).map(\.type) == recorded + [.lifecycleStop])
         #expect(try recorder.store.measurement(1).endTime == end && recorder.store.rideCounts()[.endedByPower] == 1)
         #expect(try recorder.store.reserveMeasurementIDs(keeping: 2) == [2, 3])
+    }
+
+    @Test func aStopWaitingInTheLogLeavesNothingToRecoverThoughTheDatabaseHasItOpen() throws {
+        try reader.read { db in
+            _ = try deadRecorder(holding: db)
+            do {
+                // The next recorder staged `capture stop` and died (its log's lock goes with it).
+                let staged = try StagedCommits(store: try Store(directory: directory), directory: directory)
+                var engine = Recording(lifecycle: Lifecycle(restoring: .capturing(track: 2), modality: .bicycle))
+                try staged.commit(try engine.apply(.stop, at: t0 + 6_000), steps: [.countRide(.endedByCommand)], to: 1, now: t0 + 6_000)
+                #expect(throws: StoreError.busy(path: staged.store.path)) { try staged.commitStaged(patience: 0.1) }
+            }
+            try cut()
+            let store = try Store(directory: directory)
+            #expect(try store.openMeasurement()?.id == 1)
+            #expect(try Recovery.interrupted(store: store, directory: directory) == nil)
+            let recorder = try self.recorder()
+            #expect(try recorder.endInterrupted() == nil)
+            try recorder.arm(modality: .bicycle)
+            #expect(recorder.machine.withLock { $0.state == .armed && $0.reservedIDs == [2] })
+        }
+        let booted = try Self.booted(cuts[0])
+        #expect(booted.status == .finished && booted.accelerometer == 180 && booted.power == 0)
     }
 }
