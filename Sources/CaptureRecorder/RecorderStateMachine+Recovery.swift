@@ -131,7 +131,10 @@ extension RecorderStateMachine {
     /// database has not taken and the ids it reserved (read, not written: ``Store/reservedMeasurementIDs()``),
     /// which the rides to come begin under while another process holds the database. Ids its
     /// rides began under in the log are taken, though the database still counts them reserved.
+    /// Records left mean the database was busy: they wait as a command's events do, tried again
+    /// at a flush (``retryDue(at:)``) and before the recorder exits, whatever comes.
     public mutating func leftInLog(_ records: [FlushLog.Record], reserved ids: [Int64]) {
+        if !records.isEmpty { eventsWaiting = true }
         for record in records {
             guard case .begin? = record.steps.first else { continue }
             lastReservedTaken = max(lastReservedTaken, record.measurement)

@@ -83,14 +83,22 @@ struct RecoveryStateTests: StateMachineSuite {
         var machine = Machine(sources: [.init(name: "iio")], flushInterval: 1000, ride: RideSettings(detect: .auto))
         machine.leftInLog(records, reserved: [5, 6])
         #expect(machine.takeReservedID() == 6)
+        // They wait for a busy store: armed, a flush tries again (giving way at once), no ids
+        // reserved meanwhile.
+        #expect(machine.eventsWaiting)
+        _ = machine.arm(modality: .bicycle, at: Self.t0 + 9_000)
+        #expect(machine.flushDue(at: Self.t0 + 10_000) == [.commitStaged(patience: StagedCommits.patience)])
     }
 
     @Test func aContinuedMeasurementsRecoveryWaitsForABusyStoreAndTheRecordingGoesOn() throws {
         var machine = Machine(sources: [.init(name: "iio")], flushInterval: 1000)
+        var engine = Recording(lifecycle: Self.stored.0.lifecycle)
+        machine.leftInLog([try Self.record(7, of: 4, Self.samples(&engine, from: Self.t0 + 4000))], reserved: [])
         let actions = try machine.recover(Self.stored.0, at: Self.t0 + 60_000)
-        // Staged (after what the log holds), then committed as a command's events are.
+        // Staged (after what the log holds), then committed: what the log holds waited for a
+        // busy store already, so the try gives way at once.
         #expect(Self.stagedFlushes(actions).map { $0.events.map(\.type) } == [[.lifecyclePause], [.lifecycleResume]])
-        #expect(actions.last == .commitStaged(patience: StagedCommits.lifecyclePatience))
+        #expect(actions.last == .commitStaged(patience: StagedCommits.patience))
         #expect(!actions.contains { if case .endInterrupted = $0 { true } else { false } })
         // Another process holds the store: the recovery waits in the log, durable.
         #expect(machine.storeFailed(Self.busy, during: .commitStaged(patience: 2)) == .wait)
