@@ -195,11 +195,19 @@ extension Recorder {
             lane.measurement = nil
             if discard { lane.discarded = true } else { lane.toDeliver.append(id) }
         case .reserveMeasurementIDs:
-            // Giving way at once: a busy store is tried again at the next flush.
-            let ids = (try? store.reserveMeasurementIDs(keeping: RecorderStateMachine.idsAhead, patience: StagedCommits.patience)) ?? []
+            // Giving way at once: a busy store is tried again at the next flush. Meanwhile the ids
+            // an earlier recorder reserved serve (a start while another process reads).
+            let ids =
+                (try? store.reserveMeasurementIDs(keeping: RecorderStateMachine.idsAhead, patience: StagedCommits.patience))
+                ?? (try? store.reservedMeasurementIDs()) ?? []
             machine.withLock { $0.reserved(ids) }
-        case .commit(let flush):
-            try store.commit(flush, to: lane.measurement ?? 0)
+        case .endInterrupted(let stop, let id, let end, let now):
+            guard let staged = lane.staged else { return }
+            try staged.commit(stop, steps: [.countRide(.endedByPower)], to: id, now: WallClock.now())
+            publishStaged(staged)
+            // Its journal is registered already (a power cut may have torn its last line: cut off).
+            RecorderJournal(directory: directory, measurement: id, store: nil)?
+                .note(RecorderStateMachine.JournalEntry.interrupted(committedUntil: end, foundAt: now).fields, at: end)
         case .stage(let flush):
             guard let staged = lane.staged, let measurement = lane.measurement else { return }
             let now = WallClock.now()

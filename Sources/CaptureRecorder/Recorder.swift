@@ -122,33 +122,61 @@ public final class Recorder: Sendable {
     }
 
     /// Continues the open measurement after its recorder died (``RecorderStateMachine/recover(_:at:)``).
+    /// Only reads the database: what the dead recorder left in the flush log and the recovery
+    /// wait there while another process holds it.
     public func recoverInterrupted() throws -> Int64 {
-        // First what the dead recorder staged, so that its committed data ends where it did.
         try openStaging()
-        guard let open = try store.openMeasurement() else { throw LifecycleError.notOpen(state: .idle) }
-        let interrupted = RecorderStateMachine.Interrupted(
-            id: open.id, startTime: open.startTime,
-            lifecycle: Lifecycle(restoring: open.lifecycleState, modality: try store.currentModality(of: open.id)),
-            committedEnd: try store.lastTimestamp(of: open.id) ?? open.startTime,
-            correction: try store.clockCorrection(of: open.id))
-        lane.withLock { $0.open(measurement: open.id, directory: directory, store: store) }
+        guard let (interrupted, _) = try interruptedNow() else { throw LifecycleError.notOpen(state: .idle) }
+        // Its journal is registered already (by its start, or its `begin` step in the log).
+        lane.withLock { $0.open(measurement: interrupted.id, directory: directory, store: store, registered: false) }
         let now = WallClock.now()
         try performNow(try machine.withLock { machine throws(LifecycleError) in try machine.recover(interrupted, at: now) })
-        return open.id
+        return interrupted.id
+    }
+
+    /// Finishes the open measurement after its recorder died, as a power cut ends a ride
+    /// (``RecorderStateMachine/endInterrupted(_:at:)``); then ``arm(modality:)`` or
+    /// ``startNew(modality:)``. Returns its id, `nil` when none was open. Only reads the
+    /// database, as ``recoverInterrupted()``.
+    @discardableResult
+    public func endInterrupted() throws -> Int64? {
+        try openStaging()
+        guard let (interrupted, _) = try interruptedNow() else { return nil }
+        let now = WallClock.now()
+        try performNow(try machine.withLock { machine throws(LifecycleError) in try machine.endInterrupted(interrupted, at: now) })
+        return interrupted.id
+    }
+
+    /// The interrupted measurement: the database's open one with what the flush log holds for it.
+    private func interruptedNow() throws(StoreError) -> (RecorderStateMachine.Interrupted, sources: [String])? {
+        try Recovery.interrupted(store: store, after: lane.withLock { $0.staged?.records ?? [] })
     }
 
     private func openStaging() throws(StoreError) {
-        // Setup, before the driver thread runs: nobody else waits for the lane.
+        // Setup, before the driver thread runs: nobody else waits for the lane. Once: the log's
+        // lock is the recorder's for its life.
         try lane.withLock { lane throws(StoreError) in
+            guard lane.staged == nil else { return }
             let staged = try StagedCommits(store: store, directory: directory)
             lane.staged = staged
             publishStaged(staged)
+            let reserved = (try? store.reservedMeasurementIDs()) ?? []
+            machine.withLock { $0.leftInLog(staged.records, reserved: reserved) }
         }
     }
 
-    /// Performs actions on the calling thread, before the driver thread runs; a failure is thrown.
+    /// Performs actions on the calling thread, before the driver thread runs; a failure is
+    /// thrown, but for a commit of what is staged that another process keeps out: that waits
+    /// in the flush log, as while recording (``RecorderStateMachine/storeFailed(_:during:)``).
     private func performNow(_ actions: [RecorderStateMachine.Action]) throws(StoreError) {
-        for action in actions { try lane.withLock { lane throws(StoreError) in try perform(action, on: &lane, retry: false) } }
+        for action in actions {
+            do {
+                try lane.withLock { lane throws(StoreError) in try perform(action, on: &lane, retry: false) }
+            } catch {
+                guard case .busy = error, case .commitStaged = action else { throw error }
+                _ = machine.withLock { $0.storeFailed(error, during: action) }
+            }
+        }
     }
 
     // MARK: - Socket

@@ -27,7 +27,13 @@ extension RecorderControl {
     ) throws -> LifecycleReport? {
         var configuration = configuration
         let pid = ProcessInfo.processInfo.processIdentifier
-        if continueInterrupted, let interrupted = try interruptedMeasurement(continuing: configuration.ride) {
+        // In the foreground (the unit at boot) the recorder itself finishes or continues the
+        // interrupted measurement, so that a database another process holds keeps its recovery
+        // waiting in the flush log rather than ending the start (interruptedRecovery).
+        let interrupted = !continueInterrupted ? nil
+            : foreground ? try interruptedRecovery(continuing: configuration.ride)
+            : try interruptedMeasurement(continuing: configuration.ride).map { ($0.id, $0.sources, true) }
+        if let interrupted, interrupted.continues {
             guard foreground else { return try resume(maximumSize: configuration.maximumSize) }
             event(.continuing(interrupted.id))
             (configuration.sources, configuration.modality, configuration.recordTrace) = (interrupted.sources, nil, nil)
@@ -39,9 +45,11 @@ extension RecorderControl {
         }
         configuration.sources = try sources()
         guard foreground else { return try start(configuration) }
-        try refuseIfOpen()
+        // An interrupted measurement too old to continue is finished by the recorder first. Found
+        // none, the database may still have one open whose stop waits in the flush log.
+        if !continueInterrupted || recorderIsRunning { try refuseIfOpen() }
         let modality = configuration.modality
-        try RecorderProcess.run(configuration, rideEnded: rideEnded) { id in
+        try RecorderProcess.run(configuration, endingInterrupted: continueInterrupted, rideEnded: rideEnded) { id in
             event(id == 0 ? .armed : .capturing(LifecycleReport(measurement: id, state: .capturing, track: 1, modality: modality, pid: pid)))
         }
         return nil

@@ -123,8 +123,9 @@ public struct RecorderControl: Sendable {
         return (open.id, open.sources.split(separator: "\n").map(String.init))
     }
 
-    /// What a recorder starting after an interruption (`capture start --continue-interrupted`,
-    /// the systemd unit after a power cut) does with the interrupted measurement: one whose last
+    /// What `capture start --continue-interrupted` in the background does with the interrupted
+    /// measurement (the systemd unit runs it in the foreground: ``interruptedRecovery(continuing:now:)``,
+    /// which only reads): one whose last
     /// committed data is younger than `ride.resume_within` is returned, to be continued on a new
     /// track; an older one is finished at its last committed sample
     /// (``Recovery/endByInterruption(store:directory:at:)``) and `nil` returned, so that a new
@@ -139,6 +140,25 @@ public struct RecorderControl: Sendable {
         if !continues { _ = try Recovery.endByInterruption(store: store, directory: directory, at: now) }
         _ = consume lock
         return continues ? interrupted : nil
+    }
+
+    /// What a recorder starting in the foreground after an interruption does with the
+    /// interrupted measurement (the one whose committed data, counting what its recorder left
+    /// in the flush log, is younger than `ride.resume_within` continues; an older one is
+    /// finished by the new recorder, ``Recorder/endInterrupted()``). Only reads: while another
+    /// process holds the database, the recorder starts all the same and its recovery waits in
+    /// the flush log. `nil` when nothing is open or a recorder runs.
+    public func interruptedRecovery(
+        continuing ride: RideSettings, now: Int64? = nil
+    ) throws -> (id: Int64, sources: [String], continues: Bool)? {
+        guard !recorderIsRunning, let store = try existingStore() else { return nil }
+        guard let lock = try RecorderLock(directory: directory) else { throw RecorderControlError.recorderStarting }
+        let found = try Recovery.interrupted(store: store, directory: directory)
+        _ = consume lock
+        guard let (open, sources) = found else { return nil }
+        // Stored times may be on GNSS time; the age is taken on the host clock.
+        let continues = ride.continues(committedEnd: open.committedEnd - (open.correction ?? 0), at: now ?? WallClock.now())
+        return (open.id, sources, continues)
     }
 
     /// Whether measurement `id`'s committed data ends within `ride.resume_within` of `now`.

@@ -12,6 +12,8 @@ public enum RecorderProcess {
     ///
     /// - Parameters:
     ///   - recover: continue the open measurement (after its recorder died) instead of starting one.
+    ///   - endingInterrupted: first finish the open measurement whose recorder died, as a power
+    ///     cut ends a ride (``Recorder/endInterrupted()``), then start or arm as without it.
     ///   - readiness: the pipe to the launching process, told ``Readiness/ready(measurement:)``
     ///     once capturing has begun or ``Readiness/failed(_:)`` if it could not.
     ///   - announce: called with the measurement id once capturing has begun, or 0 once the
@@ -20,7 +22,8 @@ public enum RecorderProcess {
     /// - Throws: whatever stopped it: an error from the store, the sources or the lifecycle
     ///   before capturing began, or the ``StoreError`` that ended it (a full disk, say).
     public static func run(
-        _ configuration: RecorderConfiguration, recover: Bool = false, readiness: ReadinessPipe? = nil,
+        _ configuration: RecorderConfiguration, recover: Bool = false, endingInterrupted: Bool = false,
+        readiness: ReadinessPipe? = nil,
         rideEnded: @escaping @Sendable (Int64) -> Void = { _ in }, announce: (Int64) -> Void = { _ in }
     ) throws {
         var began = false
@@ -48,6 +51,7 @@ public enum RecorderProcess {
             let id: Int64
             do {
                 let modality = configuration.modality ?? initialModality(of: sources)
+                if endingInterrupted { try recorder.endInterrupted() }
                 if recover {
                     id = try recorder.recoverInterrupted()
                 } else if configuration.ride.detect == .auto {

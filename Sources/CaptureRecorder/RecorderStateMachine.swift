@@ -72,8 +72,11 @@ public struct RecorderStateMachine: Sendable {
         /// Reserves measurement ids for rides to come (``Store/reserveMeasurementIDs(keeping:patience:)``),
         /// reported with ``RecorderStateMachine/reserved(_:)``.
         case reserveMeasurementIDs
-        /// Commits a flush to the database at once (a recovery, before staging starts).
-        case commit(Flush)
+        /// Stages the stop (`Flush`) of the interrupted measurement `measurement`, found at
+        /// `foundAt` by a recorder that starts, with its count (``RideCount/endedByPower``), in
+        /// one record after what its recorder left in the flush log; its journal says where its
+        /// committed data ends (``RecorderStateMachine/endInterrupted(_:at:)``).
+        case endInterrupted(Flush, measurement: Int64, committedUntil: Int64, foundAt: Int64)
         /// Stages a flush (``StagedCommits``: durable in the flush log, its events with it) and
         /// commits what is staged if a limit is reached. Given at every flush, empty or not: the
         /// age limit is checked then.
@@ -136,26 +139,6 @@ public struct RecorderStateMachine: Sendable {
         case pruneAndRetry
         /// Give up: perform these actions; the recording has ended with the failure.
         case stop([Action])
-    }
-
-    /// An interrupted measurement as the store has it, for ``recover(_:at:)``.
-    public struct Interrupted: Sendable, Equatable {
-        public var id: Int64
-        /// Its start, on the clock it was stored on (GNSS time once corrected).
-        public var startTime: Int64
-        public var lifecycle: Lifecycle
-        /// Its last committed sample or event (else its start).
-        public var committedEnd: Int64
-        /// The correction an earlier recorder applied, if any.
-        public var correction: Int64?
-
-        public init(id: Int64, startTime: Int64, lifecycle: Lifecycle, committedEnd: Int64, correction: Int64?) {
-            self.id = id
-            self.startTime = startTime
-            self.lifecycle = lifecycle
-            self.committedEnd = committedEnd
-            self.correction = correction
-        }
     }
 
     public internal(set) var state: State = .idle
@@ -261,41 +244,6 @@ public struct RecorderStateMachine: Sendable {
             .journal(.start(modality: modality, sources: sources.map(\.name), flushInterval: flushInterval), at: now),
             .trace([.mark(.start(modality), at: now)], flush: true),
         ] + ride.begun()
-    }
-
-    /// Continues a measurement whose recorder died: an implicit pause where its committed data
-    /// ends (if it was capturing), then a resume at `now`, on a new track. When a source drives
-    /// the lifecycle (a trace), it continues after the committed data, held for the time the
-    /// recorder was down; a measurement the trace had paused stays paused until it resumes it.
-    public mutating func recover(_ open: Interrupted, at now: Int64) throws(LifecycleError) -> [Action] {
-        state = .recording(measurement: open.id)
-        // What an earlier recorder applied goes on: the host clock is likely still as wrong.
-        correction = open.correction
-        clock = GNSSClock(correction: open.correction)
-        let host = open.correction ?? 0
-        measurementStart = open.startTime - host
-        engine = Recording(lifecycle: open.lifecycle)
-        ride.modality = open.lifecycle.modality ?? .unknown
-        ride.since = now
-        let end = open.committedEnd
-        var actions: [Action] = [.journal(.recovered(committedUntil: end, sources: sources.map(\.name)), at: nil)]
-        let wasCapturing = open.lifecycle.state.phase == .capturing
-        if wasCapturing {
-            actions.append(.commit(try engine.apply(.pause, at: end)))
-        }
-        let resumedAt = max(now + host, end)
-        let driving = sources.contains(where: \.drivesLifecycle)
-        if wasCapturing || !driving {
-            actions.append(.commit(try engine.apply(.resume, at: resumedAt)))
-            trackStart = resumedAt
-        }
-        if driving {
-            // A trace plays on the host clock; what it hands over is moved as it arrives.
-            actions.append(
-                .continueSources(
-                    measurementStart: open.startTime - host, committedEnd: end - host, resumedAt: resumedAt - host))
-        }
-        return actions
     }
 
     /// The sources' names after ``Action/continueSources(measurementStart:committedEnd:resumedAt:)``.

@@ -30,4 +30,34 @@ public enum Recovery {
         try store.countRide(.endedByPower)
         return (id, givenUp)
     }
+
+    /// The interrupted open measurement and its sources as they stand once `records` (flush-log
+    /// records the database has not taken) are applied (``RecorderStateMachine/Interrupted/after(_:stored:)``):
+    /// only reads, so it works while another process holds the database.
+    public static func interrupted(
+        store: Store, after records: [FlushLog.Record]
+    ) throws(StoreError) -> (RecorderStateMachine.Interrupted, sources: [String])? {
+        var stored: (RecorderStateMachine.Interrupted, sources: String)?
+        if let open = try store.openMeasurement() {
+            let lifecycle = Lifecycle(restoring: open.lifecycleState, modality: try store.currentModality(of: open.id))
+            stored = (
+                .init(
+                    id: open.id, startTime: open.startTime, lifecycle: lifecycle,
+                    committedEnd: try store.lastTimestamp(of: open.id) ?? open.startTime,
+                    correction: try store.clockCorrection(of: open.id)),
+                open.sources
+            )
+        }
+        guard let (found, sources) = RecorderStateMachine.Interrupted.after(records, stored: stored) else { return nil }
+        return (found, sources.split(separator: "\n").map(String.init))
+    }
+
+    /// ``interrupted(store:after:)`` with the records the flush log of `directory` holds (no
+    /// recorder may be running: its lock is waited for).
+    public static func interrupted(
+        store: Store, directory: String
+    ) throws(StoreError) -> (RecorderStateMachine.Interrupted, sources: [String])? {
+        let records = try FlushLog(directory: directory, wait: true)?.records(after: try store.appliedLogSequence()) ?? []
+        return try interrupted(store: store, after: records)
+    }
 }

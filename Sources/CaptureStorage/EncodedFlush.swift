@@ -66,6 +66,13 @@ public struct EncodedFlush: Sendable {
         batches.reduce(0) { $0 + $1.data.count } + flush.fixes.count * 100 + flush.pressures.count * 16
     }
 
+    /// The latest time it holds (motion batches, fixes, pressure, events), as
+    /// ``Store/lastTimestamp(of:)`` reads a stored measurement's; `nil` when it holds nothing.
+    public var lastTime: Int64? {
+        (batches.map(\.lastTimestamp) + flush.fixes.map(\.timestamp) + flush.pressures.map(\.timestamp)
+            + flush.events.map(\.timestamp)).max()
+    }
+
     /// Whether committing it would write nothing.
     public var isEmpty: Bool { batches.isEmpty && flush.isEmpty }
 }

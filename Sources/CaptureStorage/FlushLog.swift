@@ -130,7 +130,8 @@ public final class FlushLog {
     }
 
     /// The live records: those from offset 0 with consecutive sequence numbers and valid
-    /// checksums, newer than `applied`.
+    /// checksums, newer than `applied`. The next record appended goes after them (and after
+    /// any spent ones before them), so that the chain goes on.
     public func records(after applied: UInt64) throws(StoreError) -> [Record] {
         var records: [Record] = []
         var position = 0
@@ -143,6 +144,7 @@ public final class FlushLog {
             expected = record.sequence + 1
             position += Self.rounded(length)
         }
+        offset = position
         return records
     }
 

@@ -50,19 +50,38 @@ public final class StagedCommits {
 
     /// Takes the flush log of `directory` (waiting for a process applying it) and applies what
     /// an earlier recorder left there; on a full store what does not fit is given up
-    /// (``Store/applyFlushLog(wait:dropping:)``).
+    /// (``Store/applyFlushLog(wait:dropping:patience:)``). While another process holds the
+    /// database (a reader at boot) those records stay staged instead, durable where they are,
+    /// and go in first with the next commit (``records``): a recorder starts without the
+    /// database.
     public init(store: Store, directory: String) throws(StoreError) {
         self.store = store
-        try store.applyFlushLog(wait: true, dropping: true)
         guard let log = try FlushLog(directory: directory, wait: true) else {
             throw .cannotOpen(path: directory + "/" + FlushLog.fileName, reason: "locked")
+        }
+        self.log = log
+        let applied = try store.appliedLogSequence()
+        let left = try log.records(after: applied)
+        next = (left.last?.sequence ?? applied) + 1
+        do {
+            _ = try store.apply(left, dropping: true, patience: Self.lifecyclePatience)
+        } catch .busy {
+            // The log goes on after them (``FlushLog/records(after:)``): nothing is written twice.
+            staged = left
+            weight = left.reduce(0) { $0 + $1.flush.weight }
+            eventsStaged = left.count(where: \.carriesEvents)
+            log.reserve(Self.maximumLogSize + 64 * 1024)
+            return
         }
         // Anything left is spent now: this recorder writes from offset 0.
         try log.clear()
         log.reserve(Self.maximumLogSize + 64 * 1024)
-        self.log = log
-        next = try store.appliedLogSequence() + 1
     }
+
+    /// The records staged, in order: what the database will take with the next commit. Right
+    /// after ``init(store:directory:)``, those an earlier recorder left that waited for a busy
+    /// database: a recovery works out the interrupted measurement from the database and these.
+    public var records: [FlushLog.Record] { staged }
 
     /// Whether flushes wait in the log for the database.
     public var hasStaged: Bool { !staged.isEmpty }

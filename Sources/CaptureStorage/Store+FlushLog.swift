@@ -65,30 +65,39 @@ extension Store {
     /// holds the log now (or, with `wait`, once none does). Returns how many records could not
     /// be stored.
     ///
-    /// - Parameter dropping: on a full store, commit what fits and mark the rest spent: what
-    ///   finishing or continuing the measurement needs, since the samples after it must not
-    ///   follow its stop. Without it, nothing is given up: what does not fit waits in the log
-    ///   (a command that only reads).
+    /// - Parameters:
+    ///   - dropping: on a full store, commit what fits and mark the rest spent: what
+    ///     finishing or continuing the measurement needs, since the samples after it must not
+    ///     follow its stop. Without it, nothing is given up: what does not fit waits in the log
+    ///     (a command that only reads).
+    ///   - patience: how long to wait for another process's transaction, seconds (by default
+    ///     SQLite's busy timeout); a busy store leaves the records in the log.
     @discardableResult
-    public func applyFlushLog(wait: Bool, dropping: Bool) throws(StoreError) -> Int {
+    public func applyFlushLog(wait: Bool, dropping: Bool, patience: Double? = nil) throws(StoreError) -> Int {
         guard FlushLog.mayHavePending(directory: directory, after: try appliedLogSequence()),
             let log = try FlushLog(directory: directory, wait: wait)
         else { return 0 }
-        let records = try log.records(after: try appliedLogSequence())
-        var dropped = 0
+        let dropped = try apply(try log.records(after: try appliedLogSequence()), dropping: dropping, patience: patience)
+        // A relaxed store's commit may not survive a power loss; the log keeps the records then.
+        if durability == .everyCommit { try log.clear() }
+        return dropped
+    }
+
+    /// Commits flush-log records left by an earlier recorder; with `dropping`, on a full store,
+    /// what fits and the rest marked spent (``applyFlushLog(wait:dropping:patience:)``).
+    /// Returns how many were given up.
+    func apply(_ records: [FlushLog.Record], dropping: Bool, patience: Double?) throws(StoreError) -> Int {
         do {
-            try commit(records: records)
+            try commit(records: records, patience: patience)
+            return 0
         } catch .diskFull where dropping {
             let committed = commitWhatFits(records)
-            dropped = records.count - committed
             if let last = records.last {
                 try write { db in
                     try db.execute(sql: "UPDATE flush_log SET applied = ? WHERE id = 1", arguments: [Int64(last.sequence)])
                 }
             }
+            return records.count - committed
         }
-        // A relaxed store's commit may not survive a power loss; the log keeps the records then.
-        if durability == .everyCommit { try log.clear() }
-        return dropped
     }
 }

@@ -79,4 +79,19 @@ extension Store {
             return next <= last ? Array(next...last) : []
         }
     }
+
+    /// The ids reserved now, only read (``reserveMeasurementIDs(keeping:patience:)`` writes):
+    /// what a recorder that starts while another process holds the database may begin rides
+    /// under, those an earlier recorder reserved. Ids a `begin` step still waiting in the flush
+    /// log takes are among them: the caller leaves those out.
+    public func reservedMeasurementIDs() throws(StoreError) -> [Int64] {
+        try read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT reserved_next, reserved_last FROM flush_log WHERE id = 1"),
+                let next = row["reserved_next"] as Int64?, let last = row["reserved_last"] as Int64?
+            else { return [] }
+            let newest = try Int64.fetchOne(db, sql: "SELECT max(id) FROM measurement") ?? 0
+            // As reserveMeasurementIDs: a reservation below a measurement begun since is given up.
+            return next <= last && next > newest ? Array(next...last) : []
+        }
+    }
 }

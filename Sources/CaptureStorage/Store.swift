@@ -67,8 +67,9 @@ public final class Store: Sendable {
             path: path, configuration: Self.configuration(durability: durability, maximumSize: maximumSize))
         // Samples a recorder that died left in the flush log go to the database first, so that
         // every reader sees them; what does not fit waits there for `capture stop` or a resumed
-        // recorder (applyFlushLog's `dropping`).
-        _ = try? applyFlushLog(wait: false, dropping: false)
+        // recorder (applyFlushLog's `dropping`). Not for long: while another process reads,
+        // they wait there for the recorder that starts next (StagedCommits) or the next opening.
+        _ = try? applyFlushLog(wait: false, dropping: false, patience: StagedCommits.lifecyclePatience)
     }
 
     // MARK: - Transactions

@@ -55,20 +55,33 @@ import Testing
         let terminal: PseudoTerminal
         let world = World()
         let cli = CLI()
-        let recorder: Subprocess
+        private(set) var recorder: Subprocess
 
         init(_ environment: [String] = []) throws {
             signal(SIGPIPE, SIG_IGN)
             sysfs = try DeviceEndToEndTests.fakeRoot()
             terminal = try PseudoTerminal()
             RideEndToEndTests.accelerometer(sysfs.path + "/dev/iio:device0", world).start()
-            recorder = try Subprocess(
+            recorder = try Self.recorder(cli, sysfs, terminal, environment)
+            terminal.closeSlave()
+        }
+
+        private static func recorder(_ cli: CLI, _ sysfs: FakeSysfs, _ terminal: PseudoTerminal, _ environment: [String]) throws
+            -> Subprocess
+        {
+            try Subprocess(
                 RideEndToEndTests.environment(cli.dataDirectory, environment) + [
                     CLI.executable, "start", "--foreground", "--continue-interrupted", "--sysfs-root", sysfs.path,
                     "--source", "iio:iio:device0", "--source", "nmea:" + terminal.path, "--flush-interval", "0.2",
                     "--data-dir", cli.dataDirectory,
                 ], bytes: [], executable: "/usr/bin/env")
-            terminal.closeSlave()
+        }
+
+        /// The box boots again after a power cut (the recorder was killed): the same recorder,
+        /// its accelerometer written again (a FIFO's writer goes when its reader does).
+        func boot(_ environment: [String] = []) throws {
+            RideEndToEndTests.accelerometer(sysfs.path + "/dev/iio:device0", world).start()
+            recorder = try Self.recorder(cli, sysfs, terminal, environment)
         }
 
         func end() {

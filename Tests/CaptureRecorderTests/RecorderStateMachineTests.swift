@@ -210,9 +210,11 @@ struct RecorderStateMachineTests: StateMachineSuite {
             id: 4, startTime: Self.t0, lifecycle: Lifecycle(restoring: .capturing(track: 2), modality: .car),
             committedEnd: Self.t0 + 5000, correction: nil)
         let actions = try machine.recover(open, at: Self.t0 + 60_000)
-        let commits = actions.compactMap { if case .commit(let flush) = $0 { flush } else { nil } }
-        #expect(commits.map { $0.events.map(\.type) } == [[.lifecyclePause], [.lifecycleResume]])
-        #expect(commits.map { $0.events.first?.timestamp } == [Self.t0 + 5000, Self.t0 + 60_000])
+        let staged = Self.stagedFlushes(actions)
+        #expect(staged.map { $0.events.map(\.type) } == [[.lifecyclePause], [.lifecycleResume]])
+        #expect(staged.map { $0.events.first?.timestamp } == [Self.t0 + 5000, Self.t0 + 60_000])
+        // Staged after what the dead recorder left, then committed as a command's events are.
+        #expect(actions.last == .commitStaged(patience: StagedCommits.lifecyclePatience))
         #expect(actions.first == .journal(.recovered(committedUntil: Self.t0 + 5000, sources: ["iio"]), at: nil))
         #expect(machine.state == .recording(measurement: 4))
         #expect(machine.status(at: Self.t0 + 60_000).track == 3)
@@ -224,7 +226,7 @@ struct RecorderStateMachineTests: StateMachineSuite {
             id: 4, startTime: Self.t0, lifecycle: Lifecycle(restoring: .paused(track: 1), modality: .car),
             committedEnd: Self.t0 + 5000, correction: 2000)
         let actions = try machine.recover(open, at: Self.t0 + 60_000)
-        #expect(!actions.contains { if case .commit = $0 { true } else { false } })
+        #expect(Self.stagedFlushes(actions).isEmpty)
         // On the host clock: the stored times less the correction an earlier recorder applied.
         #expect(
             actions.last
