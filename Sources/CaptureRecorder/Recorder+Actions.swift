@@ -75,6 +75,9 @@ struct Lane {
     /// A stage action whose flush went into the log before its due commit failed: a retry
     /// after pruning only commits.
     var stagedBeforeFailure = false
+    /// An end-ride action counted the ride before a later step failed: a retry after pruning
+    /// does not count it again.
+    var rideCounted = false
     /// The run has finished: what is still queued is dropped.
     var finished = false
 
@@ -111,7 +114,7 @@ extension Recorder {
     }
 
     /// Performs one action; a store failure goes to the state machine, which decides whether to
-    /// prune and try again or to end the recording.
+    /// prune and try again (as long as pruning removes something) or to end the recording.
     private func performHandlingFailure(_ action: RecorderStateMachine.Action) {
         var retry = false
         while true {
@@ -124,25 +127,22 @@ extension Recorder {
                     return error
                 }
             }
-            guard let failure else {
-                if retry { machine.withLock { $0.storeRecovered() } }
-                return
+            guard let failure else { return }
+            var decision = machine.withLock { $0.storeFailed(failure, during: action) }
+            if decision == .pruneAndRetry {
+                let removed = pruneForRoom()
+                decision = machine.withLock { $0.pruned(removed: removed, after: failure) }
             }
-            switch machine.withLock({ $0.storeFailed(failure, during: action) }) {
+            switch decision {
             case .wait:
                 // Durable in the flush log; the next flush tries again.
-                break
-            case .pruneAndRetry:
-                if pruneForRoom() {
-                    retry = true
-                    continue
-                }
-                guard case .stop(let actions) = machine.withLock({ $0.storeFailed(failure, during: action) }) else { return }
-                giveUp(actions)
+                return
+            case .retry, .pruneAndRetry:
+                retry = true
             case .stop(let actions):
                 giveUp(actions)
+                return
             }
-            return
         }
     }
 
@@ -150,6 +150,7 @@ extension Recorder {
     private func giveUp(_ actions: [RecorderStateMachine.Action]) {
         lane.withLock { lane in
             lane.stagedBeforeFailure = false
+            lane.rideCounted = false
             for action in actions { try? perform(action, on: &lane, retry: false) }
         }
     }
@@ -161,9 +162,10 @@ extension Recorder {
             let id = try store.begin(flush, sources: sources.joined(separator: "\n"))
             lane.open(measurement: id, directory: directory, store: store)
         case .beginRide(let flush, let sources, let reason):
-            let id = try store.begin(flush, sources: sources.joined(separator: "\n"))
+            // Counted in the same transaction: tried again after a prune, it begins one ride.
+            let id = try store.begin(
+                flush, sources: sources.joined(separator: "\n"), counting: reason == .motion ? .begunByMotion : .begunBySize)
             lane.open(measurement: id, directory: directory, store: store)
-            try store.countRide(reason == .motion ? .begunByMotion : .begunBySize)
             let now = WallClock.now()
             handle { $0.began(measurement: id, at: now) }
         case .endRide(let captured, let discard, let end):
@@ -177,14 +179,16 @@ extension Recorder {
                 RecorderStateMachine.JournalEntry.summary(captured: captured, lost: [:], commitsDeferred: lane.staged?.deferred ?? 0)
                     .fields, at: WallClock.now())
             lane.journal = nil
-            lane.measurement = nil
-            try store.countRide(end.count)
-            if discard {
-                try store.deleteMeasurement(id, directory: directory)
-                try store.countRide(.discardedAsStill)
-            } else {
-                rideEnded(id)
+            // Each step once, should a full store make this action be tried again after a prune.
+            if !lane.rideCounted {
+                try store.countRides(discard ? [end.count, .discardedAsStill] : [end.count])
+                lane.rideCounted = true
             }
+            if discard { try store.deleteMeasurement(id, directory: directory) }
+            lane.rideCounted = false
+            lane.measurement = nil
+            if !discard { rideEnded(id) }
+            keepWithinBudget(staged: lane.staged?.stagedWeight ?? 0)
         case .commit(let flush):
             try store.commit(flush, to: lane.measurement ?? 0)
         case .stage(let flush):
@@ -200,6 +204,7 @@ extension Recorder {
             if staged.isDue(now: now) { publishMoving() }
             try staged.commitIfDue(now: now)
             lane.stagedBeforeFailure = false
+            keepWithinBudget(staged: staged.stagedWeight)
         case .commitStaged(let patience):
             if let staged = lane.staged, staged.hasStaged {
                 publishMoving()
@@ -297,20 +302,6 @@ extension Recorder {
             if settled || WallClock.now() >= deadline { return }
             usleep(500_000)
         }
-    }
-
-    /// Prunes as ``retention`` allows; whether anything was removed.
-    private func pruneForRoom() -> Bool {
-        guard var policy = retention else { return false }
-        // Over budget by definition: the store is full. Whatever `max_store_size` says, room is
-        // what is needed now, so the budget is what is in use less one flush's worth.
-        if let size = try? store.databaseSize(), let room = ByteSize(bytes: max(4096, size - 1_048_576)),
-            (policy.maxStoreSize?.bytes ?? .max) > room.bytes
-        {
-            policy.maxStoreSize = room
-        }
-        guard let report = try? store.prune(policy, now: WallClock.now(), directory: directory) else { return false }
-        return !report.removed.isEmpty
     }
 }
 
