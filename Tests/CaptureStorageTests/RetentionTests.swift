@@ -229,30 +229,46 @@ import Testing
         #expect(try store.databaseSize() == size)
     }
 
-    /// A store at its ceiling (every page used, a commit failed) can still be pruned: a removal
-    /// frees pages before its tombstone takes one.
+    /// A store at its ceiling, every page used, the tombstones' last page full (the month in
+    /// the field, day 17: 123 tombstones, every page of 48 used), can still be pruned: a removal
+    /// frees its pages before its tombstone takes one. Before, the tombstone was written first,
+    /// failed as the store was full, and the prune with it: the recorder stopped (exit 73) with
+    /// delivered rides in the store, boot after boot.
     @Test func aStoreAtItsCeilingCanBePrunedForRoom() throws {
-        let ceiling = try Store(directory: directory.path).databaseSize() + 60 * 4096
+        let ceiling = try Store(directory: directory.path).databaseSize() + 40 * 4096
         let store = try Store(directory: directory.path, maximumSize: ceiling)
         let now = 100 * Self.day
         var delivered: [Int64] = []
-        var full = false
-        while !full {
+        for index in 0..<3 {
+            let id = try record(store, end: now - Int64(10 - index) * 60_000, samples: 300)
+            try store.finishUpload(of: id, status: .uploaded)
+            delivered.append(id)
+        }
+        // Tombstones of earlier removals fill the rest, up to the last page (the insert that
+        // fails needed a new page of the tombstones' own).
+        var filler: Int64 = 1_000_000
+        while true {
             do {
-                let id = try record(store, end: now - Int64(100 - delivered.count) * 60_000, samples: 300)
-                try store.finishUpload(of: id, status: .uploaded)
-                delivered.append(id)
+                try store.write { db in
+                    try db.execute(
+                        sql: """
+                            INSERT INTO measurement_tombstone (measurement_id, removed_at, reason, discarded, start_ts, end_ts)
+                            VALUES (?, 0, 'earlier', 0, 0, 0)
+                            """, arguments: [filler])
+                }
+                filler += 1
             } catch {
-                #expect((error as? StoreError) == .diskFull(path: store.path), "\(error)")
-                full = true
+                #expect(error == .diskFull(path: store.path), "\(error)")
+                break
             }
         }
-        #expect(delivered.count > 3)
-        // Whatever the failed ride left open stays: make room for it.
-        let policy = RetentionPolicy(keepUploadedDays: nil)
-        let report = try store.makeRoom(policy, target: try store.bytesInUse() - 1, now: now, directory: directory.path)
-        #expect(report.removed.count >= 1)
-        #expect(try store.prunedDeliveredCount() == report.removed.count, "each with its tombstone")
+        #expect(try store.bytesInUse() == store.databaseSize(), "no page is free")
+        let before = try store.prunedDeliveredCount()
+        let inUse = try store.bytesInUse()
+        let report = try store.makeRoom(RetentionPolicy(keepUploadedDays: nil), target: inUse - 1, now: now, directory: directory.path)
+        #expect(report.removed.first?.measurement == delivered[0], "the earliest delivered first")
+        #expect(report.bytesInUse < inUse, "room was made")
+        #expect(try store.prunedDeliveredCount() == before + report.removed.count, "each with its tombstone")
         #expect(try store.integrityCheck() == "ok")
     }
 }
