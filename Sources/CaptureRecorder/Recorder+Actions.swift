@@ -203,8 +203,16 @@ extension Recorder {
             lane.stagedBeforeFailure = true
             if staged.isDue(now: now) { publishMoving() }
             try staged.commitIfDue(now: now)
+            // Staged flushes the budget has no room for once applied (nothing may be pruned):
+            // into the database now, where the ceiling counts them (a full store prunes or stops).
+            if !keepWithinBudget(staged: staged.stagedWeight), staged.hasStaged {
+                do {
+                    try staged.commitStaged(patience: StagedCommits.patience)
+                } catch .busy {
+                    // Durable in the log; the next flush tries again.
+                }
+            }
             lane.stagedBeforeFailure = false
-            keepWithinBudget(staged: staged.stagedWeight)
         case .commitStaged(let patience):
             if let staged = lane.staged, staged.hasStaged {
                 publishMoving()

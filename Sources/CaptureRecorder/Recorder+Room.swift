@@ -10,11 +10,24 @@ extension Recorder {
     /// so that a power cut at any moment leaves the store within its budget. Nothing unsent
     /// goes unless the policy says so; when nothing may go the store stays as it is (the
     /// ceiling then decides, ``pruneForRoom()``). Reads only the file's size when within.
-    func keepWithinBudget(staged: Int) {
-        guard let policy = retention, let bytes = policy.maxStoreSize?.bytes else { return }
+    /// Returns whether the store is within (true when there is no budget).
+    @discardableResult
+    func keepWithinBudget(staged: Int) -> Bool {
+        guard let policy = retention, let bytes = policy.maxStoreSize?.bytes else { return true }
         let budget = StoreBudget(bytes: bytes)
-        guard !budget.holds(size: store.fileSize(), staged: staged) else { return }
+        guard !budget.holds(size: store.fileSize(), staged: staged) else { return true }
         _ = try? store.makeRoom(policy, target: budget.target(staged: staged), now: WallClock.now(), directory: directory)
+        return budget.holds(size: store.fileSize(), staged: staged)
+    }
+
+    /// The most the recorder's connection may grow the database to: its ceiling, less the
+    /// headroom for other writers when the ceiling is the retention budget (``StoreBudget/headroom``),
+    /// so that a sync's upload rows and a recovery's stop fit within the budget even when
+    /// nothing may be pruned (a store full of rides the collector has not taken).
+    var connectionLimit: Int64? {
+        guard let ceiling else { return nil }
+        guard ceiling == retention?.maxStoreSize?.bytes else { return ceiling }
+        return max(4096, ceiling - StoreBudget.headroom)
     }
 
     /// For a store found full (a commit failed): removes as ``retention`` allows at least one

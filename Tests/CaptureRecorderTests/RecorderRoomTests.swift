@@ -122,4 +122,49 @@ import Testing
         #expect(left.intersection(delivered).count < delivered.count, "some delivered ride went for room")
         #expect(store.fileSize() <= size + 4096)
     }
+
+    /// A store full of rides the collector has not taken (it was down for days): nothing may be
+    /// pruned, so the recorder keeps the headroom free for the writers without a ceiling (the
+    /// sync that delivers them records its uploads first) and commits its staged flushes as soon
+    /// as the budget has no room left for them once applied, rather than leave them for the next
+    /// process to apply over the budget; when the store is full it stops (`drop_unsent: never`).
+    /// Before, its ceiling was the budget itself and its flushes stayed staged: the month in the
+    /// field (seed 33) left the store a page over its budget after a cut.
+    @Test func aStoreFullOfUnsentRidesKeepsTheHeadroomAndCommitsWhatItStages() throws {
+        let now = WallClock.now()
+        do {
+            let store = try Store(directory: directory.path)
+            for index in 0..<4 { try Self.ride(store, end: now - 60_000 * Int64(5 - index), samples: 1_000, delivered: false) }
+        }
+        let budget = try Store(directory: directory.path).databaseSize() + 16 * 4096
+        let store = try Store(directory: directory.path, maximumSize: budget)
+        let feed = FeedSource()
+        let recorder = Recorder(
+            directory: directory.path, store: store, sources: [feed], flushInterval: 100,
+            retention: RetentionPolicy(keepUploadedDays: nil, maxStoreSize: ByteSize(bytes: budget)!), ceiling: budget)
+        #expect(recorder.connectionLimit == budget - StoreBudget.headroom)
+        try recorder.listen()
+        defer { recorder.abandon() }
+        let id = try recorder.startNew(modality: .bicycle)
+        let thread = Thread { _ = recorder.run(handlingSignals: false) }
+        thread.start()
+        var fed = 0
+        var committed = 0
+        for round in 0..<60 where committed == 0 && !thread.isFinished {
+            feed.feed(acceleration(1_000, from: WallClock.now() + Int64(round)))
+            fed += 1_000
+            usleep(300_000)
+            committed = try store.counts(of: id).accelerometer
+        }
+        #expect(committed > 0, "staged flushes went in without a command once the budget had no room for them")
+        #expect(!thread.isFinished)
+        // Fill it: the recorder's own writes stop short of the headroom, and then it stops.
+        for round in 0..<200 where !thread.isFinished {
+            feed.feed(acceleration(2_000, from: WallClock.now() + Int64(round)))
+            usleep(150_000)
+        }
+        #expect(waitUntil { thread.isFinished }, "a store full of unsent rides ends the recording")
+        #expect(store.fileSize() <= budget - StoreBudget.headroom, "\(store.fileSize()) of \(budget)")
+        #expect(try store.measurements().count == 5, "nothing unsent went")
+    }
 }
