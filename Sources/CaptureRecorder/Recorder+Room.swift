@@ -20,16 +20,6 @@ extension Recorder {
         return budget.holds(size: store.fileSize(), staged: staged)
     }
 
-    /// The most the recorder's connection may grow the database to: its ceiling, less the
-    /// headroom for other writers when the ceiling is the retention budget (``StoreBudget/headroom``),
-    /// so that a sync's upload rows and a recovery's stop fit within the budget even when
-    /// nothing may be pruned (a store full of rides the collector has not taken).
-    var connectionLimit: Int64? {
-        guard let ceiling else { return nil }
-        guard ceiling == retention?.maxStoreSize?.bytes else { return ceiling }
-        return max(4096, ceiling - StoreBudget.headroom)
-    }
-
     /// For a store found full (a commit failed): removes as ``retention`` allows at least one
     /// measurement, and as many as bring the store within its budget with what is staged
     /// (``keepWithinBudget(staged:)``). Returns how many went; 0 when nothing may go.

@@ -147,7 +147,7 @@ public final class Recorder: Sendable {
         // by whoever opened the store first): a store found over its budget is pruned before
         // the ceiling is set again, which SQLite never sets below the database's size.
         keepWithinBudget(staged: 0)
-        if let connectionLimit { try store.limitSize(to: connectionLimit) }
+        if let ceiling { try store.limitSize(to: ceiling) }
         applyLeftFlushLog()
         // Setup, before the driver thread runs: nobody else waits for the lane.
         try lane.withLock { lane throws(StoreError) in

@@ -124,13 +124,13 @@ import Testing
     }
 
     /// A store full of rides the collector has not taken (it was down for days): nothing may be
-    /// pruned, so the recorder keeps the headroom free for the writers without a ceiling (the
-    /// sync that delivers them records its uploads first) and commits its staged flushes as soon
-    /// as the budget has no room left for them once applied, rather than leave them for the next
-    /// process to apply over the budget; when the store is full it stops (`drop_unsent: never`).
-    /// Before, its ceiling was the budget itself and its flushes stayed staged: the month in the
-    /// field (seed 33) left the store a page over its budget after a cut.
-    @Test func aStoreFullOfUnsentRidesKeepsTheHeadroomAndCommitsWhatItStages() throws {
+    /// pruned, so the recorder commits its staged flushes as soon as the budget has no room left
+    /// for them once applied, where its ceiling counts them, rather than leave them for the next
+    /// process to apply over the budget after a cut; when the store is full it stops
+    /// (`drop_unsent: never`), never past its budget. Before, its flushes stayed staged until a
+    /// command or the ride's end: the month in the field (seed 33) left the store a page over
+    /// its budget after a cut.
+    @Test func aStoreFullOfUnsentRidesCommitsWhatItStages() throws {
         let now = WallClock.now()
         do {
             let store = try Store(directory: directory.path)
@@ -142,7 +142,6 @@ import Testing
         let recorder = Recorder(
             directory: directory.path, store: store, sources: [feed], flushInterval: 100,
             retention: RetentionPolicy(keepUploadedDays: nil, maxStoreSize: ByteSize(bytes: budget)!), ceiling: budget)
-        #expect(recorder.connectionLimit == budget - StoreBudget.headroom)
         try recorder.listen()
         defer { recorder.abandon() }
         let id = try recorder.startNew(modality: .bicycle)
@@ -158,13 +157,13 @@ import Testing
         }
         #expect(committed > 0, "staged flushes went in without a command once the budget had no room for them")
         #expect(!thread.isFinished)
-        // Fill it: the recorder's own writes stop short of the headroom, and then it stops.
+        // Fill it: the recorder stops at its budget.
         for round in 0..<200 where !thread.isFinished {
             feed.feed(acceleration(2_000, from: WallClock.now() + Int64(round)))
             usleep(150_000)
         }
         #expect(waitUntil { thread.isFinished }, "a store full of unsent rides ends the recording")
-        #expect(store.fileSize() <= budget - StoreBudget.headroom, "\(store.fileSize()) of \(budget)")
+        #expect(store.fileSize() <= budget, "\(store.fileSize()) of \(budget)")
         #expect(try store.measurements().count == 5, "nothing unsent went")
     }
 }
