@@ -33,6 +33,19 @@ import Testing
         return id
     }
 
+    /// A recorder on `store` fed by a ``FeedSource``, its measurement begun and `run()` on a
+    /// thread of its own; call `abandon()` at the end.
+    func running(_ store: Store, retention: RetentionPolicy, ceiling: Int64) throws -> (Recorder, FeedSource, Int64, Thread) {
+        let feed = FeedSource()
+        let recorder = Recorder(
+            directory: directory.path, store: store, sources: [feed], flushInterval: 100, retention: retention, ceiling: ceiling)
+        try recorder.listen()
+        let id = try recorder.startNew(modality: .bicycle)
+        let thread = Thread { _ = recorder.run(handlingSignals: false) }
+        thread.start()
+        return (recorder, feed, id, thread)
+    }
+
     /// Other writers have no ceiling (the boot's recovery, a sync pass, the flush log applied by
     /// whoever opens the store first), and SQLite never sets `max_page_count` below the
     /// database's size: a recorder that opens a store over its budget prunes delivered rides
@@ -93,15 +106,8 @@ import Testing
         let size = try Store(directory: directory.path).databaseSize()
         // No budget, only a ceiling (a full disk): pruning makes room, never more.
         let store = try Store(directory: directory.path, maximumSize: size + 4096)
-        let feed = FeedSource()
-        let recorder = Recorder(
-            directory: directory.path, store: store, sources: [feed], flushInterval: 100,
-            retention: RetentionPolicy(keepUploadedDays: 30), ceiling: size + 4096)
-        try recorder.listen()
+        let (recorder, feed, id, thread) = try running(store, retention: RetentionPolicy(keepUploadedDays: 30), ceiling: size + 4096)
         defer { recorder.abandon() }
-        let id = try recorder.startNew(modality: .bicycle)
-        let thread = Thread { _ = recorder.run(handlingSignals: false) }
-        thread.start()
         var fed = 0
         for round in 0..<3 {
             feed.feed(acceleration(3_000, from: WallClock.now() + Int64(round)))
@@ -138,15 +144,9 @@ import Testing
         }
         let budget = try Store(directory: directory.path).databaseSize() + 16 * 4096
         let store = try Store(directory: directory.path, maximumSize: budget)
-        let feed = FeedSource()
-        let recorder = Recorder(
-            directory: directory.path, store: store, sources: [feed], flushInterval: 100,
-            retention: RetentionPolicy(keepUploadedDays: nil, maxStoreSize: ByteSize(bytes: budget)!), ceiling: budget)
-        try recorder.listen()
+        let (recorder, feed, id, thread) = try running(
+            store, retention: RetentionPolicy(keepUploadedDays: nil, maxStoreSize: ByteSize(bytes: budget)!), ceiling: budget)
         defer { recorder.abandon() }
-        let id = try recorder.startNew(modality: .bicycle)
-        let thread = Thread { _ = recorder.run(handlingSignals: false) }
-        thread.start()
         var fed = 0
         var committed = 0
         for round in 0..<60 where committed == 0 && !thread.isFinished {
