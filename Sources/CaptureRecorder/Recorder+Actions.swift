@@ -117,7 +117,7 @@ extension Recorder {
     }
 
     /// Performs one action; a store failure goes to the state machine, which decides whether to
-    /// prune and try again or to end the recording.
+    /// prune and try again (as long as pruning removes something) or to end the recording.
     private func performHandlingFailure(_ action: RecorderStateMachine.Action) {
         var retry = false
         while true {
@@ -130,25 +130,22 @@ extension Recorder {
                     return error
                 }
             }
-            guard let failure else {
-                if retry { machine.withLock { $0.storeRecovered() } }
-                return
+            guard let failure else { return }
+            var decision = machine.withLock { $0.storeFailed(failure, during: action) }
+            if decision == .pruneAndRetry {
+                let removed = pruneForRoom()
+                decision = machine.withLock { $0.pruned(removed: removed, after: failure) }
             }
-            switch machine.withLock({ $0.storeFailed(failure, during: action) }) {
+            switch decision {
             case .wait:
                 // Durable in the flush log; the next flush tries again.
-                break
-            case .pruneAndRetry:
-                if pruneForRoom() {
-                    retry = true
-                    continue
-                }
-                guard case .stop(let actions) = machine.withLock({ $0.storeFailed(failure, during: action) }) else { return }
-                giveUp(actions)
+                return
+            case .retry, .pruneAndRetry:
+                retry = true
             case .stop(let actions):
                 giveUp(actions)
+                return
             }
-            return
         }
     }
 
@@ -177,9 +174,10 @@ extension Recorder {
         case .beginRide(let flush, let sources, let reason, nil):
             // No id reserved: the ride before must be in the database first.
             try commitStaged(on: &lane, patience: nil)
-            let id = try store.begin(flush, sources: sources.joined(separator: "\n"))
+            // Counted in the same transaction: tried again after a prune, it begins one ride.
+            let id = try store.begin(
+                flush, sources: sources.joined(separator: "\n"), counting: reason == .motion ? .begunByMotion : .begunBySize)
             lane.open(measurement: id, directory: directory, store: store)
-            try store.countRide(reason == .motion ? .begunByMotion : .begunBySize)
             let now = WallClock.now()
             handle { $0.began(measurement: id, at: now) }
         case .endRide(let stop, let captured, let discard, let end):
@@ -194,6 +192,7 @@ extension Recorder {
             lane.journal = nil
             lane.measurement = nil
             if discard { lane.discarded = true } else { lane.toDeliver.append(id) }
+            keepWithinBudget(staged: staged.stagedWeight)
         case .reserveMeasurementIDs:
             // Giving way at once: a busy store is tried again at the next flush. Meanwhile the ids
             // an earlier recorder reserved serve (a start while another process reads).
@@ -220,6 +219,16 @@ extension Recorder {
             lane.stagedBeforeFailure = true
             if staged.isDue(now: now) { publishMoving() }
             try staged.commitIfDue(now: now)
+            // Staged flushes the budget has no room for once applied (nothing may be pruned):
+            // into the database now, where the ceiling counts them (a full store prunes or stops).
+            if !keepWithinBudget(staged: staged.stagedWeight), staged.hasStaged {
+                publishMoving()
+                do {
+                    try staged.commitStaged(patience: StagedCommits.patience)
+                } catch .busy {
+                    // Durable in the log; the next flush tries again.
+                }
+            }
             lane.stagedBeforeFailure = false
             committed(on: &lane)
         case .commitStaged(let patience):
@@ -340,20 +349,6 @@ extension Recorder {
             if settled || WallClock.now() >= deadline { return }
             usleep(500_000)
         }
-    }
-
-    /// Prunes as ``retention`` allows; whether anything was removed.
-    private func pruneForRoom() -> Bool {
-        guard var policy = retention else { return false }
-        // Over budget by definition: the store is full. Whatever `max_store_size` says, room is
-        // what is needed now, so the budget is what is in use less one flush's worth.
-        if let size = try? store.databaseSize(), let room = ByteSize(bytes: max(4096, size - 1_048_576)),
-            (policy.maxStoreSize?.bytes ?? .max) > room.bytes
-        {
-            policy.maxStoreSize = room
-        }
-        guard let report = try? store.prune(policy, now: WallClock.now(), directory: directory) else { return false }
-        return !report.removed.isEmpty
     }
 }
 

@@ -32,6 +32,9 @@ public final class Recorder: Sendable {
     /// What may be removed when the store is full (`retention:` in the config file); `nil`:
     /// nothing, a full store ends the recording (exit 73).
     public let retention: RetentionPolicy?
+    /// The most bytes the recorder's connection may grow the database to (the store's
+    /// `maximumSize`), set again once a store found over it was pruned (``openStaging()``).
+    let ceiling: Int64?
     /// Replaced once by a recovery (the lifecycle-driving ones continue), before ``run(handlingSignals:)``.
     let sources: Mutex<[any SampleSource]>
     let inboxes: [Inbox]
@@ -70,14 +73,16 @@ public final class Recorder: Sendable {
 
     /// - Parameters:
     ///   - trace: where to also write what the sources delivered (`--record-trace`).
-    ///   - retention: what may be pruned when the store is full.
+    ///   - retention: what may be pruned when the store is full; with a `max_store_size` the
+    ///     recorder keeps the store within it as a power cut would leave it (``StoreBudget``).
+    ///   - ceiling: the store's `maximumSize`, if it was opened with one.
     ///   - inboxCapacity: the samples each source's inbox holds until the recorder takes them
     ///     in; more are dropped and counted as lost.
     ///   - ride: where rides begin and end; with `ride.detect: auto` call ``arm(modality:)``.
     ///   - rideEnded: given each ride that ended and was kept, on the driver thread.
     public init(
         directory: String, store: Store, sources: [any SampleSource], flushInterval: Int64, trace: sending TraceTap? = nil,
-        gnssTime: GNSSTimePolicy = .auto, retention: RetentionPolicy? = nil,
+        gnssTime: GNSSTimePolicy = .auto, retention: RetentionPolicy? = nil, ceiling: Int64? = nil,
         inboxCapacity: Int = Recorder.defaultInboxCapacity, ride: RideSettings = .standard,
         rideEnded: @escaping @Sendable (Int64) -> Void = { _ in }
     ) {
@@ -87,6 +92,7 @@ public final class Recorder: Sendable {
         self.store = store
         self.flushInterval = flushInterval
         self.retention = retention
+        self.ceiling = ceiling
         self.sources = Mutex(sources)
         inboxes = sources.map { _ in Inbox(capacity: inboxCapacity) }
         machine = Mutex(
@@ -153,8 +159,17 @@ public final class Recorder: Sendable {
     }
 
     private func openStaging() throws(StoreError) {
-        // Setup, before the driver thread runs: nobody else waits for the lane. Once: the log's
-        // lock is the recorder's for its life.
+        // Once: the log's lock is the recorder's for its life.
+        guard lane.withLock({ $0.staged == nil }) else { return }
+        // Other writers have no ceiling (a recovery at boot, a sync pass, the flush log applied
+        // by whoever opened the store first): a store found over its budget is pruned before
+        // the ceiling is set again, which SQLite never sets below the database's size.
+        keepWithinBudget(staged: 0)
+        if let ceiling { try store.limitSize(to: ceiling) }
+        // What a dead recorder left, pruning for room where the store is full; what another
+        // process keeps out stays staged (below).
+        applyLeftFlushLog()
+        // Setup, before the driver thread runs: nobody else waits for the lane.
         try lane.withLock { lane throws(StoreError) in
             guard lane.staged == nil else { return }
             let staged = try StagedCommits(store: store, directory: directory)

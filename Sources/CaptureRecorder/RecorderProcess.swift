@@ -46,7 +46,7 @@ public enum RecorderProcess {
             let recorder = Recorder(
                 directory: directory, store: store, sources: sources, flushInterval: configuration.flushInterval,
                 trace: trace, gnssTime: configuration.gnssTime, retention: configuration.retention,
-                ride: configuration.ride, rideEnded: rideEnded)
+                ceiling: configuration.storeCeiling?.bytes, ride: configuration.ride, rideEnded: rideEnded)
             try recorder.listen()
             let id: Int64
             do {

@@ -4,26 +4,33 @@ public import CaptureStorage
 extension RecorderStateMachine {
     /// A store action failed. A commit of what is staged (`action`: ``Action/commitStaged(patience:)``)
     /// that another process kept out waits: what it carries is durable in the flush log. A full
-    /// store is first met by pruning as the retention policy allows and one more try; only when
-    /// that was tried, or nothing may go, does the recording end (with what is staged committed
-    /// as far as it fits; the rest waits in the flush log).
+    /// store is met by pruning delivered rides as the retention policy allows and trying the
+    /// action again, as often as a prune removes something (``pruned(removed:after:)``); the
+    /// recording ends only when nothing may go (no policy, or nothing delivered is left), with
+    /// what is staged committed as far as it fits (the rest waits in the flush log). Nothing
+    /// unsent is pruned unless the policy says so (`drop_unsent: oldest`).
     public mutating func storeFailed(_ error: StoreError, during action: Action? = nil) -> StoreFailureDecision {
         if case .busy = error, case .commitStaged = action {
             eventsWaiting = true
             return .wait
         }
-        if case .diskFull = error, canPrune, !pruning {
-            pruning = true
+        if case .diskFull = error, canPrune {
             return .pruneAndRetry
         }
-        pruning = false
-        guard !isFinished else { return .stop([]) }
-        return .stop([.commitWhatFits] + finish(failure: error))
+        return giveUp(error)
     }
 
-    /// The action tried again after pruning went through.
-    public mutating func storeRecovered() {
-        pruning = false
+    /// What a prune for room (after ``storeFailed(_:during:)`` said ``StoreFailureDecision/pruneAndRetry``)
+    /// came to: with something `removed`, the failed action is tried again (and may fail and
+    /// prune again: each round removes at least one ride, so it ends); with nothing removed
+    /// there is no more room to make and the recording ends on `error`.
+    public mutating func pruned(removed: Int, after error: StoreError) -> StoreFailureDecision {
+        removed > 0 ? .retry : giveUp(error)
+    }
+
+    private mutating func giveUp(_ error: StoreError) -> StoreFailureDecision {
+        guard !isFinished else { return .stop([]) }
+        return .stop([.commitWhatFits] + finish(failure: error))
     }
 
     /// A commit of what is staged: a lifecycle command's waits a while for another process's

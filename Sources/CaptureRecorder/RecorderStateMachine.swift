@@ -135,8 +135,11 @@ public struct RecorderStateMachine: Sendable {
         /// Another process holds the database: what is staged waits in the flush log, durable,
         /// and goes in with the next commit; the recording goes on.
         case wait
-        /// Prune as the retention policy allows, then try the same action once more.
+        /// Prune delivered rides as the retention policy allows and report what went
+        /// (``RecorderStateMachine/pruned(removed:after:)``).
         case pruneAndRetry
+        /// Room was made: try the same action again.
+        case retry
         /// Give up: perform these actions; the recording has ended with the failure.
         case stop([Action])
     }
@@ -175,8 +178,6 @@ public struct RecorderStateMachine: Sendable {
     /// Samples that arrived while capturing but were taken before the track began (a device
     /// buffer read just after a resume); counted with those dropped while paused.
     var droppedBeforeTrack = 0
-    /// Whether a prune was tried for the store failure being handled.
-    var pruning = false
     /// Lifecycle events durable in the flush log that the database has not taken yet (another
     /// process held it): a flush tries again (``retryDue(at:)``) until they go in, and
     /// a recorder that stops with them waiting commits them before it exits.

@@ -35,6 +35,9 @@ public final class StagedCommits {
         return counts
     }
     private var weight = 0
+    /// About how many bytes of samples are staged (``EncodedFlush/weight``): what the database
+    /// grows by, roughly, once they reach it (``StoreBudget/reserve(staged:)``).
+    public var stagedWeight: Int { weight }
     private var oldest: Int64?
     private var next: UInt64
 

@@ -8,12 +8,14 @@ extension Store {
     /// initial MODALITY_TYPE_CHANGE), in one transaction. Returns the new measurement id.
     ///
     /// Throws ``StoreError/alreadyOpen(_:)`` if another measurement is open.
-    public func begin(_ flush: Flush, sources: String) throws(StoreError) -> Int64 {
-        try begin(EncodedFlush(flush), sources: sources)
+    /// `counting`: a ride count to add in the same transaction (a ride begun by motion), so that
+    /// a begin tried again after a failure never counts twice.
+    public func begin(_ flush: Flush, sources: String, counting: RideCount? = nil) throws(StoreError) -> Int64 {
+        try begin(EncodedFlush(flush), sources: sources, counting: counting)
     }
 
-    /// ``begin(_:sources:)-(Flush,_)`` for a flush encoded beforehand.
-    public func begin(_ encoded: EncodedFlush, sources: String) throws(StoreError) -> Int64 {
+    /// ``begin(_:sources:counting:)-(Flush,_,_)`` for a flush encoded beforehand.
+    public func begin(_ encoded: EncodedFlush, sources: String, counting: RideCount? = nil) throws(StoreError) -> Int64 {
         let flush = encoded.flush
         guard let start = flush.events.first(where: { $0.type == .lifecycleStart }),
             let modality = flush.modality
@@ -22,6 +24,7 @@ extension Store {
             try Self.insertMeasurement(nil, flush: flush, start: start.timestamp, modality: modality, sources: sources, in: db)
             let id = db.lastInsertedRowID
             try Self.apply(encoded, to: id, in: db)
+            if let counting { try Self.count([counting], in: db) }
             return id
         }
     }

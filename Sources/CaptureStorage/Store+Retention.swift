@@ -103,13 +103,19 @@ extension Store {
                 func removeOnce(_ id: Int64, reason: String, discarded: Bool) throws {
                     if !dryRun { try db.execute(sql: "BEGIN IMMEDIATE") }
                     do {
-                        try db.execute(
-                            sql: """
-                                INSERT OR REPLACE INTO measurement_tombstone
-                                    (measurement_id, removed_at, reason, discarded, start_ts, end_ts)
-                                SELECT id, ?, ?, ?, start_ts, end_ts FROM measurement WHERE id = ? AND status = 'finished'
-                                """, arguments: [now, reason, discarded, id])
+                        // Removed first, its tombstone after: on a store at its ceiling the
+                        // tombstone takes one of the pages the removal freed.
+                        let span = try Row.fetchOne(
+                            db, sql: "SELECT start_ts, end_ts FROM measurement WHERE id = ? AND status = 'finished'", arguments: [id])
                         try db.execute(sql: "DELETE FROM measurement WHERE id = ? AND status = 'finished'", arguments: [id])
+                        if let span {
+                            try db.execute(
+                                sql: """
+                                    INSERT OR REPLACE INTO measurement_tombstone
+                                        (measurement_id, removed_at, reason, discarded, start_ts, end_ts)
+                                    VALUES (?, ?, ?, ?, ?, ?)
+                                    """, arguments: [id, now, reason, discarded, span["start_ts"] as Int64?, span["end_ts"] as Int64?])
+                        }
                         if !dryRun { try db.execute(sql: "COMMIT") }
                     } catch {
                         if !dryRun, db.isInsideTransaction { try? db.execute(sql: "ROLLBACK") }

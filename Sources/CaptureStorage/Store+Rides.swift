@@ -23,7 +23,17 @@ public enum RideCount: String, Sendable, CaseIterable, Codable {
 extension Store {
     /// Counts one more `kind`.
     public func countRide(_ kind: RideCount) throws(StoreError) {
-        try write { db in
+        try countRides([kind])
+    }
+
+    /// Counts one more of each of `kinds`, in one transaction (all or none).
+    public func countRides(_ kinds: [RideCount]) throws(StoreError) {
+        try write { db in try Self.count(kinds, in: db) }
+    }
+
+    /// Counts one more of each of `kinds` inside the caller's transaction.
+    static func count(_ kinds: [RideCount], in db: Database) throws {
+        for kind in kinds {
             try db.execute(
                 sql: "INSERT INTO ride_count (kind, count) VALUES (?, 1) ON CONFLICT (kind) DO UPDATE SET count = count + 1",
                 arguments: [kind.rawValue])

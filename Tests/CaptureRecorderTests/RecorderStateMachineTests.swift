@@ -134,18 +134,42 @@ struct RecorderStateMachineTests: StateMachineSuite {
         #expect(machine.note(.gnss(state: .fixed), from: 0) == [.journal(.note(source: "feed", line: "gnss: fixed", lostSoFar: nil), at: nil)])
     }
 
-    @Test func aFullStoreIsPrunedOnceThenEndsTheRecording() throws {
+    /// A full store is pruned and the failed action tried again for as long as a prune removes
+    /// something; only a prune that finds nothing left to remove ends the recording (exit 73).
+    /// Before: one prune per failure, and a retry that failed again ended the recording with
+    /// delivered rides still in the store (the month in the field, day 17, docs/faults.md).
+    @Test func aFullStoreIsPrunedUntilNothingIsLeftToRemoveThenEndsTheRecording() throws {
         var machine = try Self.recording(canPrune: true)
-        #expect(machine.storeFailed(.diskFull(path: "/data")) == .pruneAndRetry)
-        machine.storeRecovered()
-        #expect(machine.storeFailed(.diskFull(path: "/data")) == .pruneAndRetry)
-        guard case .stop(let actions) = machine.storeFailed(.diskFull(path: "/data")) else {
-            Issue.record("a second failure after pruning must end the recording")
+        let full = StoreError.diskFull(path: "/data")
+        for _ in 0..<3 {
+            #expect(machine.storeFailed(full) == .pruneAndRetry)
+            #expect(machine.pruned(removed: 1, after: full) == .retry)
+            #expect(!machine.isFinished, "a retry that fails again after a prune that removed a ride prunes again")
+        }
+        #expect(machine.storeFailed(full) == .pruneAndRetry)
+        guard case .stop(let actions) = machine.pruned(removed: 0, after: full) else {
+            Issue.record("nothing left to prune must end the recording")
             return
         }
         #expect(actions.first == .commitWhatFits)
-        #expect(machine.failure == .diskFull(path: "/data"))
-        #expect(machine.command(.pause, at: Self.t0, by: .control) == .failed(.diskFull(path: "/data")))
+        #expect(machine.failure == full)
+        #expect(machine.command(.pause, at: Self.t0, by: .control) == .failed(full))
+        // Once ended, nothing is performed again.
+        #expect(machine.pruned(removed: 0, after: full) == .stop([]))
+    }
+
+    /// A full store met while a stop is performed (the machine has finished) is pruned too, so
+    /// that the stop goes in.
+    @Test func aFullStoreAtTheStopIsPrunedToo() throws {
+        var machine = try Self.recording(canPrune: true)
+        guard case .applied = machine.command(.stop, at: Self.t0 + 1_000, by: .control) else {
+            Issue.record("stop refused")
+            return
+        }
+        #expect(machine.isFinished)
+        let full = StoreError.diskFull(path: "/data")
+        #expect(machine.storeFailed(full, during: .commitStaged(patience: 2)) == .pruneAndRetry)
+        #expect(machine.pruned(removed: 2, after: full) == .retry)
     }
 
     @Test func withoutARetentionPolicyAFullStoreEndsTheRecordingAtOnce() throws {

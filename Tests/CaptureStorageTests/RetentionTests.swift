@@ -245,4 +245,83 @@ import Testing
         }
         #expect(try store.integrityCheck() == "ok")
     }
+
+    /// The budget as a power cut leaves the store: the database, what the staged flushes add
+    /// once the next process applies them, and the headroom for other writers.
+    @Test func theBudgetCountsWhatIsStagedAndLeavesHeadroom() {
+        let budget = StoreBudget(bytes: 48 * 4096)
+        #expect(StoreBudget.reserve(staged: 0) == 0)
+        #expect(StoreBudget.reserve(staged: 10_000) == 24_096)
+        #expect(budget.target(staged: 0) == 46 * 4096)
+        #expect(budget.holds(size: 46 * 4096, staged: 0))
+        #expect(!budget.holds(size: 47 * 4096, staged: 0), "the headroom is kept")
+        #expect(!budget.holds(size: 40 * 4096, staged: 12_000), "staged flushes count")
+    }
+
+    /// Making room removes delivered measurements, the earliest delivered first, until the
+    /// target is met, never an unsent one (with `drop_unsent: never`), and writes nothing when
+    /// nothing may go.
+    @Test func makingRoomRemovesDeliveredOnlyAndOnlyWhatTheTargetNeeds() throws {
+        let store = try Store(directory: directory.path)
+        let now = 100 * Self.day
+        let unsent = try record(store, end: now - 9 * Self.day)
+        let first = try record(store, end: now - 3 * Self.day)
+        let second = try record(store, end: now - 2 * Self.day)
+        try store.finishUpload(of: first, status: .uploaded)
+        try store.finishUpload(of: second, status: .uploaded)
+        let policy = RetentionPolicy(keepUploadedDays: nil, maxStoreSize: ByteSize(bytes: 1 << 30)!)
+        let report = try store.makeRoom(policy, target: try store.bytesInUse() - 1, now: now, directory: directory.path)
+        #expect(report.removed.map(\.measurement) == [first], "one delivered ride frees a byte")
+        #expect(try store.fileSize() == store.databaseSize(), "the space went back")
+        let all = try store.makeRoom(policy, target: 1, now: now, directory: directory.path)
+        #expect(all.removed.map(\.measurement) == [second])
+        #expect(try ids(store) == [unsent])
+        #expect(try !store.hasRoomToMake(policy))
+        let size = try store.databaseSize()
+        #expect(try store.makeRoom(policy, target: 1, now: now, directory: directory.path).removed.isEmpty)
+        #expect(try store.databaseSize() == size)
+    }
+
+    /// A store at its ceiling, every page used, the tombstones' last page full (the month in
+    /// the field, day 17: 123 tombstones, every page of 48 used), can still be pruned: a removal
+    /// frees its pages before its tombstone takes one. Before, the tombstone was written first,
+    /// failed as the store was full, and the prune with it: the recorder stopped (exit 73) with
+    /// delivered rides in the store, boot after boot.
+    @Test func aStoreAtItsCeilingCanBePrunedForRoom() throws {
+        let ceiling = try Store(directory: directory.path).databaseSize() + 40 * 4096
+        let store = try Store(directory: directory.path, maximumSize: ceiling)
+        let now = 100 * Self.day
+        var delivered: [Int64] = []
+        for index in 0..<3 {
+            let id = try record(store, end: now - Int64(10 - index) * 60_000, samples: 300)
+            try store.finishUpload(of: id, status: .uploaded)
+            delivered.append(id)
+        }
+        // Tombstones of earlier removals fill the rest, up to the last page (the insert that
+        // fails needed a new page of the tombstones' own).
+        var filler: Int64 = 1_000_000
+        while true {
+            do {
+                try store.write { db in
+                    try db.execute(
+                        sql: """
+                            INSERT INTO measurement_tombstone (measurement_id, removed_at, reason, discarded, start_ts, end_ts)
+                            VALUES (?, 0, 'earlier', 0, 0, 0)
+                            """, arguments: [filler])
+                }
+                filler += 1
+            } catch {
+                #expect(error == .diskFull(path: store.path), "\(error)")
+                break
+            }
+        }
+        #expect(try store.bytesInUse() == store.databaseSize(), "no page is free")
+        let before = try store.prunedDeliveredCount()
+        let inUse = try store.bytesInUse()
+        let report = try store.makeRoom(RetentionPolicy(keepUploadedDays: nil), target: inUse - 1, now: now, directory: directory.path)
+        #expect(report.removed.first?.measurement == delivered[0], "the earliest delivered first")
+        #expect(report.bytesInUse < inUse, "room was made")
+        #expect(try store.prunedDeliveredCount() == before + report.removed.count, "each with its tombstone")
+        #expect(try store.integrityCheck() == "ok")
+    }
 }

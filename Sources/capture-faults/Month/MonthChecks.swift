@@ -52,7 +52,8 @@ struct MonthChecks {
         }
         committed.merge(fixes) { old, _ in old }
         // Opening it applies the flush log: the flushes staged since the last commit (committed
-        // data, never dropped), which no ceiling counts (docs/faults.md). Measured, not checked.
+        // data, never dropped). No ceiling holds this process; the recorder reserved room for them
+        // (StoreBudget, docs/faults.md). Measured, not checked.
         worstReplayed = max(worstReplayed, size)
         tally.check(discarded == 0, "\(Week.iso(time)): \(discarded) unsent ride(s) dropped though drop_unsent is never")
     }

@@ -1,0 +1,52 @@
+import CaptureCore
+import CaptureSensors
+import CaptureStorage
+
+// Room in the store: the budget kept as a power cut would leave it, and pruning for a full store.
+extension Recorder {
+    /// With a `retention.max_store_size`: when the database, plus what `staged` bytes in the
+    /// flush log add once applied, plus the headroom for other writers (``StoreBudget``), is
+    /// over the budget, removes delivered rides (earliest delivered first) until it is within,
+    /// so that a power cut at any moment leaves the store within its budget. Nothing unsent
+    /// goes unless the policy says so; when nothing may go the store stays as it is (the
+    /// ceiling then decides, ``pruneForRoom()``). Reads only the file's size when within.
+    /// Returns whether the store is within (true when there is no budget).
+    @discardableResult
+    func keepWithinBudget(staged: Int) -> Bool {
+        guard let policy = retention, let bytes = policy.maxStoreSize?.bytes else { return true }
+        let budget = StoreBudget(bytes: bytes)
+        guard !budget.holds(size: store.fileSize(), staged: staged) else { return true }
+        _ = try? store.makeRoom(policy, target: budget.target(staged: staged), now: WallClock.now(), directory: directory)
+        return budget.holds(size: store.fileSize(), staged: staged)
+    }
+
+    /// For a store found full (a commit failed): removes as ``retention`` allows at least one
+    /// measurement, and as many as bring the store within its budget with what is staged
+    /// (``keepWithinBudget(staged:)``). Returns how many went; 0 when nothing may go.
+    func pruneForRoom() -> Int {
+        guard let policy = retention, let inUse = try? store.bytesInUse() else { return 0 }
+        let staged = lane.withLock { $0.staged?.stagedWeight ?? 0 }
+        // One byte less than in use: at least one measurement goes, whatever the budget.
+        var target = inUse - 1
+        if let bytes = policy.maxStoreSize?.bytes { target = min(target, StoreBudget(bytes: bytes).target(staged: staged)) }
+        guard let report = try? store.makeRoom(policy, target: target, now: WallClock.now(), directory: directory) else { return 0 }
+        return report.removed.count
+    }
+
+    /// Applies what a recorder that died left in the flush log, pruning for room as a full
+    /// store needs; what still does not fit, or what another process keeps out for longer than
+    /// a lifecycle command waits, is left for ``StagedCommits`` (which stages it again).
+    func applyLeftFlushLog() {
+        while true {
+            do throws(StoreError) {
+                try store.applyFlushLog(wait: true, dropping: false, patience: StagedCommits.lifecyclePatience)
+                return
+            } catch .diskFull {
+                if pruneForRoom() == 0 { return }
+            } catch {
+                // StagedCommits applies it again and reports what fails.
+                return
+            }
+        }
+    }
+}
