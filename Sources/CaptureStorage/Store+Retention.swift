@@ -285,11 +285,8 @@ extension Store {
     public func pruneForRoom(
         _ policy: RetentionPolicy, now: Int64, directory: String, room: Int64 = 1_048_576
     ) throws(StoreError) -> PruneReport {
-        var policy = policy
-        if let budget = ByteSize(bytes: max(4096, try databaseSize() - room)), (policy.maxStoreSize?.bytes ?? .max) > budget.bytes {
-            policy.maxStoreSize = budget
-        }
-        return try prune(policy, now: now, directory: directory)
+        let target = min(policy.maxStoreSize?.bytes ?? .max, max(4096, try databaseSize() - room))
+        return try makeRoom(policy, target: target, now: now, directory: directory)
     }
 
     /// Counts the tombstones of measurements that are gone, discarded (argument 1) or not. A
