@@ -59,6 +59,19 @@ public struct Doctor: Sendable {
         .pass("configuration", device.file.map { "\($0.path) read" } ?? "no configuration file (looked for \(device.filePlace)); defaults")
     }
 
+    /// The configuration check, and the configuration the other checks go on with: the one
+    /// `flags` give (``DeviceConfiguration/forProcess(_:file:)``) or, when it is broken, the
+    /// defaults with the flags but no file; nil when even those fail.
+    public func configuration(_ flags: [ConfigKey: DeviceConfiguration.Flag]) -> (DoctorCheck, DeviceConfiguration)? {
+        do {
+            let device = try DeviceConfiguration.forProcess(flags)
+            return (Self.configuration(device), device)
+        } catch {
+            guard let fallback = try? DeviceConfiguration.forProcess(flags, file: "/dev/null") else { return nil }
+            return (configuration(failed: error), fallback)
+        }
+    }
+
     /// The configuration check of one that did not.
     public func configuration(failed error: any Error) -> DoctorCheck {
         .fail("configuration", "\(error)", advise(.fixConfiguration))

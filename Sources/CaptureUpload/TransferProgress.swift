@@ -116,3 +116,26 @@ public final class TransferProgress: Sendable {
         FileHandle.standardError.write(Data("\r\u{1B}[K\(line)".utf8))
     }
 }
+
+extension TransferProgress {
+    /// An observer of an upload run that draws this bar while a measurement is sent and hands
+    /// each result to `finished` (the command line prints its line there).
+    public func observer(finished: @escaping @Sendable (UploadResult) -> Void) -> some UploadRunObserver {
+        BarObserver(progress: self, done: finished)
+    }
+}
+
+private struct BarObserver: UploadRunObserver {
+    let progress: TransferProgress
+    let done: @Sendable (UploadResult) -> Void
+
+    func transferBegins(measurement: Int64, bytes: Int64) { progress.begin(measurement, total: bytes) }
+    func transferSent(_ bytes: Int64) { progress.update(bytes) }
+    /// In the bar on a terminal (the first also as a line); a line each without one.
+    func transferRetrying(after milliseconds: Int64, problem: String) { progress.retrying(after: milliseconds, problem: problem) }
+
+    func finished(_ result: UploadResult) {
+        progress.end()
+        done(result)
+    }
+}

@@ -38,7 +38,7 @@ struct DataDirectoryOptions: ParsableArguments {
 
     /// The device's configuration with these options and `extra` flags of the command.
     func device(_ extra: [ConfigKey: DeviceConfiguration.Flag] = [:]) throws -> DeviceConfiguration {
-        try DeviceSettings.load(configFlags.merging(extra) { _, new in new })
+        try DeviceConfiguration.forProcess(configFlags.merging(extra) { _, new in new })
     }
 
     /// The resolved, absolute data directory: --data-dir, $CAPTURE_HOME, `data_dir` in the

@@ -29,7 +29,7 @@ struct ConfigCommand: ParsableCommand {
     var check: String?
 
     func run() throws {
-        let report = ConfigReport(try DeviceSettings.load(data.configFlags, file: check))
+        let report = ConfigReport(try DeviceConfiguration.forProcess(data.configFlags, file: check))
         try output.print(report, report.text)
     }
 }

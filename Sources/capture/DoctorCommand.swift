@@ -51,18 +51,9 @@ struct Doctor: AsyncParsableCommand {
         let doctor = CaptureDoctor.Doctor(
             seconds: seconds, sysfsRoot: sysfsRoot, describe: { CLIError.from($0).message }, advise: { $0.advice })
         // The configuration first: the other checks go on with the defaults if it is broken.
-        let device: DeviceConfiguration
-        let configuration: DoctorCheck
-        do {
-            device = try data.device()
-            configuration = CaptureDoctor.Doctor.configuration(device)
-        } catch {
-            configuration = doctor.configuration(failed: error)
-            guard let fallback = try? DeviceSettings.load(data.configFlags, file: "/dev/null") else { throw ExitCode(1) }
-            device = fallback
-        }
+        guard let (configuration, device) = doctor.configuration(data.configFlags) else { throw ExitCode(1) }
         let report = storage ? doctor.storage(device) : await doctor.run(device, configuration: configuration)
-        if output.json { try printJSON(report) } else { print(report.text) }
+        try output.print(report, report.text)
         if report.failed > 0 { throw ExitCode(1) }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CaptureCore
 import CaptureStorage
 import CaptureSurface
 

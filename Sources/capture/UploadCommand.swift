@@ -92,8 +92,8 @@ struct Upload: AsyncParsableCommand {
         var options = device.uploadOptions(appVersion: BuildInfo.version)
         (options.chunkSize, options.transferFileOverride) = (chunkSize, transferFile)
         let run = UploadRun(store: store, dataDirectory: data.path, settings: settings, options: options)
-        let printer = ResultPrinter(
-            progress: TransferProgress(enabled: !output.json && isatty(2) == 1), printsLines: !output.json)
+        let json = output.json
+        let printer = TransferProgress(enabled: !json && isatty(2) == 1).observer { if !json { print(Upload.line($0)) } }
         let selection = selection
         // One uploader per data directory (`capture sync` takes the same lock).
         let held = try await UploaderLock.whileHeld(directory: data.path) {
@@ -128,20 +128,3 @@ struct Upload: AsyncParsableCommand {
     static func line(_ result: UploadResult) -> String { presented(result).line }
 }
 
-/// Draws the progress bar while a measurement is sent and prints its line when it is done.
-private struct ResultPrinter: UploadRunObserver {
-    let progress: TransferProgress
-    let printsLines: Bool
-
-    func transferBegins(measurement: Int64, bytes: Int64) { progress.begin(measurement, total: bytes) }
-
-    func transferSent(_ bytes: Int64) { progress.update(bytes) }
-
-    /// In the bar on a terminal (the first also as a line); a line each without one.
-    func transferRetrying(after milliseconds: Int64, problem: String) { progress.retrying(after: milliseconds, problem: problem) }
-
-    func finished(_ result: UploadResult) {
-        progress.end()
-        if printsLines { print(Upload.line(result)) }
-    }
-}

@@ -1,13 +1,13 @@
 /// Small repairs of the command line before ArgumentParser sees it, so that common slips get a
-/// helpful answer instead of a misleading one.
-enum CommandLineRepair {
+/// helpful answer instead of a misleading one (beside ``Spelling``, which names the command meant).
+public enum CommandLineRepair {
     /// Options every command takes that people also type before the subcommand
     /// (`capture --data-dir X list`), with whether they take a value.
-    static let global: [String: Bool] = ["--data-dir": true, "--json": false, "--log-level": true, "-v": false, "-vv": false]
+    public static let global: [String: Bool] = ["--data-dir": true, "--json": false, "--log-level": true, "-v": false, "-vv": false]
 
     /// `arguments` (without the program name) with global options that stand before the
     /// subcommand moved to just after it; unchanged when no known subcommand follows them.
-    static func hoistingGlobalOptions(_ arguments: [String], subcommands: Set<String>) -> [String] {
+    public static func hoistingGlobalOptions(_ arguments: [String], subcommands: Set<String>) -> [String] {
         var hoisted: [String] = []
         var index = 0
         while index < arguments.count {
@@ -27,7 +27,7 @@ enum CommandLineRepair {
 
     /// The first argument when it is meant as a subcommand but is none: a word that does not
     /// start with `-` and is not one of `subcommands` (nor `help`).
-    static func unknownSubcommand(_ arguments: [String], subcommands: Set<String>) -> String? {
+    public static func unknownSubcommand(_ arguments: [String], subcommands: Set<String>) -> String? {
         guard let first = arguments.first, !first.hasPrefix("-"), first != "help", !subcommands.contains(first)
         else { return nil }
         return first

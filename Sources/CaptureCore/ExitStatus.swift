@@ -1,8 +1,7 @@
-import CaptureCore
-
 /// The documented exit codes of `capture` (sysexits.h where one fits), each with its line in
-/// ``summary``. The README lists the same table.
-enum ExitStatus: Int32, CaseIterable {
+/// ``summary``: what a ``FaultKind`` ends a command with, for every front end (the command line,
+/// a unit's `RestartPreventExitStatus`). The README lists the same table.
+public enum ExitStatus: Int32, CaseIterable {
     case success = 0
     case failure = 1
     case alreadyOpen = 3
@@ -21,7 +20,7 @@ enum ExitStatus: Int32, CaseIterable {
 
     /// One line for `--help`, and the README's table word for word (`ExitCodeTableTests` checks
     /// that; the README may add backticks). Short enough for an 80-column terminal.
-    var summary: String {
+    public var summary: String {
         switch self {
         case .success: "success"
         case .failure: "unexpected failure (the message says what)"
@@ -42,7 +41,7 @@ enum ExitStatus: Int32, CaseIterable {
     }
 
     /// The code for a library error of `kind`.
-    init(_ kind: FaultKind) {
+    public init(_ kind: FaultKind) {
         self =
             switch kind {
             case .unexpected: .failure
@@ -63,7 +62,7 @@ enum ExitStatus: Int32, CaseIterable {
     }
 
     /// The EXIT CODES section of `--help`, made from the cases above.
-    static let help =
+    public static let help =
         "EXIT CODES\n"
         + allCases.map { "  " + String($0.rawValue).padding(toLength: 4, withPad: " ", startingAt: 0) + $0.summary }
         .joined(separator: "\n")
