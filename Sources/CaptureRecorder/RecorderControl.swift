@@ -395,26 +395,34 @@ public struct StatusReport: Codable, Sendable, Equatable {
     }
 }
 
-/// How rides began and ended, as the store counts them (``RideCount``). Field names are the
-/// `--json` output's.
+/// How rides began and ended, as the store counts them: a count per ``RideCount``, 0 for a kind
+/// not counted. Its JSON has every kind, named by its case (`begunByMotion`).
 public struct RideTally: Codable, Sendable, Equatable {
-    public var begunByMotion = 0
-    public var begunBySize = 0
-    public var endedByMotion = 0
-    public var endedByPower = 0
-    public var endedBySize = 0
-    public var endedByCommand = 0
-    public var discardedAsStill = 0
+    private var counts: [RideCount: Int]
 
-    public init() {}
+    public init(_ counts: [RideCount: Int] = [:]) {
+        self.counts = counts.filter { $0.value != 0 }
+    }
 
-    public init(_ counts: [RideCount: Int]) {
-        begunByMotion = counts[.begunByMotion] ?? 0
-        begunBySize = counts[.begunBySize] ?? 0
-        endedByMotion = counts[.endedByMotion] ?? 0
-        endedByPower = counts[.endedByPower] ?? 0
-        endedBySize = counts[.endedBySize] ?? 0
-        endedByCommand = counts[.endedByCommand] ?? 0
-        discardedAsStill = counts[.discardedAsStill] ?? 0
+    public subscript(kind: RideCount) -> Int { counts[kind] ?? 0 }
+
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+        init(_ kind: RideCount) { stringValue = "\(kind)" }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        var counts: [RideCount: Int] = [:]
+        for kind in RideCount.allCases { counts[kind] = try container.decodeIfPresent(Int.self, forKey: Key(kind)) }
+        self.init(counts)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        for kind in RideCount.allCases { try container.encode(self[kind], forKey: Key(kind)) }
     }
 }

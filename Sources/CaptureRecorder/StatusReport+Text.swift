@@ -96,7 +96,8 @@ extension StatusReport {
 extension RideTally {
     /// `3 begun by motion, 1 by size; ended 2 by motion, 1 by power, …; 1 discarded as still`.
     public var text: String {
-        "begun \(begunByMotion) by motion, \(begunBySize) by size; ended \(endedByMotion) by motion, \(endedByPower) by power, "
-            + "\(endedBySize) by size, \(endedByCommand) by command; \(discardedAsStill) discarded as still"
+        "begun \(self[.begunByMotion]) by motion, \(self[.begunBySize]) by size; ended \(self[.endedByMotion]) by motion, "
+            + "\(self[.endedByPower]) by power, \(self[.endedBySize]) by size, \(self[.endedByCommand]) by command; "
+            + "\(self[.discardedAsStill]) discarded as still"
     }
 }

@@ -32,8 +32,11 @@ final class Tally {
 
 /// Paths, tools and the seeded random source shared by the campaigns.
 final class Context {
-    let capture: String
-    let collector: String
+    /// The folder of the executables under test.
+    let binaries: String
+    var capture: String { binaries + "/capture" }
+    var collector: String { binaries + "/capture-collector" }
+    /// The campaigns' directories are made under it.
     let work: String
     let trace: String
     var random: SplitMix64
@@ -41,9 +44,8 @@ final class Context {
     private var serial = 0
     private let began = Clock.now()
 
-    init(capture: String, collector: String, work: String, trace: String, seed: UInt64, verbose: Bool) {
-        self.capture = capture
-        self.collector = collector
+    init(binaries: String, work: String, trace: String, seed: UInt64, verbose: Bool) {
+        self.binaries = binaries
         self.work = work
         self.trace = trace
         random = SplitMix64(seed: seed)

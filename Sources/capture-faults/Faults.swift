@@ -81,10 +81,8 @@ struct Faults: ParsableCommand {
         let folder =
             binaries
             ?? URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().path
-        let capture = folder + "/capture"
-        let collector = folder + "/capture-collector"
-        for tool in [capture, collector] where access(tool, X_OK) != 0 {
-            throw ValidationError("\(tool) is not there: build it first (swift build)")
+        for tool in ["capture", "capture-collector"] where access(folder + "/" + tool, X_OK) != 0 {
+            throw ValidationError("\(folder)/\(tool) is not there: build it first (swift build)")
         }
         let tracePath = URL(fileURLWithPath: trace).standardizedFileURL.path
         guard access(tracePath, R_OK) == 0 else { throw ValidationError("cannot read the trace \(tracePath)") }
@@ -92,8 +90,7 @@ struct Faults: ParsableCommand {
         var template = Array("/tmp/capture-faults-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw ValidationError("cannot create a work directory") }
         let work = String(cString: made)
-        let context = Context(
-            capture: capture, collector: collector, work: work, trace: tracePath, seed: seed, verbose: verbose)
+        let context = Context(binaries: folder, work: work, trace: tracePath, seed: seed, verbose: verbose)
         print("fault campaign: seed \(seed), trace \(trace), work directory \(work)")
 
         let began = Clock.now()

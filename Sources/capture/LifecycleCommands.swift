@@ -5,11 +5,22 @@ import CaptureRecorder
 import CaptureSensors
 import Foundation
 
-/// Prints what a lifecycle command did: `measurement 3 paused (paused, track 1)`, or the report
-/// as JSON.
-func printLifecycle(_ report: LifecycleReport, _ output: OutputOptions, verb: String) throws {
-    if let warning = report.givenUpWarning { Log.warning(warning) }
-    try output.print(report, report.line(verb))
+/// The options of pause, modality, resume and stop; ``perform(_:verb:)`` sends one to the
+/// recorder (or applies it to an interrupted measurement) and prints what it did:
+/// `measurement 3 paused (paused, track 1)`, or the report as JSON.
+struct ControlOptions: ParsableArguments {
+    @OptionGroup var data: DataDirectoryOptions
+    @OptionGroup var output: OutputOptions
+
+    @discardableResult
+    func perform(_ command: (RecorderControl) throws -> LifecycleReport, verb: (LifecycleReport) -> String) throws
+        -> LifecycleReport
+    {
+        let report = try command(RecorderControl(directory: data.controlPath))
+        if let warning = report.givenUpWarning { Log.warning(warning) }
+        try output.print(report, report.line(verb(report)))
+        return report
+    }
 }
 
 struct Start: ParsableCommand {
@@ -122,11 +133,10 @@ struct Pause: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pause",
         abstract: "Pause the measurement; nothing is recorded until `capture resume`.")
-    @OptionGroup var data: DataDirectoryOptions
-    @OptionGroup var output: OutputOptions
+    @OptionGroup var control: ControlOptions
 
     func run() throws {
-        try printLifecycle(RecorderControl(directory: data.controlPath).pause(), output, verb: "paused")
+        try control.perform({ try $0.pause() }, verb: { _ in "paused" })
     }
 }
 
@@ -139,14 +149,13 @@ struct ModalityCommand: ParsableCommand {
             "measurement 1 is already WALKING" (exit 0; --json has "outcome": "unchanged"). \
             Modalities: \(Modality.spellings) (any case).
             """)
-    @OptionGroup var data: DataDirectoryOptions
-    @OptionGroup var output: OutputOptions
+    @OptionGroup var control: ControlOptions
     @Argument(help: "The new modality.") var modality: Modality
 
     func run() throws {
-        let report = try RecorderControl(directory: data.controlPath).changeModality(to: modality)
-        let verb = report.outcome == .unchanged ? "is already" : "is now"
-        try printLifecycle(report, output, verb: "\(verb) \(modality.rawValue)")
+        try control.perform(
+            { try $0.changeModality(to: modality) },
+            verb: { "\($0.outcome == .unchanged ? "is already" : "is now") \(modality.rawValue)" })
     }
 }
 
@@ -160,13 +169,11 @@ struct Resume: ParsableCommand {
             A trace source continues after the committed data (nothing is stored twice); if the \
             trace had paused the measurement, it stays paused until the trace resumes it.
             """)
-    @OptionGroup var data: DataDirectoryOptions
-    @OptionGroup var output: OutputOptions
+    @OptionGroup var control: ControlOptions
     @OptionGroup var limit: StoreLimitOptions
 
     func run() throws {
-        let report = try RecorderControl(directory: data.controlPath).resume(maximumSize: limit.maximumSize)
-        try printLifecycle(report, output, verb: "resumed")
+        try control.perform({ try $0.resume(maximumSize: limit.maximumSize) }, verb: { _ in "resumed" })
     }
 }
 
@@ -179,16 +186,14 @@ struct Stop: ParsableCommand {
             interrupted measurement (its recorder was killed) is finished where its committed \
             data ends.
             """)
-    @OptionGroup var data: DataDirectoryOptions
-    @OptionGroup var output: OutputOptions
+    @OptionGroup var control: ControlOptions
 
     func run() throws {
-        let report = try RecorderControl(directory: data.controlPath).stop()
-        try printLifecycle(report, output, verb: "stopped")
+        let report = try control.perform({ try $0.stop() }, verb: { _ in "stopped" })
         // A running recorder starts the automatic delivery as it exits; an interrupted
         // measurement (no recorder) is delivered from here. A configuration broken since the
         // start is only warned about (controlPath): no automatic delivery then.
-        if report.pid == nil { try? data.device().deliverInBackground() }
+        if report.pid == nil { try? control.data.device().deliverInBackground() }
     }
 }
 

@@ -1,5 +1,6 @@
 import CaptureCore
 import CaptureStorage
+import Foundation
 import Testing
 
 @testable import CaptureRecorder
@@ -413,6 +414,16 @@ struct RideRulesTests: StateMachineSuite {
         let still = report.text(interrupted: "")
         #expect(still.contains("  ride       still since "), "\(still)")
         #expect(still.contains(" m so far"))
+    }
+
+    @Test func theRideTallysJSONNamesEveryKindByItsCaseAndReadsBack() throws {
+        let tally = RideTally([.begunByMotion: 2, .endedByPower: 1, .endedBySize: 0])
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let json = String(decoding: try encoder.encode(tally), as: UTF8.self)
+        #expect(json == #"{"begunByMotion":2,"begunBySize":0,"discardedAsStill":0,"endedByCommand":0,"endedByMotion":0,"endedByPower":1,"endedBySize":0}"#)
+        #expect(try JSONDecoder().decode(RideTally.self, from: Data(json.utf8)) == tally)
+        #expect(tally != RideTally() && RideTally([.endedBySize: 0]) == RideTally())
     }
 
     @Test func anInterruptionContinuesOnlyWithinResumeWithin() {

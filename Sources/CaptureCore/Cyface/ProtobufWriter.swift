@@ -1,4 +1,5 @@
-/// Protobuf wire types (the low three bits of a field tag).
+/// Protobuf wire types (the low three bits of a field tag); the deprecated groups (3 and 4) are
+/// neither written nor read.
 public enum ProtobufWireType: UInt8, Sendable {
     /// int32, int64, uint32, uint64, sint32, sint64, bool, enum.
     case varint = 0
@@ -6,10 +7,6 @@ public enum ProtobufWireType: UInt8, Sendable {
     case fixed64 = 1
     /// string, bytes, embedded messages, packed repeated fields.
     case lengthDelimited = 2
-    /// Deprecated groups (start).
-    case startGroup = 3
-    /// Deprecated groups (end).
-    case endGroup = 4
     /// fixed32, sfixed32, float.
     case fixed32 = 5
 }

@@ -5,7 +5,7 @@ import NIOHTTP1
 
 /// The endpoints of an OAuth 2.0 issuer, from its OpenID Connect discovery document
 /// (`<issuer>/.well-known/openid-configuration`; Keycloak's realms publish one).
-public struct IssuerEndpoints: Sendable, Equatable, Codable {
+public struct IssuerEndpoints: Sendable, Equatable, Decodable {
     /// The issuer as the document names it; must equal the configured one (RFC 8414 §3.3).
     public var issuer: String
     /// Where tokens are asked for (every grant).
@@ -14,13 +14,6 @@ public struct IssuerEndpoints: Sendable, Equatable, Codable {
     public var deviceAuthorizationEndpoint: String?
     /// Where a refresh token is revoked (RFC 7009); nil if the issuer offers none.
     public var revocationEndpoint: String?
-
-    enum CodingKeys: String, CodingKey {
-        case issuer
-        case tokenEndpoint = "token_endpoint"
-        case deviceAuthorizationEndpoint = "device_authorization_endpoint"
-        case revocationEndpoint = "revocation_endpoint"
-    }
 }
 
 /// What a token endpoint gives (RFC 6749 §5.1). Its descriptions never show a token.
@@ -158,7 +151,9 @@ public struct OAuthClient: Sendable {
         let base = issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer
         let (status, body) = try await send(url: base + "/.well-known/openid-configuration", form: nil)
         guard status == 200 else { throw .unreachable("discovery answered HTTP \(status)") }
-        guard let endpoints = try? JSONDecoder().decode(IssuerEndpoints.self, from: Data(body)) else {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase  // token_endpoint → tokenEndpoint
+        guard let endpoints = try? decoder.decode(IssuerEndpoints.self, from: Data(body)) else {
             throw .unreachable("the discovery document is not JSON with issuer and token_endpoint")
         }
         guard endpoints.issuer == base || endpoints.issuer == issuer else {
