@@ -4,19 +4,22 @@ import CaptureStorage
 
 // Room in the store: the budget kept as a power cut would leave it, and pruning for a full store.
 extension Recorder {
-    /// With a `retention.max_store_size`: when the database, plus what `staged` bytes in the
-    /// flush log add once applied, plus the headroom for other writers (``StoreBudget``), is
-    /// over the budget, removes delivered rides (earliest delivered first) until it is within,
-    /// so that a power cut at any moment leaves the store within its budget. Nothing unsent
-    /// goes unless the policy says so; when nothing may go the store stays as it is (the
-    /// ceiling then decides, ``pruneForRoom()``). Reads only the file's size when within.
-    /// Returns whether the store is within (true when there is no budget).
+    /// With a `retention.max_store_size` or a ceiling (`--max-store-size`), the smaller: when
+    /// the database, plus what `staged` bytes in the flush log add once applied, plus the
+    /// headroom for other writers (``StoreBudget``), is over it, removes delivered rides
+    /// (earliest delivered first, as ``retention`` allows) until it is within, so that a power
+    /// cut at any moment leaves the store within its budget. Nothing unsent goes unless the
+    /// policy says so; when nothing may go the store stays as it is (the ceiling then decides,
+    /// ``pruneForRoom()``). Reads only the file's size when within. Returns whether the store
+    /// is within (true when there is no budget).
     @discardableResult
     func keepWithinBudget(staged: Int) -> Bool {
-        guard let policy = retention, let bytes = policy.maxStoreSize?.bytes else { return true }
+        guard let bytes = [retention?.maxStoreSize?.bytes, ceiling].compactMap({ $0 }).min() else { return true }
         let budget = StoreBudget(bytes: bytes)
         guard !budget.holds(size: store.fileSize(), staged: staged) else { return true }
-        _ = try? store.makeRoom(policy, target: budget.target(staged: staged), now: WallClock.now(), directory: directory)
+        if let policy = retention {
+            _ = try? store.makeRoom(policy, target: budget.target(staged: staged), now: WallClock.now(), directory: directory)
+        }
         return budget.holds(size: store.fileSize(), staged: staged)
     }
 

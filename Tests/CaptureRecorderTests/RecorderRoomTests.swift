@@ -166,4 +166,39 @@ import Testing
         #expect(store.fileSize() <= budget, "\(store.fileSize()) of \(budget)")
         #expect(try store.measurements().count == 5, "nothing unsent went")
     }
+
+    /// A ceiling alone (`--max-store-size`, no retention) holds what is staged too: flushes the
+    /// ceiling has no room for once applied go into the database at once, so a recorder stopped
+    /// by a full store leaves it, its flush log applied by the next process (with no ceiling),
+    /// within the ceiling less the headroom, but for what the last flush adds. Before, up to a
+    /// staging limit's worth (512 KiB) went in after the stop: the fault campaign's full disk
+    /// read 348 KiB at a 236 KiB limit.
+    @Test func aCeilingAloneHoldsWhatIsStagedToo() throws {
+        do {
+            let store = try Store(directory: directory.path)
+            try Self.ride(store, end: WallClock.now() - 60_000, delivered: false)
+        }
+        let ceiling = try Store(directory: directory.path).databaseSize() + 16 * 4096
+        let store = try Store(directory: directory.path, maximumSize: ceiling)
+        let feed = FeedSource()
+        let recorder = Recorder(
+            directory: directory.path, store: store, sources: [feed], flushInterval: 100, retention: nil, ceiling: ceiling)
+        try recorder.listen()
+        let id = try recorder.startNew(modality: .bicycle)
+        let thread = Thread { _ = recorder.run(handlingSignals: false) }
+        thread.start()
+        defer { recorder.abandon() }
+        var fed = 0
+        for round in 0..<600 where !thread.isFinished {
+            feed.feed(acceleration(200, from: WallClock.now() + Int64(round)))
+            fed += 200
+            usleep(50_000)
+        }
+        #expect(waitUntil { thread.isFinished }, "a full store ends the recording")
+        // The next process applies what is left in the flush log, with no ceiling.
+        let next = try Store(directory: directory.path)
+        let kept = try next.counts(of: id).accelerometer
+        #expect(kept > 0 && kept < fed, "\(kept) of \(fed) kept")
+        #expect(next.fileSize() <= ceiling, "\(next.fileSize()) bytes at a ceiling of \(ceiling)")
+    }
 }
