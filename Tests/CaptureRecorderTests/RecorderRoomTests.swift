@@ -35,7 +35,7 @@ import Testing
 
     /// A recorder on `store` fed by a ``FeedSource``, its measurement begun and `run()` on a
     /// thread of its own; call `abandon()` at the end.
-    func running(_ store: Store, retention: RetentionPolicy, ceiling: Int64) throws -> (Recorder, FeedSource, Int64, Thread) {
+    func running(_ store: Store, retention: RetentionPolicy?, ceiling: Int64) throws -> (Recorder, FeedSource, Int64, Thread) {
         let feed = FeedSource()
         let recorder = Recorder(
             directory: directory.path, store: store, sources: [feed], flushInterval: 100, retention: retention, ceiling: ceiling)
@@ -179,14 +179,8 @@ import Testing
             try Self.ride(store, end: WallClock.now() - 60_000, delivered: false)
         }
         let ceiling = try Store(directory: directory.path).databaseSize() + 16 * 4096
-        let store = try Store(directory: directory.path, maximumSize: ceiling)
-        let feed = FeedSource()
-        let recorder = Recorder(
-            directory: directory.path, store: store, sources: [feed], flushInterval: 100, retention: nil, ceiling: ceiling)
-        try recorder.listen()
-        let id = try recorder.startNew(modality: .bicycle)
-        let thread = Thread { _ = recorder.run(handlingSignals: false) }
-        thread.start()
+        let (recorder, feed, id, thread) = try running(
+            try Store(directory: directory.path, maximumSize: ceiling), retention: nil, ceiling: ceiling)
         defer { recorder.abandon() }
         var fed = 0
         for round in 0..<600 where !thread.isFinished {
