@@ -4,6 +4,12 @@ import CaptureStorage
 
 // Room in the store: the budget kept as a power cut would leave it, and pruning for a full store.
 extension Recorder {
+    /// What the store is kept within: `retention.max_store_size` or the ceiling
+    /// (`--max-store-size`), the smaller; nil with neither.
+    var budget: StoreBudget? {
+        [retention?.maxStoreSize?.bytes, ceiling].compactMap { $0 }.min().map(StoreBudget.init(bytes:))
+    }
+
     /// With a `retention.max_store_size` or a ceiling (`--max-store-size`), the smaller: when
     /// the database, plus what `staged` bytes in the flush log add once applied, plus the
     /// headroom for other writers (``StoreBudget``), is over it, removes delivered rides
@@ -14,8 +20,7 @@ extension Recorder {
     /// is within (true when there is no budget).
     @discardableResult
     func keepWithinBudget(staged: Int) -> Bool {
-        guard let bytes = [retention?.maxStoreSize?.bytes, ceiling].compactMap({ $0 }).min() else { return true }
-        let budget = StoreBudget(bytes: bytes)
+        guard let budget else { return true }
         guard !budget.holds(size: store.fileSize(), staged: staged) else { return true }
         if let policy = retention {
             _ = try? store.makeRoom(policy, target: budget.target(staged: staged), now: WallClock.now(), directory: directory)
@@ -31,7 +36,7 @@ extension Recorder {
         let staged = lane.withLock { $0.staged?.stagedWeight ?? 0 }
         // One byte less than in use: at least one measurement goes, whatever the budget.
         var target = inUse - 1
-        if let bytes = policy.maxStoreSize?.bytes { target = min(target, StoreBudget(bytes: bytes).target(staged: staged)) }
+        if let budget { target = min(target, budget.target(staged: staged)) }
         guard let report = try? store.makeRoom(policy, target: target, now: WallClock.now(), directory: directory) else { return 0 }
         return report.removed.count
     }

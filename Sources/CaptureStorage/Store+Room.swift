@@ -2,8 +2,9 @@ public import CaptureCore
 import GRDB
 import Glibc
 
-/// How a recorder keeps the database within `retention.max_store_size` (its budget) at every
-/// moment a power cut may come, not only after `capture sync` prunes.
+/// How a recorder keeps the database within `retention.max_store_size` or `--max-store-size`
+/// (its budget, the smaller) at every moment a power cut may come, not only after `capture sync`
+/// prunes.
 ///
 /// The recorder's connection has a ceiling (SQLite's `max_page_count`, ``Store/limitSize(to:)``),
 /// but other writes have none: what the recorder staged in the flush log reaches the database
