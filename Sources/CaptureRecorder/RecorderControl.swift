@@ -128,7 +128,8 @@ public struct RecorderControl: Sendable {
     /// which only reads): one whose last
     /// committed data is younger than `ride.resume_within` is returned, to be continued on a new
     /// track; an older one is finished at its last committed sample
-    /// (``Recovery/endByInterruption(store:directory:at:)``) and `nil` returned, so that a new
+    /// (``Recovery/endByInterruption(store:directory:ride:at:)``: discarded if its ride moved
+    /// less than `ride.min_distance`) and `nil` returned, so that a new
     /// measurement begins. `nil` too when nothing is open or a recorder runs.
     public func interruptedMeasurement(
         continuing ride: RideSettings, now: Int64? = nil
@@ -137,7 +138,7 @@ public struct RecorderControl: Sendable {
         guard let interrupted = try interruptedMeasurement(), let store = try existingStore() else { return nil }
         guard let lock = try RecorderLock(directory: directory) else { throw RecorderControlError.recorderStarting }
         let continues = try Self.continues(interrupted.id, store: store, ride: ride, at: now)
-        if !continues { _ = try Recovery.endByInterruption(store: store, directory: directory, at: now) }
+        if !continues { _ = try Recovery.endByInterruption(store: store, directory: directory, ride: ride, at: now) }
         _ = consume lock
         return continues ? interrupted : nil
     }
