@@ -87,4 +87,42 @@ import Testing
         let listed = try JSONSerialization.jsonObject(with: Data(try cli.run(["list", "--json"]).stdout.utf8)) as? [[String: Any]] ?? []
         #expect(listed.filter { $0["status"] as? String == "finished" }.count == 1, "\(listed)")
     }
+
+    @Test("a transfer file whose folder the medium fails to sync is not sent; the next upload delivers the ride once")
+    func transferFileIntoAFolderThatFailsItsSync() throws {
+        let shim = try Shim()
+        let cli = CLI()
+        let collector = try CollectorProcess()
+        #expect(try cli.run(["replay", Repository.fixture("car.trace"), "--modality", "CAR"]).status == 0)
+        let upload = ["upload", "--url", collector.url, "--token-file", collector.tokenFile]
+        // The transfer file is written into `<data>/transfer`, whose first sync fails.
+        let failed = try shim.run(upload, data: cli.dataDirectory, root: cli.dataDirectory, failing: "transfer:1")
+        #expect(failed.status != 0, "\(failed.stdout) \(failed.stderr)")
+        #expect(failed.stderr.contains("Input/output error"), "\(failed.stderr)")
+        #expect(try collector.stored().isEmpty)
+        let delivered = try cli.run(upload)
+        #expect(delivered.status == 0, "\(delivered.stderr)")
+        let stored = try collector.stored()
+        #expect(stored.count == 1)
+        let exported = try cli.run(["export", "1", "--format", "cyface", "-o", shim.scratch.path + "/ride.ccyf"])
+        #expect(exported.status == 0, "\(exported.stderr)")
+        #expect(stored.first?.bytes == (try Data(contentsOf: URL(fileURLWithPath: shim.scratch.path + "/ride.ccyf"))))
+    }
+
+    @Test("a login whose data directory the medium fails to sync says so (exit 74)")
+    func loginIntoADirectoryThatFailsItsSync() throws {
+        let shim = try Shim()
+        // The shim journals and fails only under POWERCUT_ROOT: the device's data directory,
+        // made beforehand, so that the login's file is the first name made in it.
+        let root = shim.scratch.path + "/device"
+        try FileManager.default.createDirectory(atPath: root + "/data", withIntermediateDirectories: true)
+        let device = try IssuerDevice(
+            environment: [
+                "LD_PRELOAD=\(shim.library)", "POWERCUT_ROOT=\(root)/data", "POWERCUT_JOURNAL=\(shim.scratch.path)/journal",
+                "POWERCUT_FAIL_SYNC=data:1",
+            ], root: root)
+        let login = try device.login()
+        #expect(login.status == 74, "\(login.lines) \(login.stderr)")
+        #expect(login.stderr.split(separator: "\n").count == 1 && login.stderr.hasPrefix("capture:"), "\(login.stderr)")
+    }
 }

@@ -19,12 +19,13 @@ final class IssuerDevice {
     ///   - collectorArguments: more options for `capture-collector --issuer`.
     ///   - auth: more lines of the config file's `auth` mapping.
     ///   - environment: `NAME=VALUE`s the collector and every command run with (libfaketime's).
-    init(_ collectorArguments: [String] = [], auth: [String] = [], environment: [String] = []) throws {
+    ///   - root: the device's folder (its data directory is `data` in it); a new one by default.
+    init(_ collectorArguments: [String] = [], auth: [String] = [], environment: [String] = [], root: String? = nil) throws {
         collector = try CollectorProcess(
             collectorArguments, authentication: ["--issuer", "--device-interval", "1"], environment: environment)
         extraEnvironment = environment
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("capture-oauth-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        self.root = root ?? FileManager.default.temporaryDirectory.appendingPathComponent("capture-oauth-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: self.root, withIntermediateDirectories: true)
         let lines = [
             "data_dir: \(data)", "collector:", "  url: \"\(collector.url)\"", "  retry_budget: 30s", "auth:",
             "  issuer: \"\(issuer)\"", "  client_id: capture",
