@@ -59,7 +59,7 @@ struct Month {
             """).write(toFile: config, atomically: true, encoding: .utf8)
         let environment = ["-i", "PATH=/usr/bin:/bin", "HOME=\(root)/home", "CAPTURE_CONFIG=\(config)", "CAPTURE_HOME=\(data)"]
         var truth = MonthTruth()
-        var checks = MonthChecks(tally: tally, data: data, budget: Self.budget)
+        var checks = MonthChecks(tally: tally, data: data, budget: Self.budget, minDistance: 50)
         var up = true
         var boots = 0
         var syncs: [Int32] = []

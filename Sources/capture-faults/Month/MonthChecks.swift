@@ -1,4 +1,5 @@
 import CaptureCore
+import CaptureRecorder
 import CaptureStorage
 import Foundation
 import Glibc
@@ -13,6 +14,12 @@ struct MonthChecks {
     let budget: Int64
     /// Fix times (true time, ms) the store held after some power cut, with their measurement.
     private var committed: [Int64: Int64] = [:]
+    /// How far each measurement's committed fixes came, as last seen after a power cut, metres:
+    /// one that moved less than `ride.min_distance` in all may be discarded as still, its
+    /// committed fixes with it (a ride ended by power is judged as any ride's end is).
+    private var travelled: [Int64: Double] = [:]
+    /// `ride.min_distance`, metres.
+    let minDistance: Double
     /// The largest store once the flush log of a cut was applied (bytes).
     private var worstReplayed: Int64 = 0
     /// Per measurement at the collector (its file name): its fix times, and the true time the
@@ -26,10 +33,11 @@ struct MonthChecks {
     /// Whether a pass of the timer after the month found nothing waiting.
     var drained = false
 
-    init(tally: Tally, data: String, budget: Int64) {
+    init(tally: Tally, data: String, budget: Int64, minDistance: Double) {
         self.tally = tally
         self.data = data
         self.budget = budget
+        self.minDistance = minDistance
     }
 
     /// After a power cut (nothing of the box runs): the store as left is within its budget; its
@@ -44,7 +52,12 @@ struct MonthChecks {
         let (fixes, size, discarded) = try Store.inspect(data) { store in
             var fixes: [Int64: Int64] = [:]
             for measurement in try store.measurements() {
-                try store.forEachFix(of: measurement.id) { fixes[$0.timestamp] = measurement.id }
+                var travel = RideTravel()
+                try store.forEachFix(of: measurement.id) {
+                    fixes[$0.timestamp] = measurement.id
+                    travel.pass($0)
+                }
+                travelled[measurement.id] = travel.metres
                 seen.insert(measurement.id)
                 if try store.clockCorrection(of: measurement.id) != nil { corrected.insert(measurement.id) }
             }
@@ -78,14 +91,21 @@ struct MonthChecks {
     /// `mustPrune`: the run recorded far more rides than the budget holds.
     mutating func finish(truth: MonthTruth, collector: CollectorRun, preRoll: Int64, endAfterStill: Int64, mustPrune: Bool) throws {
         try noteDeliveries(collector, at: .max)
-        let (counts, unsent, skipped, pruned) = try Store.inspect(data) { store in
+        let (counts, unsent, skipped, pruned, present) = try Store.inspect(data) { store in
             let uploads = try store.uploads()
-            let finished = try store.measurements().filter { !$0.isOpen }
+            let measurements = try store.measurements()
+            let finished = measurements.filter { !$0.isOpen }
             return (
                 try store.rideCounts(), finished.filter { ![.uploaded, .skipped].contains(uploads[$0.id]?.status) }.count,
-                Set(finished.filter { uploads[$0.id]?.status == .skipped }.map(\.id)), try store.prunedDeliveredCount()
+                Set(finished.filter { uploads[$0.id]?.status == .skipped }.map(\.id)), try store.prunedDeliveredCount(),
+                Set(measurements.map(\.id))
             )
         }
+        // Gone from the store, having moved less than ride.min_distance in all: discarded as still.
+        let still = Set(travelled.filter { $0.value < minDistance && !present.contains($0.key) }.keys)
+        tally.check(
+            still.count <= counts[.discardedAsStill] ?? 0,
+            "\(still.count) short measurement(s) gone, \(counts[.discardedAsStill] ?? 0) counted as discarded as still")
         let stored = try collector.stored()
         var perMeasurement: [String: Int] = [:]
         for entry in stored { perMeasurement[entry.measurement, default: 0] += 1 }
@@ -115,10 +135,12 @@ struct MonthChecks {
         for (time, count) in copies where count > 1 {
             tally.check(false, "the fix at \(Week.iso(time)) was delivered \(count) times")
         }
+        // Fixes a measurement kept as skipped (a single fix) or discarded as still need not arrive.
+        let excused = skipped.union(still)
         var delays: [Int64] = []
         for (index, ride) in truth.rides.enumerated() {
             let expected = truth.epochs.filter {
-                $0.value.ride == index && $0.value.moving && !$0.value.mayBeLost && !skipped.contains(committed[$0.key] ?? 0)
+                $0.value.ride == index && $0.value.moving && !$0.value.mayBeLost && !excused.contains(committed[$0.key] ?? 0)
             }.keys
             let missing = expected.filter { copies[$0] == nil }.sorted()
             tally.check(
@@ -135,7 +157,7 @@ struct MonthChecks {
             let held = committed.values.filter { $0 == id }.count
             tally.check(held < 2, "measurement \(id) was skipped though the store held \(held) of its fixes")
         }
-        let lost = committed.filter { copies[$0.key] == nil && !skipped.contains($0.value) }.keys.sorted()
+        let lost = committed.filter { copies[$0.key] == nil && !excused.contains($0.value) }.keys.sorted()
         tally.check(lost.isEmpty, "\(lost.count) committed fixes never delivered, first \(lost.first.map(Week.iso) ?? "-")")
         tally.check(unsent == 0, "\(unsent) finished measurement(s) still unsent at the end")
         if mustPrune { tally.check(pruned > 0, "the budget never made room by pruning a delivered ride") }
