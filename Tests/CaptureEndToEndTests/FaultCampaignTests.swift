@@ -21,13 +21,14 @@ import Testing
             ])
         #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
         let rows = run.stdout.split(separator: "\n").filter { $0.hasPrefix("| ") && !$0.hasPrefix("| campaign") }
-        #expect(rows.count == 16, "\(run.stdout)")
+        #expect(rows.count == 17, "\(run.stdout)")
         for name in [
             "recorder kill -9, trace | 2 |", "recorder kill -9, fake IIO | 2 |", "capture upload kill -9 | 2 |",
             "full disk (--max-store-size) | 1 |", "collector faults at 30 % | 5 |",
             "a week of rides (3 d), collector down half the time | 9 |", "power cut, the simulator itself | 1 |",
-            "power cut, live recording | 15 |", "power cut, a lifecycle command | 5 |", "power cut, the flush log's replay | 5 |",
-            "power cut, capture upload | 10 |", "power cut, capture sync with pruning | 5 |",
+            "power cut, live recording | 10 |", "power cut, a lifecycle command | 5 |", "power cut, the flush log's replay | 5 |",
+            "power cut, rides by motion, booted by the unit | 10 |",
+            "power cut, capture upload | 5 |", "power cut, capture sync with pruning | 5 |",
             "power cut, capture import and attach | 5 |", "power cut, fdatasync EIO | 1 |", "power cut, a login refresh | 5 |",
             // Rides: each of the four trips has one or two (the seed decides).
             "a month in the field (2 d), nobody at a shell | ",

@@ -49,18 +49,21 @@ struct PowerCuts {
         return output
     }
 
-    /// Runs `cuts` cuts: three in ten during live recording, one in ten near its lifecycle
-    /// commands, one in ten during the flush log's replay after a cut, two in ten during an
-    /// upload (serialising, then sending), one in ten during `capture sync` with pruning, one in
-    /// ten during a login refresh, the rest during `capture import` and `capture attach`.
+    /// Runs `cuts` cuts: two in ten during live recording, one in ten near its lifecycle
+    /// commands, two in ten during the packaged box's recording of rides by motion, one in ten
+    /// during the flush log's replay after a cut, one in ten during an upload (serialising, then
+    /// sending), one in ten during `capture sync` with pruning, one in ten during a login
+    /// refresh, the rest during `capture import` and `capture attach`.
     func run(cuts: Int) throws -> [Tally] {
         let control = Tally("power cut, the simulator itself")
         try runControl(tally: control)
         control.worst = "an unsynced truncate, write, mkdir and rename undone; a kill -9 keeps them"
         let share = { (tenths: Int) in cuts * tenths / 10 }
-        let liveCuts = max(1, share(3))
-        let (lifecycleCuts, replayCuts, uploadCuts, syncCuts, loginCuts) = (share(1), share(1), share(2), share(1), share(1))
-        let importCuts = cuts - liveCuts - lifecycleCuts - replayCuts - uploadCuts - syncCuts - loginCuts
+        let liveCuts = max(1, share(2))
+        let (lifecycleCuts, ridesCuts, replayCuts, uploadCuts, syncCuts, loginCuts) = (
+            share(1), share(2), share(1), share(1), share(1), share(1)
+        )
+        let importCuts = cuts - liveCuts - lifecycleCuts - ridesCuts - replayCuts - uploadCuts - syncCuts - loginCuts
         var tallies = [control]
         func scenario(_ name: String, cuts: Int, _ body: (Int, Tally, Figures) throws -> Void, worst: (Figures) -> String) rethrows {
             guard cuts > 0 else { return }
@@ -89,6 +92,11 @@ struct PowerCuts {
         try runSyncFailure(tally: eio)
         eio.worst = "the flush log's 3rd fdatasync fails: the recorder stops, nothing it committed depends on it"
         tallies.append(eio)
+        try scenario("power cut, rides by motion, booted by the unit", cuts: ridesCuts, runRides) {
+            "\($0.counts["continued", default: 0]) rides continued, \($0.counts["ended by power", default: 0]) ended by power, "
+                + "\($0.counts["discarded", default: 0]) short ones discarded as still, \($0.counts["before the store", default: 0]) before the store; "
+                + "no committed fix of a ride that moved lost"
+        }
         try scenario("power cut, the flush log's replay", cuts: replayCuts, runReplay) {
             "every flushed sample there after the next boot (max \($0.worstLoss) lost, 0 allowed)"
         }
