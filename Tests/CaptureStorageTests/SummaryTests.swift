@@ -53,10 +53,10 @@ import Testing
     @Test func listMarksAnOpenMeasurementWithoutRecorderInterrupted() throws {
         let finished = try ride()
         let open = try ride(stop: false)
-        let alone = try store.listEntries(recorderRunning: false)
+        let alone = try store.listEntries(held: nil)
         #expect(alone.map(\.id) == [finished, open])
         #expect(alone.map(\.status) == [.finished, .interrupted])
-        #expect(try store.listEntries(recorderRunning: true).map(\.status) == [.finished, .capturing])
+        #expect(try store.listEntries(held: HeldMeasurement(id: open, state: .capturing)).map(\.status) == [.finished, .capturing])
         #expect(alone[0].tracks == 2 && alone[0].counts.locations == 3 && alone[0].end == 4_000 && alone[1].end == nil)
     }
 
