@@ -67,7 +67,8 @@ extension MeasurementListEntry {
     }
 
     var row: String {
-        let samples = counts.accelerometer + counts.gyroscope + counts.magnetometer
+        // Every kind but fixes, which have their own column: a barometer-only measurement is not 0.
+        let samples = counts.accelerometer + counts.gyroscope + counts.magnetometer + counts.pressure
         let cells: [(String, Int)] = [
             (String(id), 8), (status.rawValue, 13), (modality, 12), (TextFormat.time(start), 22),
             (end.map { TextFormat.duration($0 - start) } ?? "-", 10), (String(tracks), 8), (String(counts.locations), 8),
