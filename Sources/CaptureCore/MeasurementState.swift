@@ -40,9 +40,33 @@ public enum MeasurementState: String, Sendable, Equatable, Hashable, Codable, Ca
         }
     }
 
-    /// What a reader is told of a stored measurement: an open one is ``interrupted`` unless a
-    /// recorder holds it.
-    public func seen(recorderRunning: Bool) -> MeasurementState {
-        isOpen && !recorderRunning ? .interrupted : self
+    /// What a reader is told of stored measurement `id` in this state: the one rule `show`,
+    /// `list` and `status` share. An open measurement is `capturing` or `paused` only while a
+    /// running recorder says it holds it (``HeldMeasurement``), and then as that recorder has it;
+    /// otherwise it is ``interrupted``: no recorder runs, one is starting and has not taken
+    /// it on yet (it may continue it or finish it), or one holds another measurement.
+    ///
+    /// ```swift
+    /// MeasurementState.capturing.seen(id: 3, held: nil)                          // .interrupted
+    /// MeasurementState.capturing.seen(id: 3, held: HeldMeasurement(id: 3, state: .paused)) // .paused
+    /// ```
+    public func seen(id: Int64, held: HeldMeasurement?) -> MeasurementState {
+        guard isOpen else { return self }
+        guard let held, held.id == id, held.state != .idle else { return .interrupted }
+        return held.state
+    }
+}
+
+/// The measurement a running recorder holds and where it stands, as that recorder itself says
+/// (on its control socket): what makes an open measurement more than ``MeasurementState/interrupted``.
+public struct HeldMeasurement: Sendable, Equatable {
+    /// The measurement's id.
+    public var id: Int64
+    /// Its state in the recorder (it may be ahead of the database: a pause waiting in the flush log).
+    public var state: MeasurementState
+
+    public init(id: Int64, state: MeasurementState) {
+        self.id = id
+        self.state = state
     }
 }

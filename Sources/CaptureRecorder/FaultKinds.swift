@@ -40,6 +40,14 @@ extension RecorderControlError: KindedError {
     }
 }
 
+extension RecorderFailure: KindedError {
+    public var faultKind: FaultKind {
+        switch self {
+        case .nothingRecorded: .unavailable
+        }
+    }
+}
+
 extension RuntimeDirectoryError: KindedError {
     public var faultKind: FaultKind { .io }
 }

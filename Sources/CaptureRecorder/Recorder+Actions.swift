@@ -193,6 +193,14 @@ extension Recorder {
             lane.measurement = nil
             if discard { lane.discarded = true } else { lane.toDeliver.append(id) }
             keepWithinBudget(staged: staged.stagedWeight)
+        case .discardEmpty(let stop):
+            guard let id = lane.measurement, let staged = lane.staged else { return }
+            // Its stop and deletion in one record; nothing of it is delivered.
+            try staged.commit(stop, steps: [.discard], to: id, now: WallClock.now())
+            publishStaged(staged)
+            lane.journal = nil
+            lane.measurement = nil
+            lane.discarded = true
         case .reserveMeasurementIDs:
             // Giving way at once: a busy store is tried again at the next flush. Meanwhile the ids
             // an earlier recorder reserved serve (a start while another process reads).

@@ -261,7 +261,8 @@ public final class Recorder: Sendable {
                         return []
                     }
                 } catch {
-                    self.handle { machine in machine.sourceFailed(index, error: "\(error)") }
+                    let now = WallClock.now()
+                    self.handle { machine in machine.sourceFailed(index, error: "\(error)", at: now) }
                 }
                 sourcesDone.leave()
             }
@@ -275,6 +276,10 @@ public final class Recorder: Sendable {
         _ = sourcesDone.wait(timeout: .now() + Self.sourceGracePeriod)
         return machine.withLock { $0.failure }
     }
+
+    /// Each source with its error, when the run ended because every source failed before any
+    /// delivered a sample (``RecorderStateMachine/nothingRecorded``); `nil` otherwise.
+    public var nothingRecorded: [String]? { machine.withLock { $0.nothingRecorded } }
 
     private func startThread(_ body: @escaping @Sendable () -> Void) {
         let thread = Thread(block: body)

@@ -298,34 +298,56 @@ public struct RecorderControl: Sendable {
         if rides != RideTally() { report.rides = rides }
         guard let open = try store.openMeasurement() else {
             // Armed (`ride.detect: auto`): a recorder runs with nothing open.
-            if recorderIsRunning {
-                report.recorder = try? RecorderClient.send(ControlRequest(command: .status), directory: directory).status
-                report.ride = report.recorder?.ride
-            }
+            report.recorder = liveRecorder()
+            report.ride = report.recorder?.ride
             return report
         }
         report.measurement = open.id
         report.track = open.trackCount
         report.modality = try store.currentModality(of: open.id)
-        report.state = open.status
         // Read before the recorder is asked what it staged: a staged flush moved to the
         // database in between is then missed for this once rather than counted twice.
         let stored = try store.counts(of: open.id)
         report.committed = stored
-        if recorderIsRunning {
-            report.recorder = try? RecorderClient.send(ControlRequest(command: .status), directory: directory).status
-            if let live = report.recorder {
-                report.ride = live.ride
-                report.state = live.state
-                report.track = live.track
-                report.modality = live.modality
-                if let staged = live.staged { report.committed = stored + staged }
-            }
+        let live = liveRecorder()
+        report.recorder = live
+        report.ride = live?.ride
+        report.state = open.status.seen(id: open.id, held: HeldMeasurement(live))
+        if let live, report.state != .interrupted {
+            report.track = live.track
+            report.modality = live.modality
+            if let staged = live.staged { report.committed = stored + staged }
         } else {
-            report.state = .interrupted
+            // Its recorder is gone; a recorder that holds the directory has not taken it on
+            // (it is starting, or records another measurement).
+            if live == nil, recorderIsRunning { report.recorderStarting = true }
             report.ended = RecordingEnd.read(measurement: open.id, directory: directory)
         }
         return report
+    }
+
+    /// What the running recorder says about itself; `nil` when none runs or it does not answer
+    /// yet (it holds the lock from its first moment, and listens once its store and sources
+    /// are open).
+    func liveRecorder() -> RecorderStatus? {
+        guard recorderIsRunning else { return nil }
+        return try? RecorderClient.send(ControlRequest(command: .status), directory: directory).status
+    }
+
+    /// Measurement `id` as `capture show` prints it, its state decided as `list` and `status`
+    /// decide it (``MeasurementState/seen(id:held:)``).
+    public func summary(of id: Int64, qnh: Double? = nil) throws -> MeasurementSummary {
+        guard let store = try existingStore() else { throw StoreError.measurementNotFound(id) }
+        return try store.summary(of: id, qnh: qnh, held: HeldMeasurement(liveRecorder()))
+    }
+}
+
+extension HeldMeasurement {
+    /// The measurement a recorder's status says it holds; `nil` without one (the recorder waits
+    /// armed, or has not begun: measurement 0).
+    init?(_ status: RecorderStatus?) {
+        guard let status, status.measurement != 0 else { return nil }
+        self.init(id: status.measurement, state: status.state)
     }
 }
 
@@ -336,8 +358,8 @@ extension RecorderControl {
     /// never disagree about a recording in progress.
     public func list() throws -> [MeasurementListEntry] {
         guard let store = try existingStore() else { return [] }
-        var entries = try store.listEntries(recorderRunning: recorderIsRunning)
         let status = try status()
+        var entries = try store.listEntries(held: HeldMeasurement(status.recorder))
         if let open = status.measurement, let committed = status.committed,
             let index = entries.firstIndex(where: { $0.id == open })
         {
@@ -369,6 +391,9 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var recorder: RecorderStatus?
     /// For an interrupted measurement: why its recording ended, when its journal says.
     public var ended: RecordingEnd?
+    /// `true` while a recorder holds the data directory but does not answer yet (it is
+    /// starting and has not taken the interrupted measurement on); absent otherwise.
+    public var recorderStarting: Bool?
     /// Finished measurements per upload state (pending, uploading, uploaded, skipped, failed;
     /// ``interruptedUpload`` for a session no running uploader holds).
     public var uploads: [String: Int]?

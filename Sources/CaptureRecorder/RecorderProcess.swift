@@ -70,6 +70,7 @@ public enum RecorderProcess {
             let failure = recorder.run()
             _ = consume lock
             if let failure { throw failure }
+            if let sources = recorder.nothingRecorded { throw RecorderFailure.nothingRecorded(sources: sources) }
         } catch {
             if !began { readiness?.report(.failed(LaunchFailure(error))) }
             throw error

@@ -97,6 +97,7 @@ extension RecorderStateMachine {
     /// recorder was down; a measurement the trace had paused stays paused until it resumes it.
     public mutating func recover(_ open: Interrupted, at now: Int64) throws(LifecycleError) -> [Action] {
         state = .recording(measurement: open.id)
+        continuing = true
         // What an earlier recorder applied goes on: the host clock is likely still as wrong.
         correction = open.correction
         clock = GNSSClock(correction: open.correction)

@@ -100,6 +100,10 @@ public struct RecorderStateMachine: Sendable {
         case journal(JournalEntry, at: Int64?)
         /// Appends records to the trace being recorded (`--record-trace`), writing them if `flush`.
         case trace([TraceRecord], flush: Bool)
+        /// Every source failed before any delivered a sample: stages the stop (`Flush`) of the
+        /// measurement, which holds nothing, and its deletion, in one record, so that it is
+        /// never delivered (``RecorderStateMachine/nothingRecorded``).
+        case discardEmpty(Flush)
         /// After a failed commit: commits what is staged as far as it fits.
         case commitWhatFits
         /// Ends the run: the journal's summary, the flush log closed, the threads stopped.
@@ -185,6 +189,14 @@ public struct RecorderStateMachine: Sendable {
     public internal(set) var eventsWaiting = false
     /// When what waits may be tried again (``retryDue(at:)``).
     var nextRetry: Int64 = .min
+    /// Each source with its error, when every source failed before any delivered a sample:
+    /// the run ended at once, its measurement discarded (``sourceFailed(_:error:at:)``).
+    public internal(set) var nothingRecorded: [String]?
+    /// The sources that delivered a sample since the recorder started (armed or recording).
+    var delivered = Set<Int>()
+    /// Whether this recorder continues a measurement an earlier one recorded (``recover(_:at:)``):
+    /// its sources failing does not make that measurement empty.
+    var continuing = false
     /// Measurement ids reserved in the store for rides to come (``reserved(_:)``), and whether
     /// a reservation is under way; the last id a ride took.
     var reservedIDs: [Int64] = []
@@ -263,6 +275,7 @@ public struct RecorderStateMachine: Sendable {
     public mutating func take(
         _ reads: [(samples: [Sample], arrived: Int64)], dropped: Int, capacity: Int, from index: Int
     ) -> [Action] {
+        if reads.contains(where: { !$0.samples.isEmpty }) { delivered.insert(index) }
         if state == .armed { return takeArmed(reads, from: index) }
         guard case .recording = state else { return [] }
         var actions: [Action] = []
@@ -405,13 +418,15 @@ public struct RecorderStateMachine: Sendable {
         sourceStates[index].state = .ended
     }
 
-    /// The source at `index` failed for good (a device unplugged); the others go on. The journal
-    /// says so, so that `capture status` can tell why a recording whose every source went
-    /// recorded nothing more (``RecordingEnd``).
-    public mutating func sourceFailed(_ index: Int, error: String) -> [Action] {
+    /// The source at `index` failed for good (a device unplugged), at `now`; the others go on.
+    /// The journal says so, so that `capture status` can tell why a recording whose every source
+    /// went recorded nothing more (``RecordingEnd``). When it was the last and no source ever
+    /// delivered a sample, the run ends at once (``endingWithNothingRecorded(at:)``).
+    public mutating func sourceFailed(_ index: Int, error: String, at now: Int64) -> [Action] {
         sourceStates[index].state = .failed
         sourceStates[index].error = error
         return [.journal(.sourceFailed(source: sourceStates[index].name, error: error), at: nil)]
+            + endingWithNothingRecorded(at: now)
     }
 
     /// Something the source at `index` told besides samples; a line in the journal when it says

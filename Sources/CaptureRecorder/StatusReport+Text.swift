@@ -44,7 +44,14 @@ extension StatusReport {
             lines.append("  ride       \(ride.state == .still ? "still" : "moving") since \(TextFormat.time(ride.since))\(distance)")
         }
         if state == .interrupted {
-            lines.append("  the recorder is not running: " + interrupted)
+            if recorderStarting == true {
+                lines.append("  its recorder is gone; a new recorder is starting and has not taken it on yet")
+            } else if let recorder {
+                let holds = recorder.measurement == 0 ? "no measurement yet" : "measurement \(recorder.measurement)"
+                lines.append("  its recorder is gone; the running recorder (pid \(recorder.pid)) holds \(holds)")
+            } else {
+                lines.append("  the recorder is not running: " + interrupted)
+            }
             if let ended { lines.append("  ended      " + ended.text) }
         }
         if let counts = committed { lines.append("  committed  " + counts.text) }

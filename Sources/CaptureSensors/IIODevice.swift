@@ -50,14 +50,15 @@ public struct IIODevice: Sendable, Equatable {
         directory.path == "/sys/bus/iio/devices/" + id ? "iio:" + id : "iio:" + directory.path
     }
 
-    /// How buffered capture would be triggered, for listing: `set: X`, `X`, `hardware FIFO`,
-    /// `none needed?` or `no buffer`.
+    /// How buffered capture would be triggered, for listing: `current: X`, `available: X`,
+    /// `hardware FIFO`, none found (a buffer is tried without one; if the kernel refuses it the
+    /// device is polled at the rate asked for), or no buffer.
     public var triggerSummary: String {
         guard canStream else { return "no buffer (polled)" }
         if let currentTrigger, !currentTrigger.isEmpty { return "current: \(currentTrigger)" }
         if let matchingTrigger { return "available: \(matchingTrigger)" }
         if hasHardwareFIFO { return "hardware FIFO, none needed" }
-        return "none found (trigger-less attempt)"
+        return "none found (trigger-less attempt, else polled)"
     }
 }
 

@@ -35,6 +35,9 @@ public struct IIOSource: SampleSource {
     public static let defaultMaxLatency = 0.5
     /// Polling rate when neither `--rate` nor `sampling_frequency` says, Hz.
     public static let defaultPollingRate = 10.0
+    /// Seconds after which a polled source first says the rate and jitter it achieves (a
+    /// ``SourceNote/info(_:)``, shown in `capture status`); then every 10 minutes.
+    public var rateReportAfter: Double = 10
 
     /// Prepares capture from `device`, resolving scales, offsets and mount matrices now.
     public init(device: IIODevice, rate: Double? = nil) throws(IIOError) {
@@ -107,10 +110,22 @@ public struct IIOSource: SampleSource {
             note(.info("sampling_frequency set to \(Self.format(chosenRate)) Hz"))
         }
         if buffered {
-            try runBuffered(deliverAll: deliverAll, note: note, stop: stop)
-        } else {
-            try runPolled(deliverAll: deliverAll, note: note, stop: stop)
+            do {
+                try runBuffered(deliverAll: deliverAll, note: note, stop: stop)
+                return
+            } catch let refused as TriggerlessRefusal {
+                // No trigger to be had (Debian's kernel has no software trigger; a sensor whose
+                // interrupt pin is not wired has no data-ready one), but the values read fine.
+                note(.info("buffer refused without a trigger (\(refused.reason)); polling the value files instead"))
+            }
         }
+        try runPolled(deliverAll: deliverAll, note: note, stop: stop)
+    }
+
+    /// The kernel refused to enable the buffer of a device with no trigger set or found and no
+    /// hardware FIFO: ``run(into:)`` polls it instead.
+    struct TriggerlessRefusal: Error {
+        var reason: String
     }
 
     // MARK: Polling
@@ -125,8 +140,20 @@ public struct IIOSource: SampleSource {
         let attribute = { (name: String) in device.directory.value(name) }
         let start = WallClock.now()
         var tick: Int64 = 0
+        // What the timer achieves, said once after the first window and then now and then
+        // (each different note is a line in the recorder's journal).
+        var statistics = PollingStatistics(askedRate: rate)
+        var window = Int64(rateReportAfter * 1e9)
+        var windowStart = PollingStatistics.monotonicNanoseconds()
         while !stop.isStopped {
             let now = WallClock.now()
+            let monotonic = PollingStatistics.monotonicNanoseconds()
+            statistics.read(at: monotonic)
+            if monotonic - windowStart >= window {
+                if let text = statistics.text { note(.info(text)) }
+                statistics.reset()
+                (window, windowStart) = (Self.pollingWindow, monotonic)
+            }
             guard device.directory.exists else {
                 throw DeviceError(path: device.directory.path, action: "read", reason: "the device vanished")
             }
@@ -147,10 +174,21 @@ public struct IIOSource: SampleSource {
             }
             if !samples.isEmpty { deliverAll(samples) }
             tick += 1
+            // Reads that overran their period are not made up in a burst (samples bunched
+            // together say nothing the next one does not): the timer skips to the next tick.
+            let late = Double(WallClock.now() - start) / period - Double(tick)
+            if late >= 1 {
+                statistics.skip(Int(late))
+                tick += Int64(late)
+            }
             let due = start + Int64((Double(tick) * period).rounded())
             if !stop.sleep(until: due) { return }
         }
     }
+
+    /// The windows, ns, over which a polled source says what rate it achieved after the first
+    /// (``rateReportAfter``): 10 minutes.
+    static let pollingWindow: Int64 = 600_000_000_000
 
     // MARK: Buffered
 
@@ -221,11 +259,9 @@ public struct IIOSource: SampleSource {
             try control.write("enable", "1")
         } catch {
             if setTrigger { try? triggerDirectory.write("current_trigger", "NULL") }
-            // Trigger-less was tried (no trigger set or found, no hardware FIFO): say what is missing.
+            // Trigger-less was tried (no trigger set or found, no hardware FIFO): poll instead.
             if (device.currentTrigger ?? "").isEmpty && !setTrigger && !device.hasHardwareFIFO {
-                throw DeviceError(
-                    path: control.path + "/enable", action: "enable",
-                    reason: "\(error.reason); the device needs a trigger and none was found")
+                throw TriggerlessRefusal(reason: error.reason)
             }
             throw error
         }

@@ -7,8 +7,12 @@ extension MeasurementSummary {
         var lines: [String] = []
         let span = durationMs.map { " (\(TextFormat.duration($0)))" } ?? ""
         lines.append("measurement \(id): \(status.rawValue), \(modality), \(tracks.count) track(s)")
-        lines.append("  time      \(TextFormat.time(start)) → \(end.map(TextFormat.time) ?? "open")\(span)")
-        lines.append("  ride      \(figures.headline) (distance over clean fixes)")
+        // Open: recording, or its recorder gone (`interrupted`): not said to go on then.
+        let interrupted = status == .interrupted
+        let open = interrupted ? "interrupted" : "open"
+        lines.append("  time      \(TextFormat.time(start)) → \(end.map(TextFormat.time) ?? open)\(span)")
+        let headline = figures.headline(open: interrupted ? "until the interruption" : "so far")
+        lines.append("  ride      \(headline) (distance over clean fixes)")
         if let correction = clockCorrectionMs {
             lines.append(
                 "  clock     host clock was \(TextFormat.span(abs(correction))) \(correction >= 0 ? "behind" : "ahead of") GNSS time; "
@@ -36,7 +40,7 @@ extension MeasurementSummary {
         }
         for track in tracks {
             lines.append(
-                "  track \(track.number)   \(TextFormat.time(track.start)) → \(track.end.map(TextFormat.time) ?? "open"), "
+                "  track \(track.number)   \(TextFormat.time(track.start)) → \(track.end.map(TextFormat.time) ?? open), "
                     + "\(track.modality), \(TextFormat.distance(track.distanceMeters)), \(track.counts.locations) fixes")
         }
         lines.append("  events")
@@ -63,7 +67,8 @@ extension MeasurementListEntry {
     }
 
     var row: String {
-        let samples = counts.accelerometer + counts.gyroscope + counts.magnetometer
+        // Every kind but fixes, which have their own column: a barometer-only measurement is not 0.
+        let samples = counts.accelerometer + counts.gyroscope + counts.magnetometer + counts.pressure
         let cells: [(String, Int)] = [
             (String(id), 8), (status.rawValue, 13), (modality, 12), (TextFormat.time(start), 22),
             (end.map { TextFormat.duration($0 - start) } ?? "-", 10), (String(tracks), 8), (String(counts.locations), 8),

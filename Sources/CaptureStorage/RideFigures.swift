@@ -66,9 +66,13 @@ public struct RideFigures: Sendable, Equatable, Codable {
 
     /// `2.34 km in 0:10:00, 0:09:00 moving` (the moving time only when a pause took a second or
     /// more); `850 m in 0:03:10`; `850 m so far, 0:03:10 moving` while open.
-    public var headline: String {
+    public var headline: String { headline(open: "so far") }
+
+    /// ``headline``, with `open` said of the distance of a measurement without an end (`so far`
+    /// while it records, `until the interruption` once its recorder is gone).
+    public func headline(open: String) -> String {
         let distance = TextFormat.distance(distanceMeters)
-        guard let durationMs else { return "\(distance) so far, \(TextFormat.duration(movingMs)) moving" }
+        guard let durationMs else { return "\(distance) \(open), \(TextFormat.duration(movingMs)) moving" }
         let moving = durationMs - movingMs >= 1000 ? ", \(TextFormat.duration(movingMs)) moving" : ""
         return "\(distance) in \(TextFormat.duration(durationMs))\(moving)"
     }

@@ -69,7 +69,8 @@ public struct MeasurementSummary: Sendable, Codable {
     }
 
     public var id: Int64
-    /// `capturing`, `paused` or `finished`, as stored.
+    /// `capturing` or `paused` while a running recorder holds it, else `interrupted` if it is
+    /// open; `finished` (``MeasurementState/seen(id:held:)``).
     public var status: MeasurementState
     /// The initial modality.
     public var modality: String
@@ -109,7 +110,7 @@ public struct MeasurementSummary: Sendable, Codable {
 /// One line of `capture list`; its JSON form is an element of `capture list --json`.
 public struct MeasurementListEntry: Sendable, Codable {
     public var id: Int64
-    /// A stored state, or `interrupted` (open, no recorder holds it).
+    /// A stored state, or `interrupted` (open, no running recorder holds it).
     public var status: MeasurementState
     /// The initial modality.
     public var modality: String
@@ -126,10 +127,13 @@ public struct MeasurementListEntry: Sendable, Codable {
 extension Store {
     /// The summary of one measurement, as `capture show` prints it.
     ///
-    /// - Parameter qnh: the sea-level pressure of the day, hPa, for absolute barometric altitude;
-    ///   `nil` for altitude relative to the first pressure sample.
+    /// - Parameters:
+    ///   - qnh: the sea-level pressure of the day, hPa, for absolute barometric altitude; `nil`
+    ///     for altitude relative to the first pressure sample.
+    ///   - held: the measurement a running recorder says it holds, if any; an open measurement
+    ///     it does not hold is `interrupted` (``MeasurementState/seen(id:held:)``).
     /// - Throws: ``StoreError/measurementNotFound(_:)`` and other ``StoreError``s.
-    public func summary(of id: Int64, qnh: Double? = nil) throws(StoreError) -> MeasurementSummary {
+    public func summary(of id: Int64, qnh: Double? = nil, held: HeldMeasurement? = nil) throws(StoreError) -> MeasurementSummary {
         let record = try measurement(id)
         let events = try events(of: id)
         var tracks: [MeasurementSummary.Track] = []
@@ -155,8 +159,8 @@ extension Store {
                 minLongitude: MeasurementSummary.micro($0.minLongitude), maxLongitude: MeasurementSummary.micro($0.maxLongitude))
         }
         return MeasurementSummary(
-            id: id, status: record.status, modality: record.modality, start: record.startTime, end: record.endTime,
-            durationMs: figures.durationMs, counts: try counts(of: id),
+            id: id, status: record.status.seen(id: id, held: held), modality: record.modality, start: record.startTime,
+            end: record.endTime, durationMs: figures.durationMs, counts: try counts(of: id),
             distanceMeters: figures.distanceMeters, boundingBox: box, tracks: tracks,
             events: events.map { MeasurementSummary.EventSummary(timestamp: $0.timestamp, type: $0.type.name, value: $0.value) },
             figures: figures,
@@ -182,14 +186,14 @@ extension Store {
 
     /// Every measurement, oldest first, as `capture list` prints them.
     ///
-    /// - Parameter recorderRunning: whether a recorder holds this data directory; an open
-    ///   measurement without one is reported as `interrupted`.
-    public func listEntries(recorderRunning: Bool) throws(StoreError) -> [MeasurementListEntry] {
+    /// - Parameter held: the measurement a running recorder says it holds, if any; every other
+    ///   open measurement is reported as `interrupted` (``MeasurementState/seen(id:held:)``).
+    public func listEntries(held: HeldMeasurement?) throws(StoreError) -> [MeasurementListEntry] {
         let uploads = try uploads()
         let parts = try parts()
         return try measurements().map { record throws(StoreError) in
             MeasurementListEntry(
-                id: record.id, status: record.status.seen(recorderRunning: recorderRunning),
+                id: record.id, status: record.status.seen(id: record.id, held: held),
                 modality: record.modality, start: record.startTime, end: record.endTime, tracks: record.trackCount,
                 counts: try counts(of: record.id), upload: UploadSummary(uploads[record.id] ?? .pending(record.id)),
                 part: parts[record.id])

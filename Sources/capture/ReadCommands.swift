@@ -39,8 +39,7 @@ struct Show: ParsableCommand {
     }
 
     func run() throws {
-        guard let store = try data.existingStore() else { throw StoreError.measurementNotFound(id) }
-        let summary = try store.summary(of: id, qnh: qnh)
+        let summary = try RecorderControl(directory: data.path).summary(of: id, qnh: qnh)
         try output.print(summary, summary.text)
     }
 }

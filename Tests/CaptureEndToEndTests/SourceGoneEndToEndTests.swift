@@ -25,4 +25,25 @@ import Testing
         let ended = try cli.json(["status"])["ended"] as? [String: Any] ?? [:]
         #expect(ended["kind"] as? String == "source-gone", "\(ended)")
     }
+
+    /// Issue 42: a source that records nothing fails loudly. A recorder whose only device fails
+    /// before its first sample (its node cannot be opened) exits 69 saying so, and leaves no
+    /// empty measurement to be finished and delivered.
+    @Test func aRecordingWhoseOnlySourceFailsBeforeItsFirstSampleExits69AndLeavesNothing() throws {
+        let sysfs = try BadSysfsTests.root([:])
+        defer { sysfs.remove() }
+        sysfs.write("iio:device0", FakeSysfs.axes("accel", type: "le:s16/16>>0"), ["buffer0/enable": "0", "buffer0/length": "0"])
+        try sysfs.makeUnopenableNode("iio:device0")
+        let cli = CLI()
+        let recorder = try Subprocess(
+            ["start", "--foreground", "--sysfs-root", sysfs.path, "--source", "iio:iio:device0", "--flush-interval", "0.1",
+                "--data-dir", cli.dataDirectory])
+        let ended = cli.waitFor(20) { !Subprocess.isAlive(recorder.pid) }
+        if !ended { recorder.stop() }
+        #expect(ended, "the recorder went on recording nothing")
+        #expect(recorder.wait() == 69, "\(recorder.stderr)")
+        #expect(recorder.stderr.contains("nothing was recorded: every source failed before its first sample (iio:"), "\(recorder.stderr)")
+        #expect(recorder.stderr.contains("the measurement was discarded, not delivered"))
+        #expect(try cli.run(["list"]).stdout.contains("no measurements yet"))
+    }
 }

@@ -30,7 +30,7 @@ import Testing
     @Test func listEntryKeepsItsJSONKeys() throws {
         let (store, data) = try ExportFixtures.replayed("export/ride.trace")
         defer { withExtendedLifetime(data) {} }
-        let entries = try store.listEntries(recorderRunning: false)
+        let entries = try store.listEntries(held: nil)
         #expect(entries.count == 1)
         let object = try #require(
             try JSONSerialization.jsonObject(with: Data(try Self.json(entries))) as? [[String: Any]]).first

@@ -87,6 +87,33 @@ struct RecorderControlTests {
         #expect(!control.recorderIsRunning)
     }
 
+    /// Issue 42: `show` called an interrupted measurement `capturing` ("→ open", "so far")
+    /// while `list` and `status` said `interrupted`; and while a recorder started (it holds the
+    /// lock before it answers), `list` and `status` called it `capturing` too.
+    @Test func showListAndStatusAgreeOnAnInterruptedMeasurementAlsoWhileARecorderStarts() throws {
+        defer { remove() }
+        let (_, id) = try interrupted()
+        let control = RecorderControl(directory: directory)
+        func states() throws -> [MeasurementState] {
+            [try control.summary(of: id).status, try #require(try control.list().first).status, try control.status().state]
+        }
+        #expect(try states() == [.interrupted, .interrupted, .interrupted])
+        let text = try control.summary(of: id).text
+        #expect(text.contains("measurement \(id): interrupted") && text.contains("→ interrupted"))
+        #expect(text.contains("until the interruption") && !text.contains("so far") && !text.contains("open"))
+        guard let lock = try RecorderLock(directory: directory) else {
+            Issue.record("cannot take the recorder lock")
+            return
+        }
+        #expect(try states() == [.interrupted, .interrupted, .interrupted])
+        let status = try control.status()
+        #expect(status.recorderStarting == true)
+        #expect(status.text(interrupted: "RESUME").contains("a new recorder is starting"))
+        #expect(!status.text(interrupted: "RESUME").contains("RESUME"))
+        _ = consume lock
+        #expect(try control.status().recorderStarting == nil)
+    }
+
     @Test func theControlClientTalksToARecorderInThisProcess() throws {
         let harness = try RecorderHarness(flushInterval: 60_000)
         let control = RecorderControl(directory: harness.directory)
@@ -94,6 +121,9 @@ struct RecorderControlTests {
         let paused = try control.pause()
         #expect(paused.state == .paused && paused.track == 1 && paused.measurement == harness.measurement)
         #expect(paused.pid == getpid())
+        // As its recorder has it, in `show` and `list` as in `status`.
+        #expect(try control.summary(of: harness.measurement).status == .paused)
+        #expect(try control.list().first?.status == .paused && control.status().state == .paused)
         #expect(throws: ControlFailure(kind: .notCapturing, message: LifecycleError.notCapturing(state: .paused(track: 1)).description)) {
             try control.pause()
         }

@@ -136,6 +136,39 @@ final class RecorderHarness: @unchecked Sendable {
 
 @Suite("The recorder's flush and thread logic, in process")
 struct RecorderTests {
+    /// Issue 42: a source that records nothing fails loudly: the run ends, the measurement it
+    /// began is deleted (never delivered) and the recorder says why.
+    @Test func aRunWhoseEverySourceFailsBeforeItsFirstSampleEndsAndDiscardsItsMeasurement() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("capture-rec-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let store = try Store(directory: directory)
+        let recorder = Recorder(directory: directory, store: store, sources: [FailingSource()], flushInterval: 60_000)
+        defer {
+            try? FileManager.default.removeItem(atPath: directory)
+            try? FileManager.default.removeItem(atPath: recorder.runtime.path)
+        }
+        try recorder.listen()
+        let id = try recorder.startNew(modality: .bicycle)
+        let ended = DispatchSemaphore(value: 0)
+        Thread {
+            _ = recorder.run(handlingSignals: false)
+            ended.signal()
+        }.start()
+        let endedByItself = ended.wait(timeout: .now() + 10) == .success
+        if !endedByItself {
+            recorder.command(ControlRequest(command: .stop))
+            ended.wait()
+        }
+        #expect(endedByItself, "the recorder went on with every source failed")
+        #expect(recorder.nothingRecorded == ["broken:test: the device vanished"])
+        #expect(throws: StoreError.measurementNotFound(id)) { try store.measurement(id) }
+        #expect(try store.measurements().isEmpty)
+        #expect(
+            "\(RecorderFailure.nothingRecorded(sources: ["broken:test: the device vanished"]))"
+                == "nothing was recorded: every source failed before its first sample (broken:test: the device vanished); "
+                + "the measurement was discarded, not delivered")
+    }
+
     @Test func nothingIsCommittedBeforeTheFlushIntervalEnds() throws {
         let harness = try RecorderHarness(flushInterval: 60_000)
         defer { harness.command(.stop) }

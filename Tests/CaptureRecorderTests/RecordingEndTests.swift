@@ -50,12 +50,44 @@ import Testing
         _ = try machine.start(modality: .bicycle, at: 1000)
         _ = machine.began(measurement: 7, at: 1000)
         #expect(
-            machine.sourceFailed(0, error: "the device vanished")
+            machine.sourceFailed(0, error: "the device vanished", at: 2000)
                 == [.journal(.sourceFailed(source: "iio:iio:device0", error: "the device vanished"), at: nil)])
         let status = machine.status(at: 2000)
         #expect(status.sources.map(\.state) == [.failed, .running] && status.failedSources == 1)
         let fields = RecorderStateMachine.JournalEntry.sourceFailed(source: "gpsd", error: "gone").fields
         #expect(fields["event"] as? String == "source_failed" && fields["source"] as? String == "gpsd")
+    }
+
+    /// Issue 42: a recording whose sources all failed before their first sample was finished
+    /// empty and delivered; it ends at once instead, its measurement discarded.
+    @Test func everySourceFailingBeforeItsFirstSampleEndsTheRunAndDiscardsTheMeasurement() throws {
+        func machine() throws -> RecorderStateMachine {
+            var machine = RecorderStateMachine(sources: [.init(name: "iio:iio:device0"), .init(name: "gpsd")], flushInterval: 1000)
+            _ = try machine.start(modality: .bicycle, at: 1000)
+            _ = machine.began(measurement: 7, at: 1000)
+            return machine
+        }
+        var both = try machine()
+        #expect(both.sourceFailed(0, error: "no trigger", at: 1500).count == 1)
+        #expect(both.nothingRecorded == nil)
+        let actions = both.sourceFailed(1, error: "refused", at: 2000)
+        #expect(actions.contains { if case .discardEmpty = $0 { true } else { false } })
+        #expect(actions.contains { if case .finish = $0 { true } else { false } })
+        #expect(both.nothingRecorded == ["iio:iio:device0: no trigger", "gpsd: refused"] && both.isFinished)
+
+        // One sample from either, and the measurement is kept as before (finished by a command).
+        var heard = try machine()
+        let fix = Sample.fix(Fix(timestamp: 1200, latitude: 51, longitude: 13))
+        _ = heard.take([([fix], 1200)], dropped: 0, capacity: 10, from: 1)
+        _ = heard.sourceFailed(0, error: "no trigger", at: 1500)
+        #expect(heard.sourceFailed(1, error: "gone", at: 2000).count == 1 && heard.nothingRecorded == nil && !heard.isFinished)
+
+        // Armed (ride.detect: auto): nothing to discard, the run ends all the same.
+        var armed = RecorderStateMachine(sources: [.init(name: "iio:iio:device0")], flushInterval: 1000)
+        _ = armed.arm(modality: .bicycle, at: 1000)
+        let armedActions = armed.sourceFailed(0, error: "no trigger", at: 1500)
+        #expect(!armedActions.contains { if case .discardEmpty = $0 { true } else { false } })
+        #expect(armed.nothingRecorded == ["iio:iio:device0: no trigger"] && armed.isFinished)
     }
 
     @Test func aCleanSummaryOrNoJournalSaysNothing() {

@@ -167,7 +167,7 @@ import Testing
         #expect(records.first?.startTime == events.first?.timestamp && records.last?.endTime == events.last?.timestamp)
         #expect(try store.partTotals() == PartTotals(measurementsCut: 1, parts: parts.count))
         // The list shows them.
-        let listed = try store.listEntries(recorderRunning: false)
+        let listed = try store.listEntries(held: nil)
         #expect(listed.compactMap(\.part).count == parts.count)
         #expect(MeasurementListEntry.table(listed).last?.hasSuffix("(part \(parts.count)/\(parts.count) of \(id))") == true)
     }

@@ -237,9 +237,14 @@ final class TemporaryDirectory {
         #expect(MeasurementState.paused.lifecycleState(tracks: 4) == .paused(track: 4))
         #expect(MeasurementState.interrupted.lifecycleState(tracks: 4) == nil)
         #expect(MeasurementState.storedStates.filter(\.isOpen) == [.capturing, .paused])
-        #expect(MeasurementState.capturing.seen(recorderRunning: false) == .interrupted)
-        #expect(MeasurementState.paused.seen(recorderRunning: true) == .paused)
-        #expect(MeasurementState.finished.seen(recorderRunning: false) == .finished)
+        #expect(MeasurementState.capturing.seen(id: 1, held: nil) == .interrupted)
+        #expect(MeasurementState.paused.seen(id: 1, held: HeldMeasurement(id: 1, state: .paused)) == .paused)
+        #expect(MeasurementState.finished.seen(id: 1, held: nil) == .finished)
+        // Issue 42: a recorder that holds another measurement (it started after a power cut)
+        // does not make the one whose recorder died `capturing`; the holder's own state wins.
+        #expect(MeasurementState.capturing.seen(id: 1, held: HeldMeasurement(id: 2, state: .capturing)) == .interrupted)
+        #expect(MeasurementState.capturing.seen(id: 1, held: HeldMeasurement(id: 1, state: .paused)) == .paused)
+        #expect(MeasurementState.capturing.seen(id: 1, held: HeldMeasurement(id: 1, state: .idle)) == .interrupted)
     }
 
     @Test func beginRecordsStartAndModalityAndTrackOne() throws {
