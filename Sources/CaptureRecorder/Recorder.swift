@@ -293,6 +293,8 @@ public final class Recorder: Sendable {
 
         func deliver(_ samples: [Sample]) { recorder.inboxes[index].put(samples) }
 
+        func deliver(_ samples: [Sample], at time: Int64) { recorder.inboxes[index].put(samples, arrived: time) }
+
         func note(_ note: SourceNote) { recorder.handle { $0.note(note, from: index) } }
 
         func mark(_ command: LifecycleCommand, at time: Int64) {

@@ -262,17 +262,29 @@ public struct RecorderStateMachine: Sendable {
     public mutating func take(
         _ reads: [(samples: [Sample], arrived: Int64)], dropped: Int, capacity: Int, from index: Int
     ) -> [Action] {
-        if state == .armed { return takeArmed(reads, from: index) }
-        guard case .recording = state else { return [] }
         var actions: [Action] = []
         var traced: [TraceRecord] = []
+        // With ride.detect: auto the rules judge read by read (a ride begins or ends between two
+        // reads of one take); otherwise the reads are recorded as they come.
         for read in reads {
+            if state == .armed {
+                if !traced.isEmpty { actions.append(.trace(traced, flush: false)) }
+                traced = []
+                actions += takeArmed(read, from: index)
+                continue
+            }
+            guard case .recording = state else { break }
             for sample in read.samples {
                 ingest(sample, from: index, arrived: read.arrived, traced: &traced, actions: &actions)
             }
+            if ride.settings.detect == .auto {
+                if !traced.isEmpty { actions.append(.trace(traced, flush: false)) }
+                traced = []
+                actions += rideCheck(at: read.arrived)
+            }
         }
         if !traced.isEmpty { actions.insert(.trace(traced, flush: false), at: 0) }
-        if let last = reads.last { actions += rideCheck(at: last.arrived) }
+        guard case .recording = state else { return actions }
         if dropped > 0 {
             actions += note(
                 .lost(dropped, reason: "the recorder fell behind (the store was busy): \(capacity) samples waited, later ones were dropped"),
