@@ -61,8 +61,10 @@ public final class TransferProgress: Sendable {
     /// standard error, with the real wait.
     public func retrying(after milliseconds: Int64, problem: String) {
         let text = Self.retryLine(after: milliseconds, problem: problem)
+        // A line of its own names its measurement (the bar does already).
+        let line = "upload: measurement \(state.withLock { $0.id }): \(text)\n"
         guard enabled else {
-            FileHandle.standardError.write(Data("upload: \(text)\n".utf8))
+            FileHandle.standardError.write(Data(line.utf8))
             return
         }
         state.withLock { state in

@@ -504,7 +504,7 @@ func nmea(_ body: String) -> String {
             // Each retry is a line of its own before the refusal (no terminal here: issue 32).
             var refusal = result
             refusal.stderr = result.stderr.split(separator: "\n", omittingEmptySubsequences: false)
-                .filter { !$0.hasPrefix("upload: retrying in ") }.joined(separator: "\n")
+                .filter { !($0.hasPrefix("upload: measurement ") && $0.contains(": retrying in ")) }.joined(separator: "\n")
             expectRefusal(refusal, row.status, message, row.name)
         }
         let upload = try cli.json(["show", "1"])["upload"] as? [String: Any] ?? [:]
