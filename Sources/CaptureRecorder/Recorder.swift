@@ -261,7 +261,7 @@ public final class Recorder: Sendable {
                         return []
                     }
                 } catch {
-                    self.handle { machine in machine.sourceFailed(index, error: "\(error)") }
+                    self.handle { machine in machine.sourceFailed(index, error: "\(error)", at: WallClock.now()) }
                 }
                 sourcesDone.leave()
             }

@@ -418,11 +418,16 @@ public struct RecorderStateMachine: Sendable {
 
     /// The source at `index` failed for good (a device unplugged); the others go on. The journal
     /// says so, so that `capture status` can tell why a recording whose every source went
-    /// recorded nothing more (``RecordingEnd``).
-    public mutating func sourceFailed(_ index: Int, error: String) -> [Action] {
+    /// recorded nothing more (``RecordingEnd``). A source that drives the measurement (a trace
+    /// broken mid-file) stops it at `now`, as its end would: nothing would ever stop it
+    /// otherwise, and the next `capture replay` or `start` would be refused.
+    public mutating func sourceFailed(_ index: Int, error: String, at now: Int64? = nil) -> [Action] {
         sourceStates[index].state = .failed
         sourceStates[index].error = error
-        return [.journal(.sourceFailed(source: sourceStates[index].name, error: error), at: nil)]
+        let failed: [Action] = [.journal(.sourceFailed(source: sourceStates[index].name, error: error), at: nil)]
+        guard let now, sources[index].drivesLifecycle, case .applied(let stop, _) = command(.stop, at: now, by: .source(index))
+        else { return failed }
+        return failed + stop
     }
 
     /// Something the source at `index` told besides samples; a line in the journal when it says
