@@ -272,6 +272,10 @@ public final class Recorder: Sendable {
         // The request that stopped the measurement is answered before the process exits.
         serverStopped.wait()
         settleWaitingEvents()
+        // Ids reserved for rides that never began go back, once no begin waits in the log.
+        if machine.withLock({ !$0.eventsWaiting && $0.failure == nil }) {
+            try? store.releaseReservedMeasurementIDs(patience: StagedCommits.patience)
+        }
         _ = sourcesDone.wait(timeout: .now() + Self.sourceGracePeriod)
         return machine.withLock { $0.failure }
     }
