@@ -66,6 +66,15 @@ public struct TraceSpec: Sendable, Equatable {
         path + (loop ? "@loop" : "") + (speed != 1 ? "@speed=\(Self.number(speed))" : "") + (delay != 0 ? "@delay=\(delay)" : "")
     }
 
+    /// A source's name as a person reads it (`capture status`): a trace's without the `@delay=`
+    /// a recovery adds, which only the next recovery needs (the stored name keeps it).
+    public static func shownName(_ name: String) -> String {
+        guard name.hasPrefix("trace:") else { return name }
+        var spec = TraceSpec(parsing: String(name.dropFirst("trace:".count)))
+        spec.delay = 0
+        return "trace:" + spec.argument
+    }
+
     private static func number(_ value: Double) -> String {
         value == value.rounded() ? String(Int64(value)) : String(value)
     }

@@ -100,6 +100,9 @@ import Testing
         let resumed = try cli.json(["resume"])
         #expect(resumed["state"] as? String == "capturing")
         #expect(resumed["track"] as? Int == 2)
+        // Issue 46: status showed the source as `trace:…@delay=2635`, a name for recoveries only.
+        let shown = try cli.run(["status"]).stdout
+        #expect(shown.contains("  source     trace:\(trace.path): ") && !shown.contains("@delay="), "\(shown)")
         #expect(try waitUntilItEnds(cli))
 
         let record = try store.measurement(1)
