@@ -352,7 +352,9 @@ public struct RecorderStateMachine: Sendable {
     }
 
     private mutating func recordingFlushDue(at now: Int64) -> [Action] {
-        history.append((now, captured))
+        // The rates are over the last 10 s of capturing: a pause starts them afresh, so that after
+        // a resume they are the sources' again, not an average over the pause.
+        if engine.lifecycle.state.phase == .capturing { history.append((now, captured)) } else { history = [] }
         history.removeAll { now - $0.time > 10_000 }
         // Standing still, what comes is held back: the tail a ride's end cuts.
         let rule = rideCheck(at: now)
