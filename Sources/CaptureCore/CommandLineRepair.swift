@@ -25,6 +25,21 @@ public enum CommandLineRepair {
         return [arguments[index]] + hoisted + arguments[(index + 1)...]
     }
 
+    /// ArgumentParser's `message` for a parse of `arguments`, or, when it says a required option
+    /// is missing (`Missing expected argument '--format <format>'`) and one typed is a slip of it
+    /// (`--fromat`), which the parser would report only once the required one is there, that
+    /// slip: `Unknown option '--fromat'. Did you mean '--format'?`.
+    public static func namingSlip(_ message: String, in arguments: [String]) -> String {
+        let prefix = "Missing expected argument '"
+        guard message.hasPrefix(prefix + "--") else { return message }
+        let meant = String(message.dropFirst(prefix.count).prefix { $0 != " " && $0 != "'" })
+        for argument in arguments.prefix(while: { $0 != "--" }) where argument.hasPrefix("--") {
+            let typed = String(argument.prefix { $0 != "=" })
+            if typed != meant, Spelling.closest(to: typed, among: [meant]) != nil { return "Unknown option '\(typed)'. Did you mean '\(meant)'?" }
+        }
+        return message
+    }
+
     /// The first argument when it is meant as a subcommand but is none: a word that does not
     /// start with `-` and is not one of `subcommands` (nor `help`).
     public static func unknownSubcommand(_ arguments: [String], subcommands: Set<String>) -> String? {

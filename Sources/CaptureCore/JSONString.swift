@@ -21,4 +21,11 @@ public enum JSONString {
         }
         return out + "\""
     }
+
+    /// `json` with the empty arrays and objects Foundation's pretty printer spreads over three
+    /// lines (`[\n\n  ]`) as `[]` and `{}`. Only layout is touched: a line break in a string is
+    /// escaped.
+    public static func compactingEmpty(_ json: String) -> String {
+        json.replacing(/\[\n\n *\]/, with: "[]").replacing(/\{\n\n *\}/, with: "{}")
+    }
 }

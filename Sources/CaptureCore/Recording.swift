@@ -34,6 +34,20 @@ public struct Flush: Sendable, Equatable {
 
     /// Whether the flush carries neither samples nor events.
     public var isEmpty: Bool { sampleCount == 0 && events.isEmpty }
+
+    /// Removes the samples taken at or after `time` and returns them (same track, no events).
+    public mutating func split(from time: Int64) -> Flush {
+        var later = Flush(track: track, state: state, modality: modality)
+        for sensor in MotionSensor.allCases {
+            later.motion[sensor] = motion[sensor].filter { $0.timestamp >= time }
+            motion[sensor].removeAll { $0.timestamp >= time }
+        }
+        later.fixes = fixes.filter { $0.timestamp >= time }
+        fixes.removeAll { $0.timestamp >= time }
+        later.pressures = pressures.filter { $0.timestamp >= time }
+        pressures.removeAll { $0.timestamp >= time }
+        return later
+    }
 }
 
 /// Motion samples of one flush, one array per sensor (a fixed struct rather than a dictionary:
@@ -159,6 +173,12 @@ public struct Recording: Sendable {
         let events = try lifecycle.apply(command, at: time)
         pending.events.append(contentsOf: events)
         return takeFlush()
+    }
+
+    /// Drops the pending samples taken at or after `time` (a ride's still tail), keeping those
+    /// before it for the next flush.
+    public mutating func dropPending(from time: Int64) {
+        _ = pending.split(from: time)
     }
 
     /// Hands out everything pending (possibly an empty flush) and starts a new one.

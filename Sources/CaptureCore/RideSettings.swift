@@ -26,8 +26,26 @@ public struct RideSettings: Sendable, Equatable, Codable {
     /// one before its transfer file could pass it.
     public var payloadLimit: Int64?
 
+    /// How many times faster than real time the sources' world runs (1: a device; `N`: a trace
+    /// played with `@speed=N`); the motion detector's times are shortened by it too.
+    public var pace: Double = 1
+
     /// The defaults of the configuration's table.
     public static let standard = RideSettings()
+
+    /// These rules for sources whose world runs `pace` times faster than real time (a trace with
+    /// `@speed=N`): `pre_roll`, `end_after_still` and `max_duration` are that many times shorter,
+    /// so that the trace's rides begin and end where they would at live pace. `resume_within`
+    /// stays (a power cut is real time); a pace at or below 1 changes nothing.
+    public func playing(at pace: Double) -> RideSettings {
+        guard pace > 1, pace.isFinite else { return self }
+        func shortened(_ milliseconds: Int64) -> Int64 { max(1, Int64((Double(milliseconds) / pace).rounded())) }
+        var settings = self
+        settings.pace = pace
+        (settings.preRoll, settings.endAfterStill) = (shortened(preRoll), shortened(endAfterStill))
+        settings.maxDuration = shortened(maxDuration)
+        return settings
+    }
 
     public init(
         detect: Detection = .off, resumeWithin: Int64 = 120_000, endAfterStill: Int64 = 300_000, preRoll: Int64 = 10_000,

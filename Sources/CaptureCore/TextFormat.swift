@@ -19,6 +19,11 @@ public enum TextFormat {
         return String(format: "%d:%02d:%02d", seconds / 3600, seconds / 60 % 60, seconds % 60)
     }
 
+    /// `1 window`, `3 windows`: a count with its noun, `plural` when it is not one.
+    public static func count(_ count: Int, _ singular: String, _ plural: String? = nil) -> String {
+        "\(count) \(count == 1 ? singular : plural ?? singular + "s")"
+    }
+
     /// `850 m`, `12.34 km`.
     public static func distance(_ metres: Double) -> String {
         metres >= 1000 ? String(format: "%.2f km", metres / 1000) : String(format: "%.0f m", metres)

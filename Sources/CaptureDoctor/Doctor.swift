@@ -285,18 +285,23 @@ public struct Doctor: Sendable {
         guard let url = device.collectorURL?.value else {
             return [.pass("collector", "none configured (collector.url): nothing is delivered")]
         }
-        if let problem = await Delivery.probe(url) {
-            return [.fail("collector", "\(url) does not answer: \(problem)", "check the URL and the network; capture keeps every ride until it answers")]
-        }
-        let settings: UploadSettings
+        // The token is read before the collector is asked: a box set up offline is told about a
+        // missing or exposed token file too, not only once it reaches its collector.
+        var settings: UploadSettings?
+        var unreadable: DoctorCheck?
         do {
             settings = try device.uploadSettings(options: [])
         } catch {
-            return [
-                .pass("collector", "\(url) answers"),
-                .fail("token", describe(error), "set collector.token_file to a file of mode 600 holding the token, or auth.issuer"),
-            ]
+            unreadable = .fail("token", describe(error), "set collector.token_file to a file of mode 600 holding the token, or auth.issuer")
         }
+        if let problem = await Delivery.probe(url) {
+            let down = DoctorCheck.fail(
+                "collector", "\(url) does not answer: \(problem)", "check the URL and the network; capture keeps every ride until it answers")
+            if let unreadable { return [down, unreadable] }
+            guard case .tokenFile(let path, _)? = settings?.credentials else { return [down] }
+            return [down, .pass("token", "read from \(path); not tried, the collector does not answer")]
+        }
+        guard let settings else { return [.pass("collector", "\(url) answers")] + [unreadable].compactMap { $0 } }
         let authenticator = settings.authenticator
         let token: BearerToken
         do {

@@ -118,4 +118,10 @@ public enum ExportDestination: Sendable, Equatable {
     public init(path: String?) {
         if let path, path != "-" { self = .file(path) } else { self = .standardOutput }
     }
+
+    /// `wrote PATH` once a file was written (as `capture surface -o` says); `nil` for standard
+    /// output, which holds the result itself.
+    public var writtenLine: String? {
+        if case .file(let path) = self { "wrote \(path)" } else { nil }
+    }
 }

@@ -20,7 +20,7 @@ public enum FileImport {
             return try store.importTransferFile(at: path, duplicates: duplicates)
         } catch let error {
             guard case .notTransferFile = error.fault, let looksLike = replayable(path) else { throw error }
-            throw ImportFileError(path: path, fault: error.fault, looksLike: looksLike)
+            throw ImportFileError(path: path, fault: error.fault, looksLike: looksLike, textual: error.textual)
         }
     }
 

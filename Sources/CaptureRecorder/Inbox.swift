@@ -25,8 +25,8 @@ final class Inbox: Sendable {
         self.capacity = max(1, capacity)
     }
 
-    func put(_ samples: [Sample]) {
-        let now = WallClock.now()
+    /// Holds one read that arrived at `now` (a simulated device says when it was due).
+    func put(_ samples: [Sample], arrived now: Int64 = WallClock.now()) {
         contents.withLock { contents in
             let kept = min(samples.count, capacity - contents.held)
             if kept > 0 {

@@ -40,8 +40,17 @@ public struct MotionDetector: Sendable {
     private var mean = 0.0
     private var m2 = 0.0
 
-    public init() {}
+    /// ``window`` and ``staleAfter`` at this detector's pace (``RideSettings/pace``).
+    private let windowLength: Int64
+    private let staleLength: Int64
 
+    /// A detector for sources whose world runs `pace` times faster than real time (a trace with
+    /// `@speed=N`): its window and staleness are that many times shorter.
+    public init(pace: Double = 1) {
+        let pace = pace > 1 && pace.isFinite ? pace : 1
+        windowLength = max(1, Int64((Double(Self.window) / pace).rounded()))
+        staleLength = max(1, Int64((Double(Self.staleAfter) / pace).rounded()))
+    }
 
     /// Takes one sample that arrived at `time`; other kinds are ignored.
     public mutating func observe(_ sample: Sample, at time: Int64) {
@@ -65,7 +74,7 @@ public struct MotionDetector: Sendable {
     private mutating func observe(acceleration sample: MotionSample, at time: Int64) {
         let magnitude = (sample.x * sample.x + sample.y * sample.y + sample.z * sample.z).squareRoot()
         guard magnitude.isFinite else { return }
-        if let start = windowStart, time - start >= Self.window {
+        if let start = windowStart, time - start >= windowLength {
             if count >= 2 {
                 accelerometer = (m2 / Double(count - 1) >= Self.movingVariance ? .moving : .still, time)
             }
@@ -86,7 +95,7 @@ public struct MotionDetector: Sendable {
     /// The verdict at `now`: moving if a source with a say moves, still if every one with a say
     /// stands, `nil` if none has a say.
     public func verdict(at now: Int64) -> Verdict? {
-        let fresh = [gnss, accelerometer].compactMap { $0 }.filter { now - $0.at <= Self.staleAfter }
+        let fresh = [gnss, accelerometer].compactMap { $0 }.filter { now - $0.at <= staleLength }
         guard !fresh.isEmpty else { return nil }
         return fresh.contains { $0.verdict == .moving } ? .moving : .still
     }

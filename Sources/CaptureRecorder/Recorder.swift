@@ -273,6 +273,10 @@ public final class Recorder: Sendable {
         // The request that stopped the measurement is answered before the process exits.
         serverStopped.wait()
         settleWaitingEvents()
+        // Ids reserved for rides that never began go back, once no begin waits in the log.
+        if machine.withLock({ !$0.eventsWaiting && $0.failure == nil }) {
+            try? store.releaseReservedMeasurementIDs(patience: StagedCommits.patience)
+        }
         _ = sourcesDone.wait(timeout: .now() + Self.sourceGracePeriod)
         return machine.withLock { $0.failure }
     }
@@ -297,6 +301,8 @@ public final class Recorder: Sendable {
         var measurementStart: Int64 { recorder.machine.withLock { $0.measurementStart } }
 
         func deliver(_ samples: [Sample]) { recorder.inboxes[index].put(samples) }
+
+        func deliver(_ samples: [Sample], at time: Int64) { recorder.inboxes[index].put(samples, arrived: time) }
 
         func note(_ note: SourceNote) { recorder.handle { $0.note(note, from: index) } }
 

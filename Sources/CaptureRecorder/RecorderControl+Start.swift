@@ -9,7 +9,7 @@ extension RecorderControl {
         /// Capturing has begun.
         case capturing(LifecycleReport)
         /// The recorder waits armed for motion (`ride.detect: auto`); no measurement yet.
-        case armed
+        case armed(LifecycleReport)
     }
 
     /// `capture start`: a new measurement with `configuration`, or with `continueInterrupted`
@@ -50,7 +50,7 @@ extension RecorderControl {
         if !continueInterrupted || recorderIsRunning { try refuseIfOpen() }
         let modality = configuration.modality
         try RecorderProcess.run(configuration, endingInterrupted: continueInterrupted, rideEnded: rideEnded) { id in
-            event(id == 0 ? .armed : .capturing(LifecycleReport(measurement: id, state: .capturing, track: 1, modality: modality, pid: pid)))
+            event(id == 0 ? .armed(.armed(modality: modality, pid: pid)) : .capturing(LifecycleReport(measurement: id, state: .capturing, track: 1, modality: modality, pid: pid)))
         }
         return nil
     }

@@ -38,6 +38,13 @@ public struct LifecycleReport: Codable, Sendable, Equatable {
         self.outcome = outcome
     }
 
+    /// The report of a recorder that waits armed (`ride.detect: auto`): no measurement yet (0).
+    public static func armed(modality: Modality?, pid: Int32) -> LifecycleReport {
+        var report = LifecycleReport(measurement: 0, state: .idle, track: 0, modality: modality, pid: pid)
+        report.ride = RideStatus(state: .armed, since: WallClock.now())
+        return report
+    }
+
     /// The report a running recorder gives.
     public init(_ status: RecorderStatus) {
         self.init(
@@ -176,12 +183,7 @@ public struct RecorderControl: Sendable {
     public func start(_ configuration: RecorderConfiguration) throws -> LifecycleReport {
         try refuseIfOpen()
         let started = try launcher.start(configuration)
-        if started.measurement == 0 {
-            // ride.detect: auto: the recorder waits armed; no measurement yet (0).
-            var report = LifecycleReport(measurement: 0, state: .idle, track: 0, modality: configuration.modality, pid: started.pid)
-            report.ride = RideStatus(state: .armed, since: WallClock.now())
-            return report
-        }
+        if started.measurement == 0 { return .armed(modality: configuration.modality, pid: started.pid) }
         // As stored: the modality may come from a trace's start mark, which the recorder read.
         if let store = try? existingStore(), let report = try? LifecycleReport(store: store, id: started.measurement, pid: started.pid) {
             return report

@@ -39,14 +39,20 @@ public enum RecorderProcess {
             // 1.5 flush intervals after it was taken.
             var options = configuration.sourceOptions
             options.maxLatency = Double(configuration.flushInterval) / 2000
-            let sources = try configuration.sources.map { spec throws(SourceError) in
+            var sources = try configuration.sources.map { spec throws(SourceError) in
                 try registry.makeSource(spec, options: options)
+            }
+            var ride = configuration.ride
+            if ride.detect == .auto {
+                // Motion decides the rides: a trace plays as a receiver, its rules at its pace.
+                sources = sources.map { $0.detectingRides() }
+                ride = ride.playing(at: pace(of: sources))
             }
             let trace = try configuration.recordTrace.map { path throws(DeviceError) in try TraceTap(path: path) }
             let recorder = Recorder(
                 directory: directory, store: store, sources: sources, flushInterval: configuration.flushInterval,
                 trace: trace, gnssTime: configuration.gnssTime, retention: configuration.retention,
-                ceiling: configuration.storeCeiling?.bytes, ride: configuration.ride, rideEnded: rideEnded)
+                ceiling: configuration.storeCeiling?.bytes, ride: ride, rideEnded: rideEnded)
             try recorder.listen()
             let id: Int64
             do {
@@ -75,6 +81,12 @@ public enum RecorderProcess {
             if !began { readiness?.report(.failed(LaunchFailure(error))) }
             throw error
         }
+    }
+
+    /// The sources' pace (``SampleSource/pace``) when they all share one; else real time.
+    static func pace(of sources: [any SampleSource]) -> Double {
+        let paces = Set(sources.map(\.pace))
+        return paces.count == 1 ? paces.first ?? 1 : 1
     }
 
     /// The first `start` mark's modality among sources that drive the lifecycle, else UNKNOWN.

@@ -76,7 +76,7 @@ struct RideRules: Sendable {
     var settings: RideSettings
     /// Each ride's initial modality.
     var modality: Modality = .unknown
-    var detector = MotionDetector()
+    var detector: MotionDetector
     /// While armed: what arrived during the last ``RideSettings/preRoll``, oldest first.
     var preRoll: [Held] = []
     /// Since when (host clock) the state stands: armed, the ride began, or standing still.
@@ -100,6 +100,7 @@ struct RideRules: Sendable {
 
     init(settings: RideSettings) {
         self.settings = settings
+        detector = MotionDetector(pace: settings.pace)
     }
 
     /// The journal line of a ride begun by motion, once its measurement has an id.
@@ -148,25 +149,27 @@ extension RecorderStateMachine {
     }
 
     /// While armed: the samples go to the pre-roll (and a receiver's fixes to the clock); motion
-    /// begins a ride.
-    mutating func takeArmed(_ reads: [(samples: [Sample], arrived: Int64)], from index: Int) -> [Action] {
-        for read in reads {
-            for sample in read.samples {
-                ride.detector.observe(sample, at: read.arrived)
-                if sources[index].clock == .gnss, case .fix(let fix) = sample { correctClock(by: fix, arrived: read.arrived) }
-                ride.preRoll.append(.init(sample: sample, source: index, arrived: read.arrived))
-            }
+    /// begins a ride, judged read by read, so that where it begins does not depend on how many
+    /// reads waited in the inbox. Returns with the read that began it; ``take(_:dropped:capacity:from:)``
+    /// records the rest.
+    mutating func takeArmed(_ read: (samples: [Sample], arrived: Int64), from index: Int) -> [Action] {
+        for sample in read.samples {
+            ride.detector.observe(sample, at: read.arrived)
+            if sources[index].clock == .gnss, case .fix(let fix) = sample { correctClock(by: fix, arrived: read.arrived) }
+            ride.preRoll.append(.init(sample: sample, source: index, arrived: read.arrived))
         }
-        guard let now = reads.last?.arrived else { return [] }
-        ride.trimPreRoll(before: now - ride.settings.preRoll)
-        guard ride.detector.verdict(at: now) == .moving else { return [] }
-        return beginRide(at: now)
+        let oldest = ride.preRoll.first?.arrived ?? read.arrived
+        let moving = ride.detector.verdict(at: read.arrived) == .moving
+        // Trimmed at a ride's begin, else once it holds twice its length (not at every read).
+        if moving || read.arrived - oldest > 2 * ride.settings.preRoll { ride.trimPreRoll(before: read.arrived - ride.settings.preRoll) }
+        return moving ? beginRide(at: read.arrived) : []
     }
 
     /// Armed, a flush interval passed: the pre-roll is trimmed; the end of a ride that waits
     /// for a busy store is tried again.
     mutating func armedFlushDue(at now: Int64) -> [Action] {
-        ride.trimPreRoll(before: now - ride.settings.preRoll)
+        // From the newest held read, not now: a read still on its way keeps its pre-roll.
+        ride.trimPreRoll(before: min(now, ride.preRoll.last?.arrived ?? now) - ride.settings.preRoll)
         return retryDue(at: now)
     }
 
@@ -259,8 +262,9 @@ extension RecorderStateMachine {
     /// keeps them waiting in the flush log (``storeFailed(_:during:)``) while the recorder goes on.
     mutating func endRide(at time: Int64, by end: RideEvent.End) -> [Action] {
         guard case .recording(let id) = state else { return [] }
-        if end == .motion { _ = engine.takeFlush() }
         let stop = max(time, trackStart)
+        // The still tail: what was taken from where still was seen (held back since).
+        if end == .motion { engine.dropPending(from: stop) }
         guard let flush = try? engine.apply(.stop, at: stop) else { return [] }
         let discard = end != .size && ride.discards(ride.travel, continued: ride.continued)
         let rideCaptured = rideCounts
@@ -274,7 +278,7 @@ extension RecorderStateMachine {
         ride.lastEnd = stop
         ride.stillSince = nil
         // Armed anew: motion must be seen afresh (a verdict of the ride's last moments is not).
-        ride.detector = MotionDetector()
+        ride.detector = MotionDetector(pace: ride.settings.pace)
         ride.since = time - (correction ?? 0)
         engine = Recording()
         trackStart = .min

@@ -2,20 +2,6 @@ import CaptureCore
 import CaptureStorage
 
 extension Flush {
-    /// Removes the samples taken at or after `time` and returns them (same track, no events).
-    mutating func split(from time: Int64) -> Flush {
-        var later = Flush(track: track, state: state, modality: modality)
-        for sensor in MotionSensor.allCases {
-            later.motion[sensor] = motion[sensor].filter { $0.timestamp >= time }
-            motion[sensor].removeAll { $0.timestamp >= time }
-        }
-        later.fixes = fixes.filter { $0.timestamp >= time }
-        fixes.removeAll { $0.timestamp >= time }
-        later.pressures = pressures.filter { $0.timestamp >= time }
-        pressures.removeAll { $0.timestamp >= time }
-        return later
-    }
-
     /// The latest sample time in the flush (each buffer is in arrival order), or `nil`.
     var lastSampleTime: Int64? {
         let lasts = MotionSensor.allCases.compactMap { motion[$0].last?.timestamp }

@@ -276,17 +276,29 @@ public struct RecorderStateMachine: Sendable {
         _ reads: [(samples: [Sample], arrived: Int64)], dropped: Int, capacity: Int, from index: Int
     ) -> [Action] {
         if reads.contains(where: { !$0.samples.isEmpty }) { delivered.insert(index) }
-        if state == .armed { return takeArmed(reads, from: index) }
-        guard case .recording = state else { return [] }
         var actions: [Action] = []
         var traced: [TraceRecord] = []
+        // With ride.detect: auto the rules judge read by read (a ride begins or ends between two
+        // reads of one take); otherwise the reads are recorded as they come.
         for read in reads {
+            if state == .armed {
+                if !traced.isEmpty { actions.append(.trace(traced, flush: false)) }
+                traced = []
+                actions += takeArmed(read, from: index)
+                continue
+            }
+            guard case .recording = state else { break }
             for sample in read.samples {
                 ingest(sample, from: index, arrived: read.arrived, traced: &traced, actions: &actions)
             }
+            if ride.settings.detect == .auto {
+                if !traced.isEmpty { actions.append(.trace(traced, flush: false)) }
+                traced = []
+                actions += rideCheck(at: read.arrived)
+            }
         }
         if !traced.isEmpty { actions.insert(.trace(traced, flush: false), at: 0) }
-        if let last = reads.last { actions += rideCheck(at: last.arrived) }
+        guard case .recording = state else { return actions }
         if dropped > 0 {
             actions += note(
                 .lost(dropped, reason: "the recorder fell behind (the store was busy): \(capacity) samples waited, later ones were dropped"),
@@ -354,7 +366,9 @@ public struct RecorderStateMachine: Sendable {
     }
 
     private mutating func recordingFlushDue(at now: Int64) -> [Action] {
-        history.append((now, captured))
+        // The rates are over the last 10 s of capturing: a pause starts them afresh, so that after
+        // a resume they are the sources' again, not an average over the pause.
+        if engine.lifecycle.state.phase == .capturing { history.append((now, captured)) } else { history = [] }
         history.removeAll { now - $0.time > 10_000 }
         // Standing still, what comes is held back: the tail a ride's end cuts.
         let rule = rideCheck(at: now)
@@ -420,13 +434,18 @@ public struct RecorderStateMachine: Sendable {
 
     /// The source at `index` failed for good (a device unplugged), at `now`; the others go on.
     /// The journal says so, so that `capture status` can tell why a recording whose every source
-    /// went recorded nothing more (``RecordingEnd``). When it was the last and no source ever
-    /// delivered a sample, the run ends at once (``endingWithNothingRecorded(at:)``).
+    /// went recorded nothing more (``RecordingEnd``). A source that drives the measurement (a
+    /// trace broken mid-file) stops it at `now`, as its end would: nothing would ever stop it
+    /// otherwise, and the next `capture replay` or `start` would be refused. When it was the last
+    /// and no source ever delivered a sample, the run ends at once (``endingWithNothingRecorded(at:)``).
     public mutating func sourceFailed(_ index: Int, error: String, at now: Int64) -> [Action] {
         sourceStates[index].state = .failed
         sourceStates[index].error = error
-        return [.journal(.sourceFailed(source: sourceStates[index].name, error: error), at: nil)]
-            + endingWithNothingRecorded(at: now)
+        let failed: [Action] = [.journal(.sourceFailed(source: sourceStates[index].name, error: error), at: nil)]
+        if sources[index].drivesLifecycle, case .applied(let stop, _) = command(.stop, at: now, by: .source(index)) {
+            return failed + stop
+        }
+        return failed + endingWithNothingRecorded(at: now)
     }
 
     /// Something the source at `index` told besides samples; a line in the journal when it says

@@ -1,4 +1,5 @@
 import CaptureCore
+import CaptureSensors
 import CaptureStorage
 import Foundation
 
@@ -65,7 +66,7 @@ extension StatusReport {
                         + (fix.horizontalAccuracy.map { String(format: " ±%.1f m", $0) } ?? "") + " at \(TextFormat.time(fix.timestamp))")
             }
             for source in recorder.sources {
-                var line = "  source     \(source.name): \(source.state.rawValue), \(source.samples) samples"
+                var line = "  source     \(TraceSpec.shownName(source.name)): \(source.state.rawValue), \(source.samples) samples"
                 if let lost = source.lost, lost > 0 { line += ", \(lost) lost" }
                 if let skipped = source.skipped, skipped > 0 { line += ", \(skipped) unused skipped" }
                 if let gnss = source.gnss { line += ", fix \(gnss.rawValue)" }

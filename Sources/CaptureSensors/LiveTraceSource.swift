@@ -66,6 +66,15 @@ public struct TraceSpec: Sendable, Equatable {
         path + (loop ? "@loop" : "") + (speed != 1 ? "@speed=\(Self.number(speed))" : "") + (delay != 0 ? "@delay=\(delay)" : "")
     }
 
+    /// A source's name as a person reads it (`capture status`): a trace's without the `@delay=`
+    /// a recovery adds, which only the next recovery needs (the stored name keeps it).
+    public static func shownName(_ name: String) -> String {
+        guard name.hasPrefix("trace:") else { return name }
+        var spec = TraceSpec(parsing: String(name.dropFirst("trace:".count)))
+        spec.delay = 0
+        return "trace:" + spec.argument
+    }
+
     private static func number(_ value: Double) -> String {
         value == value.rounded() ? String(Int64(value)) : String(value)
     }
@@ -79,6 +88,11 @@ public struct TraceSpec: Sendable, Equatable {
 /// happen at their re-based times, and the measurement stops at the `stop` mark (or the last
 /// record). With ``loop`` the trace instead pauses there and starts again from the top, its
 /// times continuing, on a new track (its `start` mark then changes the modality back).
+///
+/// When motion decides the rides (`ride.detect: auto`, ``detectingRides()``), it plays as a
+/// receiver would instead: from when it starts, live-paced on the host clock, its samples only
+/// (the motion and stillness in them begin and end rides); its marks are left out and its end
+/// ends nothing (with ``loop`` it plays again from the top).
 public struct LiveTraceSource: SampleSource {
     public let file: TraceFile
     public let speed: Double
@@ -89,6 +103,8 @@ public struct LiveTraceSource: SampleSource {
     /// Play time (re-based milliseconds since the measurement's start, minus ``delay``) up to
     /// which everything is already stored; records at or before it are skipped.
     public var playedThrough: Int64?
+    /// Whether it plays as a receiver (``detectingRides()``): no marks, re-based onto its own start.
+    public var asReceiver = false
 
     public init(path: String, speed: Double = 1, loop: Bool = false, delay: Int64 = 0) {
         file = TraceFile(path: path)
@@ -112,12 +128,21 @@ public struct LiveTraceSource: SampleSource {
         return nil
     }
 
-    /// A trace's marks drive the measurement it is recorded into.
-    public var drivesLifecycle: Bool { true }
+    /// A trace's marks drive the measurement it is recorded into (not when it plays as a receiver).
+    public var drivesLifecycle: Bool { !asReceiver }
+
+    public var pace: Double { speed }
+
+    public func detectingRides() -> any SampleSource {
+        var receiver = self
+        (receiver.asReceiver, receiver.delay, receiver.playedThrough) = (true, 0, nil)
+        return receiver
+    }
 
     /// Plays until the trace ends (after handing over its `stop`), fails, or `sink.stop` is given.
+    /// As a receiver, its first record is now (nothing else has begun to re-base onto).
     public func run(into sink: any SampleSink) throws {
-        try play(anchor: sink.measurementStart + delay, sink: sink)
+        try play(anchor: asReceiver ? WallClock.now() : sink.measurementStart + delay, sink: sink)
     }
 
     public func continuing(measurementStart: Int64, committedEnd: Int64, resumedAt: Int64) -> any SampleSource {
@@ -158,7 +183,8 @@ public struct LiveTraceSource: SampleSource {
                         switch record {
                         case .sample(var sample):
                             sample.shift(to: rebased)
-                            sink.deliver([sample])
+                            sink.deliver([sample], at: rebased)
+                        case .mark where asReceiver: break
                         case .mark(.start(let modality), _):
                             // The recorder began the measurement with it; a later pass changes back to it.
                             if pass > 0 { sink.mark(.modality(modality), at: rebased) }
@@ -170,6 +196,13 @@ public struct LiveTraceSource: SampleSource {
                 guard let origin else { return }
                 let end = base + (last - origin)
                 let rebasedEnd = anchor + scaled(end)
+                if asReceiver {
+                    // A receiver's end ends nothing: no stop, pause or resume; a loop plays on.
+                    guard loop else { return }
+                    period = last - origin + 1
+                    pass += 1
+                    continue
+                }
                 guard loop else {
                     guard stop.sleep(until: rebasedEnd) else { throw Stopped() }
                     sink.mark(.stop, at: rebasedEnd)

@@ -46,6 +46,16 @@ public protocol SampleSource: Sendable {
     /// `committedEnd` to `resumedAt`. Its ``name`` says so, for the next recovery. A live device
     /// has nothing to skip and returns itself (the default).
     func continuing(measurementStart: Int64, committedEnd: Int64, resumedAt: Int64) -> any SampleSource
+
+    /// This source as it plays when motion decides where rides begin and end (`ride.detect:
+    /// auto`): a trace then plays as a receiver would, from when it starts, its marks left out
+    /// and nothing ended at its end. A live device is that already and returns itself (the default).
+    func detectingRides() -> any SampleSource
+
+    /// How many times faster than real time the source's world runs: 1 for a device, `N` for a
+    /// trace played with `@speed=N`. The ride rules' times run that much faster with it
+    /// (``RideSettings/playing(at:)``), so that a trace's rides come out as at live pace.
+    var pace: Double { get }
 }
 
 extension SampleSource {
@@ -53,6 +63,8 @@ extension SampleSource {
     public var drivesLifecycle: Bool { false }
     public func initialModality() throws -> Modality? { nil }
     public func continuing(measurementStart: Int64, committedEnd: Int64, resumedAt: Int64) -> any SampleSource { self }
+    public func detectingRides() -> any SampleSource { self }
+    public var pace: Double { 1 }
 }
 
 /// Where a running source hands what it reads: samples, notes and, for a source that drives the
@@ -61,6 +73,11 @@ extension SampleSource {
 public protocol SampleSink: Sendable {
     /// The samples of one read, in the order they were taken.
     func deliver(_ samples: [Sample])
+    /// The samples of one read that a simulated device hands over at `time` (Unix ms, host
+    /// clock), when it is due: a trace's record at its re-based time, however late its thread
+    /// ran. The ride rules judge it at that time, so a trace gives the same rides every run.
+    /// Default: ``deliver(_:)``, at the time it arrives.
+    func deliver(_ samples: [Sample], at time: Int64)
     /// A loss, a skipped input, a GNSS fix state or a remark (``SourceNote``).
     func note(_ note: SourceNote)
     /// A lifecycle mark at `time` (Unix ms), applied as the control command of the same name.
@@ -70,6 +87,10 @@ public protocol SampleSink: Sendable {
     var stop: StopSignal { get }
     /// When the measurement began (Unix ms, host clock): what a trace's times are re-based onto.
     var measurementStart: Int64 { get }
+}
+
+extension SampleSink {
+    public func deliver(_ samples: [Sample], at time: Int64) { deliver(samples) }
 }
 
 /// A sink made of closures: for tools that run a source on their own (`capture doctor`,

@@ -41,7 +41,7 @@ extension MeasurementSummary {
         for track in tracks {
             lines.append(
                 "  track \(track.number)   \(TextFormat.time(track.start)) → \(track.end.map(TextFormat.time) ?? open), "
-                    + "\(track.modality), \(TextFormat.distance(track.distanceMeters)), \(track.counts.locations) fixes")
+                    + "\(modalities(of: track)), \(TextFormat.distance(track.distanceMeters)), \(track.counts.locations) fixes")
         }
         lines.append("  events")
         for event in events {
@@ -76,5 +76,18 @@ extension MeasurementListEntry {
         ]
         return cells.map { $0.0.padding(toLength: $0.1, withPad: " ", startingAt: 0) }.joined() + upload.text
             + (part.map { " (\($0.text))" } ?? "")
+    }
+}
+
+extension MeasurementSummary {
+    /// The modalities of `track` in order: the one at its start, then each change made on it
+    /// (`BICYCLE → WALKING`), so that a change given during a track is not hidden by its start's.
+    func modalities(of track: Track) -> String {
+        var names = [track.modality]
+        for event in events where event.type == EventType.modalityTypeChange.name && event.timestamp > track.start {
+            guard track.end.map({ event.timestamp <= $0 }) ?? true, let value = event.value else { continue }
+            if value != names.last { names.append(value) }
+        }
+        return names.joined(separator: " → ")
     }
 }

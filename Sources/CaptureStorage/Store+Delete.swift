@@ -1,3 +1,4 @@
+import CaptureCore
 import GRDB
 
 extension Store {
@@ -15,6 +16,13 @@ extension Store {
     public func deleteMeasurement(_ id: Int64, directory: String) throws(StoreError) {
         try delete(id)
         _ = try? removeLeftovers(in: directory)
+    }
+
+    /// `measurement 3 (BICYCLE, 2026-11-27 10:44:31Z, 540 fixes)`: what `capture delete` asks
+    /// about before it deletes.
+    public func brief(_ id: Int64) throws(StoreError) -> String {
+        let record = try measurement(id)
+        return "measurement \(id) (\(record.modality), \(TextFormat.time(record.startTime)), \(try counts(of: id).locations) fixes)"
     }
 
     /// Deletes a measurement and everything recorded for it, in one transaction.

@@ -80,6 +80,25 @@ extension Store {
         }
     }
 
+    /// Gives back the reserved ids no measurement took, when the recorder that reserved them
+    /// ends with nothing waiting in the flush log (no `begin` step there holds one): the next
+    /// measurement, whoever begins it, takes the first of them, so that ids do not jump over
+    /// ids nobody used (1, 2, 5). Ids once given (a deleted measurement's) are never given again.
+    public func releaseReservedMeasurementIDs(patience: Double? = nil) throws(StoreError) {
+        try write(patience: patience) { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT reserved_next, reserved_last FROM flush_log WHERE id = 1"),
+                let next = row["reserved_next"] as Int64?, let last = row["reserved_last"] as Int64?
+            else { return }
+            let sequence = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'measurement'")
+            let newest = try Int64.fetchOne(db, sql: "SELECT max(id) FROM measurement") ?? 0
+            // Unused only while nothing was given beyond them (else the reservation was given up).
+            if next <= last, next > newest, sequence == last {
+                try db.execute(sql: "UPDATE sqlite_sequence SET seq = ? WHERE name = 'measurement'", arguments: [next - 1])
+            }
+            try db.execute(sql: "UPDATE flush_log SET reserved_next = NULL, reserved_last = NULL WHERE id = 1")
+        }
+    }
+
     /// The ids reserved now, only read (``reserveMeasurementIDs(keeping:patience:)`` writes):
     /// what a recorder that starts while another process holds the database may begin rides
     /// under, those an earlier recorder reserved. Ids a `begin` step still waiting in the flush

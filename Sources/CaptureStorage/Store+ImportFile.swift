@@ -44,11 +44,24 @@ public struct ImportFileError: Error, Sendable, Equatable, CustomStringConvertib
     /// those formats (`FileImport` in CaptureRecorder).
     public var looksLike: String?
 
+    /// For ``Fault/notTransferFile(_:)``: whether the file is text (no control characters
+    /// besides tabs and line ends), which no transfer file is.
+    public var textual = false
+
     /// Describes a failed import of `path`.
-    public init(path: String, fault: Fault, looksLike: String? = nil) {
+    public init(path: String, fault: Fault, looksLike: String? = nil, textual: Bool = false) {
         self.path = path
         self.fault = fault
         self.looksLike = looksLike
+        self.textual = textual
+    }
+
+    /// Whether `bytes` (a file's first ones) read as text: UTF-8 (a character cut at the end
+    /// aside) without control characters but tab, LF and CR. Compressed or protobuf bytes are
+    /// neither, but for a few that may be: at least 16 are needed.
+    static func isText(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count >= 16, bytes.allSatisfy({ $0 >= 0x20 && $0 != 0x7F || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) else { return false }
+        return (0...3).contains { cut in String(validating: bytes.dropLast(cut), as: UTF8.self) != nil }
     }
 
     /// One line: the file and what is wrong with it.
@@ -59,7 +72,10 @@ public struct ImportFileError: Error, Sendable, Equatable, CustomStringConvertib
         case .tooLarge(let bytes): "\(path): \(bytes) bytes is larger than any transfer file; nothing imported"
         case .unreadable: "cannot read \(path)"
         case .notTransferFile(let error):
-            if let looksLike { "\(path) is \(looksLike), not a Cyface v3 transfer file; nothing imported" } else {
+            if let looksLike { "\(path) is \(looksLike), not a Cyface v3 transfer file; nothing imported" } else if textual {
+                // A decoder's complaint ("corrupt raw deflate data") says nothing about a text file.
+                "\(path) is a text file, not a Cyface v3 transfer file (those are binary, .ccyf); nothing imported"
+            } else {
                 "\(path): not a Cyface v3 transfer file: \(error)"
             }
         case .invalidContent(let error): "\(path): \(error)"
@@ -101,7 +117,9 @@ extension Store {
         do {
             decoded = try TransferFileDecoder.decode([UInt8](bytes))
         } catch {
-            throw fail(.notTransferFile(error))
+            var failure = fail(.notTransferFile(error))
+            failure.textual = ImportFileError.isText([UInt8](bytes.prefix(65_536)))
+            throw failure
         }
         do {
             return try importMeasurement(decoded, sources: "import:\(path)", duplicates: duplicates)

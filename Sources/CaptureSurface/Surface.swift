@@ -1,3 +1,4 @@
+import CaptureCore
 import CaptureExport
 public import CaptureStorage
 
@@ -83,7 +84,7 @@ extension Surface.Result {
             for window in report.windows { counts[min(window.surfaceClass, 3)] += 1 }
             let tilt = report.tilt.map { " · mount tilted \(Int($0.rounded()))°" } ?? ""
             lines.append(
-                "measurement \(report.measurement) (\(report.modality)): \(report.windows.count) windows of "
+                "measurement \(report.measurement) (\(report.modality)): \(CaptureCore.TextFormat.count(report.windows.count, "window")) of "
                     + "\(SurfaceWriter.number(report.window)) m\(tilt) · class 0: \(counts[0]), 1: \(counts[1]), "
                     + "2: \(counts[2]), 3: \(counts[3])")
             let left = report.excluded
@@ -97,8 +98,8 @@ extension Surface.Result {
             var counts = [0, 0, 0, 0]
             for cell in cells { counts[min(cell.surfaceClass, 3)] += 1 }
             lines.append(
-                "merged: \(cells.count) cells of \(SurfaceWriter.number(SurfaceGrid.cellSize)) m from \(reports.count) "
-                    + "measurements · class 0: \(counts[0]), 1: \(counts[1]), 2: \(counts[2]), 3: \(counts[3])")
+                "merged: \(CaptureCore.TextFormat.count(cells.count, "cell")) of \(SurfaceWriter.number(SurfaceGrid.cellSize)) m from "
+                    + "\(CaptureCore.TextFormat.count(reports.count, "measurement")) · class 0: \(counts[0]), 1: \(counts[1]), 2: \(counts[2]), 3: \(counts[3])")
         }
         if let output { lines.append("wrote \(output)") }
         return lines.joined(separator: "\n")

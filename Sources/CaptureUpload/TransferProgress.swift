@@ -18,6 +18,9 @@ public final class TransferProgress: Sendable {
         var drawn = false
         /// Whether this transfer was retried before (its first retry is also a line of its own).
         var retried = false
+        /// What the collector held when this run took the transfer up (a resumed upload): the
+        /// rate counts only what this run sent.
+        public var resumedFrom: Int64 = 0
 
         public init(id: Int64 = 0, total: Int64 = 0, sent: Int64 = 0, began: Date = Date(), note: String = "") {
             (self.id, self.total, self.sent, self.began, self.note) = (id, total, sent, began, note)
@@ -55,18 +58,48 @@ public final class TransferProgress: Sendable {
         }
     }
 
+    /// The collector holds `bytes`: before this run sent anything, the upload resumes there (a
+    /// session an earlier run left), which the bar shows, and a line of its own says.
+    public func acknowledged(_ bytes: Int64) {
+        guard let resumed = state.withLock({ (state: inout State) -> State? in
+            guard let next = Self.resumed(state, at: bytes) else { return nil }
+            state = next
+            return next
+        }) else { return }
+        let line = "upload: measurement \(resumed.id): \(resumed.note)\n"
+        guard enabled else {
+            FileHandle.standardError.write(Data(line.utf8))
+            return
+        }
+        FileHandle.standardError.write(Data("\r\u{1B}[K\(line)".utf8))
+        state.withLock { $0.drawn = true }
+        Self.draw(Self.line(resumed, now: Date()))
+    }
+
+    /// `state` taken up where the collector holds `bytes`, or `nil` when that is no resumption
+    /// (this run sent bytes already, the collector holds none, or all: that is the end).
+    public static func resumed(_ state: State, at bytes: Int64) -> State? {
+        guard state.sent == 0, state.resumedFrom == 0, bytes > 0, bytes < state.total else { return nil }
+        var state = state
+        (state.sent, state.resumedFrom) = (bytes, bytes)
+        state.note = "resuming at \(ByteCount.text(bytes)) of \(ByteCount.text(state.total)), where the collector stands"
+        return state
+    }
+
     /// A retry after `milliseconds` because of `problem`: on a terminal in the bar, and the
     /// transfer's first one also as a line of its own (it names the collector and must not be
     /// cut at the terminal's width); without a terminal (a script, journald) a line each, on
     /// standard error, with the real wait.
     public func retrying(after milliseconds: Int64, problem: String) {
         let text = Self.retryLine(after: milliseconds, problem: problem)
+        // A line of its own names its measurement (the bar does already).
+        let line = "upload: measurement \(state.withLock { $0.id }): \(text)\n"
         guard enabled else {
-            FileHandle.standardError.write(Data("upload: \(text)\n".utf8))
+            FileHandle.standardError.write(Data(line.utf8))
             return
         }
         state.withLock { state in
-            if !state.retried { FileHandle.standardError.write(Data("\r\u{1B}[Kupload: \(text)\n".utf8)) }
+            if !state.retried { FileHandle.standardError.write(Data("\r\u{1B}[K\(line)".utf8)) }
             state.retried = true
             state.note = text
             state.drawn = true
@@ -103,11 +136,15 @@ public final class TransferProgress: Sendable {
         let width = 24
         let filled = Int(fraction * Double(width))
         let elapsed = max(now.timeIntervalSince(state.began), 0.001)
-        let rate = Double(state.sent) / elapsed
+        let rate = Double(state.sent - state.resumedFrom) / elapsed
         let eta = rate > 0 ? Double(state.total - state.sent) / rate : 0
         let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+        // All handed over is not all received: the network may hold much of it, and only the
+        // collector's answer says how much it has (a resumed upload went on at 55 %, not 100 %).
+        let left = state.total > 0 && state.sent >= state.total ? "sent, awaiting the collector's answer"
+            : "ETA \(TextFormat.duration(Int64(eta * 1000)))"
         var line = "measurement \(state.id) [\(bar)] \(ByteCount.text(state.sent))/\(ByteCount.text(state.total)) "
-            + "\(ByteCount.text(Int64(rate)))/s ETA \(TextFormat.duration(Int64(eta * 1000)))"
+            + "\(ByteCount.text(Int64(rate)))/s \(left)"
         if !state.note.isEmpty { line += " – \(state.note)" }
         return String(line.prefix(160))
     }
@@ -131,6 +168,7 @@ private struct BarObserver: UploadRunObserver {
 
     func transferBegins(measurement: Int64, bytes: Int64) { progress.begin(measurement, total: bytes) }
     func transferSent(_ bytes: Int64) { progress.update(bytes) }
+    func transferAcknowledged(_ bytes: Int64) { progress.acknowledged(bytes) }
     /// In the bar on a terminal (the first also as a line); a line each without one.
     func transferRetrying(after milliseconds: Int64, problem: String) { progress.retrying(after: milliseconds, problem: problem) }
 

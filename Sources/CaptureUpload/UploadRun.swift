@@ -13,6 +13,9 @@ public protocol UploadRunObserver: Sendable {
     /// `bytes` of the current file have been handed to the network so far (it may go back
     /// after a resume).
     func transferSent(_ bytes: Int64)
+    /// The collector holds `bytes` of the current file (after a PUT, or where a resumed upload
+    /// stands before this run sent anything).
+    func transferAcknowledged(_ bytes: Int64)
     /// The transfer waits `milliseconds` before retrying, because of `problem`.
     func transferRetrying(after milliseconds: Int64, problem: String)
     /// A measurement's result is recorded in the store (also one that was never transferred:
@@ -25,6 +28,8 @@ extension UploadRunObserver {
     public func transferBegins(measurement: Int64, bytes: Int64) {}
     /// Does nothing.
     public func transferSent(_ bytes: Int64) {}
+    /// Does nothing.
+    public func transferAcknowledged(_ bytes: Int64) {}
     /// Does nothing.
     public func transferRetrying(after milliseconds: Int64, problem: String) {}
     /// Does nothing.
@@ -424,6 +429,7 @@ private struct StoreObserver: UploadObserver {
         case .measurement(let id): try store.acknowledgeUpload(of: id, bytes: bytes)
         case .attachment(let id): try store.acknowledgeAttachment(id, bytes: bytes)
         }
+        run.transferAcknowledged(bytes)
     }
 
     func sent(_ bytes: Int64) { run.transferSent(bytes) }

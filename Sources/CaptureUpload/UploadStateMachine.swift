@@ -263,10 +263,19 @@ public struct UploadStateMachine: Sendable {
             }
             acknowledged = 0
             return put(session: location, from: 0)
+        case 404:
+            // The pre-request opens a session, so it has none to lose: nothing answers for
+            // `measurements` under the collector's URL, whose path is wrong.
+            return finish(.failed(reason: Self.noEndpoint))
         default:
             return common(response, elapsed: elapsed, session: nil, what: "pre-request")
         }
     }
+
+    /// Why a pre-request answered 404 fails: the collector's URL names no collector.
+    public static let noEndpoint =
+        "HTTP 404 to the pre-request: no collector answers for `measurements` under the collector URL "
+        + "(a wrong path: a Cyface collector serves under …/api/v4, capture-collector at its root)"
 
     /// The collector answered a PUT of bytes.
     public mutating func putAnswered(_ response: Response, elapsed: Int64) -> Action {

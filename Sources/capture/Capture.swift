@@ -48,7 +48,7 @@ struct Capture: AsyncParsableCommand {
             let status = exitCode(for: error)
             // --help, --version and the like print as usual.
             guard status != .success else { exit(withError: error) }
-            let message = RejectedArgument.message(replacing: Self.message(for: error))
+            let message = CommandLineRepair.namingSlip(RejectedArgument.message(replacing: Self.message(for: error)), in: arguments)
                 .split(whereSeparator: \.isNewline).joined(separator: " ")
             let sub = arguments.first { names.contains($0) }
             let help = sub.map { "capture \($0) --help" } ?? "capture --help"

@@ -87,7 +87,7 @@ struct OutputOptions: ParsableArguments {
 func printJSON(_ value: some Encodable) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    print(String(decoding: try encoder.encode(value), as: UTF8.self))
+    print(JSONString.compactingEmpty(String(decoding: try encoder.encode(value), as: UTF8.self)))
 }
 
 extension DataDirectoryOptions {

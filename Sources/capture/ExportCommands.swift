@@ -79,6 +79,7 @@ struct Export: ParsableCommand {
             id, from: store,
             options: ExportOptions(dataDirectory: data.path, clean: clean, table: table?.table, privacyZones: zones),
             to: destination)
+        destination.writtenLine.map { print($0) }
     }
 }
 
@@ -121,10 +122,11 @@ struct Plot: ParsableCommand {
         let device = try data.device()
         guard let store = try data.existingStore() else { throw StoreError.measurementNotFound(id) }
         let options = ExportOptions(dataDirectory: data.path, clean: clean, privacyZones: device.privacyZones.value)
-        guard colour == .surface else { return try PlotExporter().export(id, from: store, options: options, to: .init(path: output)) }
-        try Surface.plot(
-            id, in: store, options: SurfaceOptions(thresholds: device.surfaceThresholds, privacyZones: device.privacyZones.value),
-            export: options, to: ExportDestination(path: output))
+        if colour == .speed { try PlotExporter().export(id, from: store, options: options, to: .init(path: output)) } else {
+            let surface = SurfaceOptions(thresholds: device.surfaceThresholds, privacyZones: device.privacyZones.value)
+            try Surface.plot(id, in: store, options: surface, export: options, to: ExportDestination(path: output))
+        }
+        ExportDestination(path: output).writtenLine.map { print($0) }
     }
 }
 

@@ -37,12 +37,12 @@ struct Start: ParsableCommand {
             --record-trace also writes what the sources deliver as a native trace that `capture \
             replay` takes.
 
-            A trace source (trace:FILE) is a simulated device: it plays at its own pace, re-based \
-            to now, and its marks drive the measurement: the start mark's modality (unless \
-            --modality is given), its pauses, resumes and modality changes at their times, and \
-            the measurement ends by itself at its stop mark (or last record), as `capture stop` \
-            would. With --loop it starts again from the top on a new track instead. After a \
-            crash, `capture resume` continues the trace where the committed data ends.
+            A trace source (trace:FILE) is a simulated device, played at its own pace from now; its \
+            marks drive the measurement: the start mark's modality (unless --modality is given), \
+            pauses, resumes and modality changes at their times, and its stop mark (or last record) \
+            ends it as `capture stop` would; --loop starts it again on a new track instead, and after \
+            a crash `capture resume` continues where the committed data ends. With ride.detect: auto \
+            it plays as a receiver: its motion begins and ends rides, its marks are left out.
 
             Without --source, --modality or --flush-interval, capture.sources, capture.modality \
             and capture.flush_interval from the configuration (`capture config`) apply.
@@ -119,10 +119,9 @@ struct Start: ParsableCommand {
         ) { event in
             switch event {
             case .continuing(let id): Log.info("continuing the interrupted measurement \(id)")
-            case .armed: Log.info("armed: a ride begins when motion does (ride.detect: auto)")
-            case .capturing(let report):
-                try? output.print(report, report.startLine)
-                Log.info("capturing measurement \(report.measurement); Ctrl-C stops it")
+            case .armed(let report), .capturing(let report):
+                try? output.printLine(report, [report.startLine])
+                if report.ride == nil { Log.info("capturing measurement \(report.measurement); Ctrl-C stops it") }
             }
         }
         if let report { try output.print(report, report.startLine) }

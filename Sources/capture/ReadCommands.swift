@@ -60,10 +60,9 @@ struct Delete: ParsableCommand {
             throw CLIError(.alreadyOpen, "measurement \(id) is being captured; `capture stop` it first")
         }
         if !yes {
-            let counts = try store.counts(of: id)
-            FileHandle.standardError.write(
-                Data("delete measurement \(id) (\(record.modality), \(TextFormat.time(record.startTime)), \(counts.locations) fixes)? [y/N] ".utf8))
+            FileHandle.standardError.write(Data("delete \(try store.brief(id))? [y/N] ".utf8))
             let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased()
+            if isatty(0) == 0 { FileHandle.standardError.write(Data("\n".utf8)) }
             guard answer == "y" || answer == "yes" else {
                 throw CLIError(.usage, "not deleted (answer y to delete, or pass --yes)")
             }

@@ -23,7 +23,7 @@ struct Status: ParsableCommand {
 
     func run() throws {
         let report = try RecorderControl(directory: data.controlPath).status()
-        if let warning = PrivacyCheck.warning(report.exposed) { FileHandle.standardError.write(Data((warning + "\n").utf8)) }
+        if let warning = PrivacyCheck.warning(report.exposed) { FileHandle.standardError.write(Data(("capture: " + warning + "\n").utf8)) }
         try output.print(report, report.text(interrupted: "`capture resume` continues on a new track, `capture stop` finishes"))
     }
 }

@@ -106,7 +106,7 @@ struct Upload: AsyncParsableCommand {
         if output.json {
             try printJSON(report.results.map(Self.presented))
         } else if report.results.isEmpty {
-            print("nothing to upload")
+            print(try (resume ? UploadSelection.waitingText(in: store) : nil).map { "nothing to resume: no upload was interrupted; \($0): run `capture upload` to send them" } ?? "nothing to upload")
         }
         try report.check()
     }

@@ -11,6 +11,12 @@ import Testing
         #expect(TextFormat.distance(850.4) == "850 m" && TextFormat.distance(12_345) == "12.35 km")
     }
 
+    @Test func aCountOfOneIsSingular() {
+        // Issue 46: `capture surface` said "1 windows".
+        #expect(TextFormat.count(1, "window") == "1 window" && TextFormat.count(3, "window") == "3 windows")
+        #expect(TextFormat.count(0, "cell") == "0 cells" && TextFormat.count(2, "child", "children") == "2 children")
+    }
+
     @Test func byteCountsInPowersOfAThousand() {
         #expect(ByteCount.text(999) == "999 B")
         #expect(ByteCount.text(1_234) == "1.2 kB")

@@ -123,15 +123,20 @@ func withCollector(_ body: @Sendable (String) async throws -> Void) async throws
         }
     }
 
-    @Test func aCollectorThatDoesNotAnswerIsNamedAndItsTokenNotAsked() async throws {
+    @Test func aCollectorThatDoesNotAnswerIsNamedAndItsTokenFileStillChecked() async throws {
         let setup = try DoctorDevice()
         let port = try Loopback.freePort()
-        let device = try setup.device("collector: { url: \"http://127.0.0.1:\(port)/\" }\ncapture: { sources: [\"trace:\(Repository.fixture("car.trace"))\"] }")
+        let sources = "capture: { sources: [\"trace:\(Repository.fixture("car.trace"))\"] }"
+        let device = try setup.device("collector: { url: \"http://127.0.0.1:\(port)/\" }\n" + sources)
         let report = await Doctor(seconds: 0).run(device, configuration: Doctor.configuration(device))
         let checks = DoctorDevice.checks(report)
         #expect(checks["collector"]?.status == .fail)
         #expect(checks["collector"]?.detail.contains("does not answer") == true)
-        #expect(checks["token"] == nil)
+        // Issue 46: a box set up offline is told about its token file all the same.
+        #expect(checks["token"]?.status == .fail, "\(report.text)")
+        let withToken = try setup.device("collector: { url: \"http://127.0.0.1:\(port)/\", token_file: \(setup.tokenFile) }\n" + sources)
+        let offline = DoctorDevice.checks(await Doctor(seconds: 0).run(withToken, configuration: Doctor.configuration(withToken)))
+        #expect(offline["token"] == .pass("token", "read from \(setup.tokenFile); not tried, the collector does not answer"))
     }
 
     @Test func noCollectorConfiguredPassesAndAMissingTokenIsWordedByTheFrontEnd() async throws {

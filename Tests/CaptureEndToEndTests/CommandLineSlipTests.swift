@@ -14,6 +14,13 @@ import Testing
         #expect(result.stdout.isEmpty)
     }
 
+    @Test func aMisspeltRequiredOptionIsNamedNotReportedMissing() throws {
+        // Issue 46: `--fromat gpx` was "Missing expected argument '--format <format>'".
+        let result = try Program.run(CLI.executable, ["export", "1", "--fromat", "gpx"]).cliResult
+        #expect(result.status == 64)
+        #expect(result.stderr == "capture: Unknown option '--fromat'. Did you mean '--format'? See `capture export --help`\n")
+    }
+
     @Test func aWordFarFromEveryCommandGetsNoGuess() throws {
         let result = try Program.run(CLI.executable, ["xyzzy"]).cliResult
         #expect(result.status == 64)

@@ -130,7 +130,9 @@ import Testing
 
     /// Whether a run ended with exit 73 and the one disk-full line on stderr.
     static func diskFull(_ status: Int32, _ stderr: String) -> Bool {
-        status == 73 && stderr.hasPrefix("capture: the disk holding") && stderr.filter { $0 == "\n" }.count == 1
+        // Progress lines aside (`upload: measurement 1: resuming at …`, issue 46), one line: the disk's.
+        let lines = stderr.split(separator: "\n").filter { !$0.hasPrefix("upload: measurement ") }
+        return status == 73 && lines.count == 1 && lines[0].hasPrefix("capture: the disk holding") && stderr.hasSuffix("\n")
     }
 
     @Test(.enabled(if: PrivateMedium.canMount, "mounting a small file system needs root, unshare and nsenter"))

@@ -9,7 +9,7 @@ import Testing
         #expect(try cli.run(["replay", cli.fixture("bicycle.trace")]).status == 0)
         let path = cli.dataDirectory + "/ride.svg"
         let plot = try cli.run(["plot", "1", "-o", path])
-        #expect(plot.status == 0 && plot.stdout.isEmpty && plot.stderr.isEmpty, "\(plot.stderr)")
+        #expect(plot.status == 0 && plot.stdout == "wrote \(path)\n" && plot.stderr.isEmpty, "\(plot.stdout)\(plot.stderr)")
         return path
     }
 

@@ -98,7 +98,7 @@ private func modes(under directory: String) -> [String: String] {
         #expect(status.status == 0)
         #expect(
             status.stderr
-                == "warning: other users can read \(directory) (mode 755), \(directory)/capture.sqlite (mode 644); "
+                == "capture: warning: other users can read \(directory) (mode 755), \(directory)/capture.sqlite (mode 644); "
                 + "run: chmod 700 \(directory); chmod 600 \(directory)/capture.sqlite\n", "\(status.stderr)")
         let json = try cli.run(["status", "--json"])
         let report = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any] ?? [:]

@@ -23,6 +23,16 @@ import Testing
         }.filter { !$0.isEmpty }
     }
 
+    /// Issue 46: the demo's last lines sent the reader to its own data directory, where the
+    /// tour's ids are not the demo's and its `capture delete 1` would delete the demo's ride.
+    @Test func theDemoSendsTheReaderToAFreshDataDirectoryForTheTour() throws {
+        let demo = try String(contentsOfFile: Repository.root + "/scripts/demo", encoding: .utf8)
+        let closing = try #require(demo.range(of: "To run capture from here on").map { demo[$0.lowerBound...] })
+        let export = try #require(closing.split(separator: "\n").first { $0.contains("export PATH=") })
+        #expect(export.contains("CAPTURE_HOME=\"\\$(mktemp -d)\""), "\(export)")
+        #expect(!export.contains("CAPTURE_HOME=\"$CAPTURE_HOME\""), "\(export)")
+    }
+
     @Test func theTourRunsAsWritten() throws {
         let lines = try Self.tourLines()
         try #require(lines.count >= 10, "no tour found in the README: \(lines)")

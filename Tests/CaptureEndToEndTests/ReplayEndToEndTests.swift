@@ -34,7 +34,10 @@ import Testing
         #expect(try cli.run(["replay", cli.fixture("car.trace"), "--modality", "bus"]).status == 0)
         let list = try cli.run(["list"])
         #expect(list.stdout.contains("CAR") && list.stdout.contains("BUS"))
-        #expect(try cli.run(["delete", "1"], input: "n\n").status == 64)
+        let declined = try cli.run(["delete", "1"], input: "n\n")
+        #expect(declined.status == 64)
+        // Issue 46: piped, the prompt and the refusal shared a line.
+        #expect(declined.stderr.hasSuffix("? [y/N] \ncapture: not deleted (answer y to delete, or pass --yes)\n"), "\(declined.stderr)")
         #expect(try cli.run(["show", "1"]).status == 0)
         let confirmed = try cli.run(["delete", "1"], input: "y\n")
         #expect(confirmed.status == 0)

@@ -128,6 +128,11 @@ import Testing
         let status = try cli.json(["status"])
         #expect((status["ride"] as? [String: Any])?["state"] as? String == "armed", "\(status)")
         #expect((status["recorder"] as? [String: Any])?["pid"] as? Int == Int(pid), "\(status)")
+        // Issue 46: the ids it reserved for rides that never began go back when it ends; the next
+        // measurement was 3, not 1.
+        kill(pid, SIGTERM)
+        #expect(cli.waitFor { kill(pid, 0) != 0 }, "the recorder did not end")
+        #expect(try cli.run(["replay", Repository.fixture("export/ride.trace")]).stdout == "1\n")
     }
 
     /// One NMEA epoch at the real time now: 10 m/s east while moving, standing otherwise.

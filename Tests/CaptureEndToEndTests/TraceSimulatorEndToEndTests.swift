@@ -39,6 +39,22 @@ import Testing
         try cli.waitFor(seconds) { try cli.json(["status"])["state"] as? String == "idle" && cli.recorderPID == nil }
     }
 
+    /// Issue 46: a trace malformed partway left its measurement capturing for ever (the source
+    /// failed, nothing stopped it) and the next replay was refused.
+    @Test func aTraceMalformedPartwayStopsItsMeasurementThere() throws {
+        var lines = Array(Self.ride().prefix { !$0.hasPrefix("pause") })
+        lines.append("acc \(Self.base + 790) 0.1 0.2")
+        let trace = try TraceFixture(lines + ["acc \(Self.base + 850) 0.1 0.2 9.81"])
+        let cli = CLI()
+        #expect(try cli.run(["start", "--source", "trace:" + trace.path, "--flush-interval", "0.1"]).status == 0)
+        #expect(try waitUntilItEnds(cli), "the measurement was not stopped")
+        let record = try Store(directory: cli.dataDirectory).measurement(1)
+        #expect(record.status == .finished)
+        let journal = try String(contentsOfFile: cli.dataDirectory + "/attachments/1/recorder.jsonl", encoding: .utf8)
+        #expect(journal.contains("\"source_failed\"") && journal.contains(":\(lines.count + 1): "), "\(journal)")
+        #expect(try cli.run(["replay", cli.fixture("export/ride.trace")]).stdout == "2\n")
+    }
+
     @Test func theTracesMarksDriveTheMeasurementAndItEndsByItself() throws {
         let trace = try TraceFixture(Self.ride())
         let cli = CLI()
@@ -100,6 +116,9 @@ import Testing
         let resumed = try cli.json(["resume"])
         #expect(resumed["state"] as? String == "capturing")
         #expect(resumed["track"] as? Int == 2)
+        // Issue 46: status showed the source as `trace:…@delay=2635`, a name for recoveries only.
+        let shown = try cli.run(["status"]).stdout
+        #expect(shown.contains("  source     trace:\(trace.path): ") && !shown.contains("@delay="), "\(shown)")
         #expect(try waitUntilItEnds(cli))
 
         let record = try store.measurement(1)

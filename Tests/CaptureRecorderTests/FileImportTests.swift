@@ -48,12 +48,20 @@ import Testing
     @Test func anythingElseKeepsTheDecodersWords() throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = try Store(directory: directory)
-        let garbage = try written("garbage.bin", "not a ride, not a trace, nothing capture reads\n")
+        let garbage = try written("garbage.bin", "\u{01}\u{02}not a ride, not a trace, nothing capture reads\n")
         #expect {
             _ = try FileImport.transferFile(at: garbage, into: store)
         } throws: { error in
             guard let error = error as? ImportFileError, case .notTransferFile = error.fault else { return false }
             return error.looksLike == nil && error.description.hasPrefix("\(garbage): not a Cyface v3 transfer file: ")
+        }
+        // Issue 46: a text file was refused with "corrupt raw deflate data".
+        let text = try written("notes.txt", "not a ride, not a trace, nothing capture reads\n")
+        do {
+            _ = try FileImport.transferFile(at: text, into: store)
+            Issue.record("a text file was imported")
+        } catch {
+            #expect(error.description == "\(text) is a text file, not a Cyface v3 transfer file (those are binary, .ccyf); nothing imported")
         }
     }
 }

@@ -90,6 +90,24 @@ import Testing
         #expect(armed.nothingRecorded == ["iio:iio:device0: no trigger"] && armed.isFinished)
     }
 
+    @Test func aTraceThatFailsMidFileStopsTheMeasurementItDrives() throws {
+        // Issue 46: a trace broken at a line left its measurement capturing for ever, and the next
+        // replay was refused. Its failure now ends the measurement as its end would.
+        var machine = RecorderStateMachine(
+            sources: [.init(name: "trace:ride.trace", drivesLifecycle: true), .init(name: "gpsd")], flushInterval: 1000)
+        _ = try machine.start(modality: .bicycle, at: 1000)
+        _ = machine.began(measurement: 7, at: 1000)
+        let actions = machine.sourceFailed(0, error: "ride.trace:12: expected a timestamp", at: 5000)
+        #expect(actions.first == .journal(.sourceFailed(source: "trace:ride.trace", error: "ride.trace:12: expected a timestamp"), at: nil))
+        #expect(actions.contains(.journal(.command(.stop, by: "trace:ride.trace"), at: 5000)), "\(actions)")
+        #expect(machine.isFinished && machine.measurement == 7)
+        // A device that fails leaves the measurement to the others.
+        var device = RecorderStateMachine(sources: [.init(name: "gpsd"), .init(name: "iio:iio:device0")], flushInterval: 1000)
+        _ = try device.start(modality: .bicycle, at: 1000)
+        _ = device.began(measurement: 8, at: 1000)
+        #expect(device.sourceFailed(0, error: "gone", at: 5000).count == 1 && !device.isFinished)
+    }
+
     @Test func aCleanSummaryOrNoJournalSaysNothing() {
         #expect(RecordingEnd.read(journal: start + "\n" + #"{"event":"summary","t":9000}"#, bootedAt: 0) == nil)
         #expect(RecordingEnd.read(journal: "", bootedAt: 0) == nil)

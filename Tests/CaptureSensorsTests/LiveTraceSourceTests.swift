@@ -103,6 +103,20 @@ import Testing
             ])
     }
 
+    @Test func asTheBoxsReceiverItPlaysFromNowWithoutItsMarksAndEndsNothing() throws {
+        let path = try write(Self.ride)
+        defer { unlink(path) }
+        let receiver = try #require(LiveTraceSource(path: path, delay: 5_000).detectingRides() as? LiveTraceSource)
+        #expect(!receiver.drivesLifecycle && receiver.name == "trace:\(path)")
+        let before = WallClock.now()
+        // Told that a measurement began an hour ago, it plays from now all the same.
+        let played = try play(receiver, from: Self.past)
+        #expect(played.allSatisfy { $0.hasPrefix("S ") }, "marks were handed over: \(played)")
+        let times = played.compactMap { Int64($0.dropFirst(2)) }.map { $0 + Self.past - before }
+        #expect(times.count == 4 && times.first.map { (0..<200).contains($0) } == true, "\(times)")
+        #expect(times.map { $0 - times[0] } == [0, 10, 150, 350])
+    }
+
     @Test func traceSpecOptionsRoundTrip() {
         #expect(TraceSpec(parsing: "/r/a.trace") == TraceSpec(path: "/r/a.trace"))
         #expect(TraceSpec(parsing: "/r/a.trace@loop@delay=12") == TraceSpec(path: "/r/a.trace", loop: true, delay: 12))

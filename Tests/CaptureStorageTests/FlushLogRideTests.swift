@@ -169,3 +169,27 @@ extension FlushLogTests {
         #expect(try store.reserveMeasurementIDs(keeping: 2) == [4, 5])
     }
 }
+
+extension FlushLogTests {
+    /// Issue 46: ids reserved by a recorder that ended without beginning a ride under them were
+    /// jumped over by the next measurement (1, 2, 5). They go back when it ends; ids once given
+    /// (a deleted measurement's) are never given again.
+    @Test func idsReservedAndNeverTakenGoBackWhenTheRecorderEnds() throws {
+        let store = try Store(directory: directory.path)
+        let (first, begun) = try started(store)
+        var engine = begun
+        try store.commit(try engine.apply(.stop, at: 2_000), to: first)
+        #expect(try store.reserveMeasurementIDs(keeping: 2) == [2, 3])
+        try store.releaseReservedMeasurementIDs()
+        #expect(try store.reservedMeasurementIDs().isEmpty)
+        let (second, secondBegun) = try started(store)
+        var again = secondBegun
+        #expect(second == 2)
+        try store.commit(try again.apply(.stop, at: 2_000), to: second)
+        try store.delete(second)
+        // Reserved past a deleted id and given back: the deleted id stays used.
+        #expect(try store.reserveMeasurementIDs(keeping: 1) == [3])
+        try store.releaseReservedMeasurementIDs()
+        #expect(try started(store).0 == 3)
+    }
+}

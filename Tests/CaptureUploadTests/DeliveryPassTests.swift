@@ -14,7 +14,7 @@ import Testing
     func pass(_ device: Device, url: String = "http://127.0.0.1:9/", policy: DeliveryPolicy = .standard) -> DeliveryPass {
         var pass = DeliveryPass(
             store: device.store, dataDirectory: device.directory, policy: policy, retention: RetentionPolicy(keepUploadedDays: nil),
-            options: .init(appVersion: "0.1.0", retryPolicy: fast),
+            options: fastOptions(),
             settings: {
                 UploadSettings(collectorURL: url, credentials: .tokenFile(path: "/test/token", BearerToken(LiveCollector.token)))
             })

@@ -34,6 +34,26 @@ import Testing
         #expect(TransferProgress.advanced(state, to: 600_000).note == state.note, "forward says nothing new")
     }
 
+    /// Issue 46: a resumed upload's bar showed only what this run handed over, and no line said
+    /// where it resumed.
+    @Test func aResumedUploadStartsWhereTheCollectorStandsAndSaysSo() throws {
+        let fresh = TransferProgress.State(id: 5, total: 1_000_000, began: began)
+        let resumed = try #require(TransferProgress.resumed(fresh, at: 550_000))
+        #expect(resumed.sent == 550_000 && resumed.resumedFrom == 550_000)
+        #expect(resumed.note == "resuming at \(ByteCount.text(550_000)) of \(ByteCount.text(1_000_000)), where the collector stands")
+        #expect(TransferProgress.line(resumed, now: began.addingTimeInterval(1)).hasPrefix("measurement 5 [#############..........."))
+        // The rate is this run's: 150 kB in 1 s leaves 300 kB, 2 s.
+        var going = TransferProgress.advanced(resumed, to: 700_000)
+        going.began = began
+        #expect(TransferProgress.line(going, now: began.addingTimeInterval(1)).contains("ETA 0:00:02"))
+        // Everything handed to the network is not everything received: no ETA of 0:00:00 then.
+        let handed = TransferProgress.line(TransferProgress.advanced(going, to: 1_000_000), now: began.addingTimeInterval(2))
+        #expect(handed.contains("/s sent, awaiting the collector's answer – resuming at "), "\(handed)")
+        // Not a resumption: bytes sent already, or none held.
+        #expect(TransferProgress.resumed(going, at: 800_000) == nil && TransferProgress.resumed(fresh, at: 0) == nil)
+        #expect(TransferProgress.resumed(fresh, at: 1_000_000) == nil, "all of it held is the end, not a resumption")
+    }
+
     @Test func nothingSentYetHasNoETA() {
         let line = TransferProgress.line(TransferProgress.State(id: 2, total: 100, began: began), now: began)
         #expect(line.contains("[........................]"))

@@ -110,6 +110,16 @@ final class Recorder: UploadRunObserver {
 
 let fast = UploadStateMachine.RetryPolicy(initialDelay: 10, maximumDelay: 100, budget: 5_000)
 
+/// Options for a run against an in-process collector: the `fast` policy counted on a
+/// ``SleepOnlyClock``, so that its 5 s budget holds the back-offs alone. On a loaded machine
+/// (load 8–10) one connection to the in-process collector took 10 s, which a budget on the wall
+/// clock counted: "gave up after 1 attempt(s) in 10 s" (issue 46).
+func fastOptions(chunkSize: Int64? = nil, file: String? = nil) -> UploadRun.Options {
+    var options = UploadRun.Options(appVersion: "0.1.0", chunkSize: chunkSize, retryPolicy: fast, transferFileOverride: file)
+    options.clock = SleepOnlyClock()
+    return options
+}
+
 func uploadRun(
     _ device: Device, _ url: String,
     authenticator: any UploadAuthenticator = StaticToken(BearerToken(LiveCollector.token), origin: "/test/token"),
@@ -117,7 +127,7 @@ func uploadRun(
 ) -> UploadRun {
     UploadRun(
         store: device.store, dataDirectory: device.directory, collectorURL: url, authenticator: authenticator,
-        options: .init(appVersion: "0.1.0", chunkSize: chunkSize, retryPolicy: fast, transferFileOverride: file))
+        options: fastOptions(chunkSize: chunkSize, file: file))
 }
 
 @Suite struct UploadRunTests {

@@ -195,6 +195,15 @@ func putting(_ total: Int64 = 1000, chunk: Int64? = nil) -> Machine {
         #expect(m.preRequestAnswered(R(status: 200, location: other), elapsed: 0) == .put(session: other, range: 0...999))
     }
 
+    @Test func notFoundToThePreRequestIsAWrongURLNotALostSession() {
+        // A collector URL with a path the collector does not serve (…/api/v4 against
+        // capture-collector): no session was ever opened, so none was lost.
+        var m = machine()
+        _ = m.start(session: nil)
+        #expect(m.preRequestAnswered(R(status: 404), elapsed: 0) == .done(.failed(reason: Machine.noEndpoint)))
+        #expect(Machine.noEndpoint.contains("…/api/v4") && !Machine.noEndpoint.contains("losing"))
+    }
+
     @Test func repeatedNotFoundBacksOffThenFails() {
         var m = putting()
         #expect(m.putAnswered(R(status: 404), elapsed: 0) == .preRequest)
