@@ -25,6 +25,8 @@ public struct Doctor: Sendable {
     public var describe: @Sendable (any Error) -> String
     /// How a remedy reads (the front end names its commands; ``DoctorRemedy/description`` by default).
     public var advise: @Sendable (DoctorRemedy) -> String
+    /// How long the collector is given to answer each question, seconds.
+    public var collectorTimeout: Int64 = 5
 
     /// A doctor that watches each source for `seconds`.
     public init(
@@ -294,7 +296,7 @@ public struct Doctor: Sendable {
         } catch {
             unreadable = .fail("token", describe(error), "set collector.token_file to a file of mode 600 holding the token, or auth.issuer")
         }
-        if let problem = await Delivery.probe(url) {
+        if let problem = await Delivery.probe(url, timeout: collectorTimeout) {
             let down = DoctorCheck.fail(
                 "collector", "\(url) does not answer: \(problem)", "check the URL and the network; capture keeps every ride until it answers")
             if let unreadable { return [down, unreadable] }
@@ -309,7 +311,7 @@ public struct Doctor: Sendable {
         } catch {
             return [.pass("collector", "\(url) answers"), .fail("token", "no token: \(error)", advise(.credentials(authenticator.remedy)))]
         }
-        switch await Delivery.tokenProbe(url, token: token) {
+        switch await Delivery.tokenProbe(url, token: token, timeout: collectorTimeout) {
         case .accepted:
             return [.pass("collector", "\(url) answers"), .pass("token", "accepted (\(authenticator.origin))")]
         case .refused:
