@@ -73,20 +73,18 @@ extension PowerCuts {
     ) throws {
         let continues = tally.runs % 2 == 0
         let label = "rides cut \(tally.runs) at step \(cut) of \(states.stepCount), booted \(continues ? "within" : "after") resume_within"
-        let crash = states.state(cut: cut, mode: .powerCut, random: &context.random)
-        figures.states += 1
-        figures.bytesLost += crash.bytesLost
-        let directory = context.work + "/power-rides-cut-\(tally.runs)"
-        try crash.materialize(into: directory)
-        let failures = tally.failures.count
-        defer {
-            if tally.failures.count == failures {
-                try? FileManager.default.removeItem(atPath: directory)
-            } else {
-                context.log("\(label): kept \(directory)")
-            }
+        try onState(states, cut: cut, mode: .powerCut, name: "power-rides-cut", tally: tally, figures: figures) { directory in
+            try bootRides(directory, label: label, continues: continues, box: box, config: config, unit: unit, tally: tally, figures: figures)
         }
-        guard crash.files["capture.sqlite"] != nil else {
+    }
+
+    /// Checks what a cut of ``runRides(cuts:tally:figures:)`` left in `directory`, boots it with
+    /// the unit's command (`continues`: within `ride.resume_within`) and checks it again.
+    private func bootRides(
+        _ directory: String, label: String, continues: Bool, box: MonthBox, config: String, unit: [String], tally: Tally,
+        figures: Figures
+    ) throws {
+        guard FileManager.default.fileExists(atPath: directory + "/capture.sqlite") else {
             figures.counts["before the store", default: 0] += 1
             return
         }
