@@ -10,11 +10,6 @@ public struct Violation: Sendable, Equatable, CustomStringConvertible {
     public var invariant: String
     public var detail: String
 
-    public init(invariant: String, detail: String) {
-        self.invariant = invariant
-        self.detail = detail
-    }
-
     public var description: String { "[\(invariant)] \(detail)" }
 }
 

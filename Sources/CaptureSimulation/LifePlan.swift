@@ -81,7 +81,8 @@ public enum LifePlan {
         mutating func cutPoint() -> Int { chance(0.5) ? 0 : int(1...6) }
 
         mutating func leg() {
-            heading = min(359, max(0, heading + decimal(-30...30)))
+            // Kept to two decimals, as the event log writes it, so that a replayed log is the same life.
+            heading = (min(359, max(0, heading + decimal(-30...30))) * 100).rounded() / 100
             switch random.unit() {
             case ..<0.4: add(.move(seconds: int(60...600), speed: decimal(3...7), heading: heading))
             case ..<0.55: add(.stand(seconds: int(10...90)))
