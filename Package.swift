@@ -264,7 +264,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "CaptureEndToEndTests",
-            dependencies: ["CaptureCore", "CaptureStorage", "CaptureRecorder", "CaptureTestSupport"],
+            dependencies: ["CaptureCore", "CaptureStorage", "CaptureSensors", "CaptureRecorder", "CaptureTestSupport"],
             swiftSettings: strict),
     ]
 )

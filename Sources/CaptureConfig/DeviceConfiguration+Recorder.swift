@@ -14,20 +14,22 @@ extension DeviceConfiguration {
         modality: Modality?, flushInterval milliseconds: Int64?, sourceOptions: SourceOptions, recordTrace: String?,
         maximumSize: ByteSize?, gnssTime: GNSSTimePolicy
     ) -> RecorderConfiguration {
-        let configuration = RecorderConfiguration(
+        var configuration = RecorderConfiguration(
             directory: dataDirectory.value, modality: modality ?? self.modality.value, sources: [],
             sourceOptions: sourceOptions, recordTrace: recordTrace,
             flushInterval: milliseconds ?? Int64((flushInterval.value.seconds * 1000).rounded()),
             maximumSize: maximumSize, gnssTime: gnssTime)
-        return withPolicies(configuration)
-    }
-
-    /// `configuration` with this configuration's retention policy and ride rules, which the
-    /// recorder process reads from the file itself (they are not in its command line).
-    public func withPolicies(_ configuration: RecorderConfiguration) -> RecorderConfiguration {
-        var configuration = configuration
         (configuration.retention, configuration.ride) = (retention, ride)
         return configuration
+    }
+
+    /// The settings of a recorder continuing an interrupted measurement (`capture resume`): its
+    /// sources are the measurement's own; the configuration's flush interval, ride rules and
+    /// retention, and `maximumSize` (`--max-store-size`).
+    public func recorder(resuming maximumSize: ByteSize?) -> RecorderConfiguration {
+        recorder(
+            modality: nil, flushInterval: nil, sourceOptions: SourceOptions(), recordTrace: nil, maximumSize: maximumSize,
+            gnssTime: .auto)
     }
 
     /// The source specs to record from: `chosen` (`--source`), else `capture.sources`, else every

@@ -1,8 +1,8 @@
 /// How rides begin and end (`ride.*` in the configuration). A plain value: the configuration
 /// resolves it, the recorder's state value follows it.
-public struct RideSettings: Sendable, Equatable {
+public struct RideSettings: Sendable, Equatable, Codable {
     /// Who decides where rides begin and end.
-    public enum Detection: String, Sendable, Equatable, CaseIterable {
+    public enum Detection: String, Sendable, Equatable, CaseIterable, Codable {
         /// Only commands and a trace's marks (`capture start`, `capture stop`).
         case off
         /// Motion and power: the recorder arms, begins a ride on motion and ends it when still.

@@ -207,10 +207,16 @@ extension Recorder {
                 (try? store.reserveMeasurementIDs(keeping: RecorderStateMachine.idsAhead, patience: StagedCommits.patience))
                 ?? (try? store.reservedMeasurementIDs()) ?? []
             machine.withLock { $0.reserved(ids) }
-        case .endInterrupted(let stop, let id, let end, let now):
+        case .endInterrupted(let stop, let id, let end, let now, let discard):
             guard let staged = lane.staged else { return }
-            try staged.commit(stop, steps: [.countRide(.endedByPower)], to: id, now: clock())
+            let steps: [FlushLog.Step] = [.countRide(.endedByPower)] + (discard ? [.discard, .countRide(.discardedAsStill)] : [])
+            try staged.commit(stop, steps: steps, to: id, now: clock())
             publishStaged(staged)
+            // Its files go once the record is in the database (``committed(on:)``).
+            if discard {
+                lane.discarded = true
+                return
+            }
             // Its journal is registered already (a power cut may have torn its last line: cut off).
             RecorderJournal(directory: directory, measurement: id, store: nil)?
                 .note(RecorderStateMachine.JournalEntry.interrupted(committedUntil: end, foundAt: now).fields, at: end)

@@ -4,9 +4,9 @@ public import CaptureStorage
 
 /// Everything a recorder process needs to know: where, what from, how often it commits.
 ///
-/// It reaches a background recorder as JSON on the command line of `capture _record`
-/// (``RecorderLauncher``); ``retention`` and ``ride`` are not in it: the recorder process reads
-/// them from the configuration file itself.
+/// It reaches a background recorder whole, as JSON on the command line of `capture _record`
+/// (``RecorderLauncher``): the recorder process never reads the configuration file for it, so a
+/// file changed or gone since `capture start` cannot change how it records.
 public struct RecorderConfiguration: Sendable, Equatable, Codable {
     /// The data directory (absolute).
     public var directory: String
@@ -25,11 +25,10 @@ public struct RecorderConfiguration: Sendable, Equatable, Codable {
     public var maximumSize: ByteSize?
     /// When host-clock times are put on GNSS time (`--gnss-time`).
     public var gnssTime: GNSSTimePolicy
-    /// What may be pruned when the store is full (`retention:`; the recorder process reads the
-    /// configuration file itself, so it is not encoded).
+    /// What may be pruned when the store is full (`retention:`).
     public var retention: RetentionPolicy?
-    /// Where rides begin and end (`ride.*`; read from the configuration file like ``retention``).
-    /// With `ride.detect: auto` a new recorder waits armed instead of starting a measurement.
+    /// Where rides begin and end (`ride.*`). With `ride.detect: auto` a new recorder waits armed
+    /// instead of starting a measurement.
     public var ride: RideSettings = .standard
 
     /// A configuration; only the directory and the sources have no default.
@@ -53,8 +52,4 @@ public struct RecorderConfiguration: Sendable, Equatable, Codable {
     /// so that a recorder keeps the store within its budget as it records (reaching it prunes as
     /// ``retention`` allows and goes on), not only `capture sync` after it.
     public var storeCeiling: ByteSize? { maximumSize ?? retention?.maxStoreSize }
-
-    private enum CodingKeys: String, CodingKey {
-        case directory, modality, sources, sourceOptions, recordTrace, flushInterval, maximumSize, gnssTime
-    }
 }

@@ -34,7 +34,7 @@ extension RecorderControl {
             : foreground ? try interruptedRecovery(continuing: configuration.ride)
             : try interruptedMeasurement(continuing: configuration.ride).map { ($0.id, $0.sources, true) }
         if let interrupted, interrupted.continues {
-            guard foreground else { return try resume(maximumSize: configuration.maximumSize) }
+            guard foreground else { return try resume { configuration } }
             event(.continuing(interrupted.id))
             (configuration.sources, configuration.modality, configuration.recordTrace) = (interrupted.sources, nil, nil)
             try RecorderProcess.run(configuration, recover: true, rideEnded: rideEnded) { id in

@@ -117,7 +117,7 @@ public struct RecorderControl: Sendable {
     }
 
     /// The open measurement whose recorder is gone (a crash, a power loss), with its sources:
-    /// what ``resume(maximumSize:)`` continues. `nil` when nothing is open or a recorder runs.
+    /// what ``resume(_:)`` continues. `nil` when nothing is open or a recorder runs.
     public func interruptedMeasurement() throws -> (id: Int64, sources: [String])? {
         guard !recorderIsRunning, let store = try existingStore(), let open = try store.openMeasurement() else { return nil }
         return (open.id, open.sources.split(separator: "\n").map(String.init))
@@ -128,7 +128,8 @@ public struct RecorderControl: Sendable {
     /// which only reads): one whose last
     /// committed data is younger than `ride.resume_within` is returned, to be continued on a new
     /// track; an older one is finished at its last committed sample
-    /// (``Recovery/endByInterruption(store:directory:at:)``) and `nil` returned, so that a new
+    /// (``Recovery/endByInterruption(store:directory:ride:at:)``: discarded if its ride moved
+    /// less than `ride.min_distance`) and `nil` returned, so that a new
     /// measurement begins. `nil` too when nothing is open or a recorder runs.
     public func interruptedMeasurement(
         continuing ride: RideSettings, now: Int64? = nil
@@ -137,7 +138,7 @@ public struct RecorderControl: Sendable {
         guard let interrupted = try interruptedMeasurement(), let store = try existingStore() else { return nil }
         guard let lock = try RecorderLock(directory: directory) else { throw RecorderControlError.recorderStarting }
         let continues = try Self.continues(interrupted.id, store: store, ride: ride, at: now)
-        if !continues { _ = try Recovery.endByInterruption(store: store, directory: directory, at: now) }
+        if !continues { _ = try Recovery.endByInterruption(store: store, directory: directory, ride: ride, at: now) }
         _ = consume lock
         return continues ? interrupted : nil
     }
@@ -200,14 +201,15 @@ public struct RecorderControl: Sendable {
     public func changeModality(to modality: Modality) throws -> LifecycleReport { try send(.modality(modality)) }
 
     /// Resumes a paused measurement on a new track; an interrupted one (its recorder gone) is
-    /// continued by a new recorder with the same sources (and `maximumSize`). A trace source
+    /// continued by a new recorder with the same sources and the rest of `settings` (asked only
+    /// then: ride rules, retention, flush interval, ceiling). A trace source
     /// continues where the committed data ends (``SampleSource/continuing(measurementStart:committedEnd:resumedAt:)``); if the trace had
     /// paused the measurement, it stays paused until the trace's own `resume` mark.
-    public func resume(maximumSize: ByteSize? = nil) throws -> LifecycleReport {
+    public func resume(_ settings: () throws -> RecorderConfiguration) throws -> LifecycleReport {
         if !recorderIsRunning, let store = try existingStore(), let open = try store.openMeasurement() {
-            let configuration = RecorderConfiguration(
-                directory: directory, sources: open.sources.split(separator: "\n").map(String.init),
-                maximumSize: maximumSize)
+            var configuration = try settings()
+            (configuration.directory, configuration.modality, configuration.recordTrace) = (directory, nil, nil)
+            configuration.sources = open.sources.split(separator: "\n").map(String.init)
             let started = try launcher.start(configuration, recover: true)
             return try LifecycleReport(store: store, id: started.measurement, pid: started.pid)
         }

@@ -17,13 +17,23 @@ extension RecorderStateMachine {
         public var committedEnd: Int64
         /// The correction an earlier recorder applied, if any.
         public var correction: Int64?
+        /// How far its committed fixes came (with `ride.detect: auto`, what its ride is judged by).
+        public var travel: RideTravel
+        /// Whether it continues a ride that reached its size or duration limit (begun by size):
+        /// part of a ride that moved, never discarded for its own distance.
+        public var continued: Bool
 
-        public init(id: Int64, startTime: Int64, lifecycle: Lifecycle, committedEnd: Int64, correction: Int64?) {
+        public init(
+            id: Int64, startTime: Int64, lifecycle: Lifecycle, committedEnd: Int64, correction: Int64?,
+            travel: RideTravel = RideTravel(), continued: Bool = false
+        ) {
             self.id = id
             self.startTime = startTime
             self.lifecycle = lifecycle
             self.committedEnd = committedEnd
             self.correction = correction
+            self.travel = travel
+            self.continued = continued
         }
 
         /// The open measurement (and its sources) once `records`, flush-log records the
@@ -31,7 +41,7 @@ extension RecorderStateMachine {
         /// measurement: what a recorder that starts while another process holds the database
         /// finishes or continues. A record's stop (a `stop` command, a ride's end) leaves none
         /// open, a `begin` step opens its measurement, samples and events move its committed
-        /// end, events its lifecycle, a move onto GNSS time its times (all by the correction: a
+        /// end, fixes its travel, events its lifecycle, a move onto GNSS time its times (all by the correction: a
         /// fix's own time stays, so then the end is off by the host clock's error at most).
         public static func after(
             _ records: [FlushLog.Record], stored: (Interrupted, sources: String)?
@@ -44,12 +54,15 @@ extension RecorderStateMachine {
                     let start = flush.events.first(where: { $0.type == .lifecycleStart })
                 {
                     let lifecycle = Lifecycle(restoring: flush.state, modality: flush.modality)
-                    let begun = Interrupted(
+                    var begun = Interrupted(
                         id: record.measurement, startTime: start.timestamp, lifecycle: lifecycle,
-                        committedEnd: end ?? start.timestamp, correction: nil)
+                        committedEnd: end ?? start.timestamp, correction: nil,
+                        continued: record.steps.contains(.countRide(.begunBySize)))
+                    begun.travel.pass(flush.fixes)
                     open = (begun, sources)
                 } else if case (var current, let sources)? = open, current.id == record.measurement {
                     if let end { current.committedEnd = max(current.committedEnd, end) }
+                    current.travel.pass(flush.fixes)
                     if !flush.events.isEmpty { current.lifecycle = Lifecycle(restoring: flush.state, modality: flush.modality) }
                     open = (current, sources)
                 } else {
@@ -92,6 +105,9 @@ extension RecorderStateMachine {
         engine = Recording(lifecycle: open.lifecycle)
         ride.modality = open.lifecycle.modality ?? .unknown
         ride.since = now
+        // The ride goes on from where its committed fixes stand: its end judges the whole ride.
+        ride.travel = open.travel
+        ride.continued = open.continued
         let end = open.committedEnd
         var actions: [Action] = [.journal(.recovered(committedUntil: end, sources: sources.map(\.name)), at: nil)]
         let wasCapturing = open.lifecycle.state.phase == .capturing
@@ -118,12 +134,16 @@ extension RecorderStateMachine {
     /// Finishes a measurement whose recorder died, as a power cut ends a ride: stopped where its
     /// committed data ends (`open.committedEnd`, counting what its recorder left in the flush
     /// log) and counted as ended by power, in one record staged after those; committed as a
-    /// command's events are. Nothing else changes: a new measurement or the ride rules follow.
+    /// command's events are. With `ride.detect: auto` it is judged as any ride's end is
+    /// (``RideRules/discards(_:continued:)``): a ride that moved less than `ride.min_distance`
+    /// in total is discarded. Nothing else changes: a new measurement or the ride rules follow.
     public mutating func endInterrupted(_ open: Interrupted, at now: Int64) throws(LifecycleError) -> [Action] {
         var interrupted = Recording(lifecycle: open.lifecycle)
         let stop = try interrupted.apply(.stop, at: open.committedEnd)
+        let discard = ride.discards(open.travel, continued: open.continued)
         return [
-            .endInterrupted(stop, measurement: open.id, committedUntil: open.committedEnd, foundAt: now), commitStagedNow,
+            .endInterrupted(stop, measurement: open.id, committedUntil: open.committedEnd, foundAt: now, discard: discard),
+            commitStagedNow,
         ]
     }
 

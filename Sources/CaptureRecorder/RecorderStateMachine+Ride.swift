@@ -89,9 +89,9 @@ struct RideRules: Sendable {
     /// Whether the measurement under way continues one that reached its size or duration limit:
     /// then it is part of a ride that moved, never discarded for its own distance.
     var continued = false
-    /// Metres along the ride's fixes.
-    var distance = 0.0
-    var lastPosition: (latitude: Double, longitude: Double)?
+    /// How far the ride has come, across every interruption (a continued ride starts from its
+    /// committed fixes: ``RecorderStateMachine/recover(_:at:)``).
+    var travel = RideTravel()
     var capturedAtBegin = SampleCounts()
     var lastRide: Int64?
     /// Where the last ride ended (its stop, events' clock): the next one begins no earlier, its
@@ -102,21 +102,19 @@ struct RideRules: Sendable {
         self.settings = settings
     }
 
-    /// Adds the way from the last fix to `fix`.
-    mutating func travel(to fix: Fix) {
-        let here = (latitude: fix.latitude, longitude: fix.longitude)
-        if let last = lastPosition {
-            let step = Geodesy.distance(from: last, to: here)
-            if step.isFinite { distance += step }
-        }
-        lastPosition = here
-    }
-
     /// The journal line of a ride begun by motion, once its measurement has an id.
     mutating func begun() -> [RecorderStateMachine.Action] {
         guard let begin = begunBy else { return [] }
         begunBy = nil
         return [.journal(.ride(.begun(by: begin, preRollFrom: preRollFrom)), at: nil)]
+    }
+
+    /// Whether a ride that came `travel` is discarded as still at its end: only with
+    /// `ride.detect: auto`, only a whole ride (`travel` counts every part before an
+    /// interruption) that moved less than `ride.min_distance`, and never one that `continued`
+    /// a ride at its size limit (a part of a ride that moved).
+    func discards(_ travel: RideTravel, continued: Bool) -> Bool {
+        settings.detect == .auto && !continued && travel.metres < settings.minDistance
     }
 
     mutating func trimPreRoll(before time: Int64) {
@@ -225,8 +223,7 @@ extension RecorderStateMachine {
         let id = takeReservedID()
         state = .recording(measurement: id ?? 0)
         ride.stillSince = nil
-        ride.distance = 0
-        ride.lastPosition = nil
+        ride.travel = RideTravel()
         ride.capturedAtBegin = captured
         ride.continued = reason == .size
         var actions: [Action] = [.beginRide(flush, sources: sources.map(\.name), by: reason, id: id)]
@@ -265,11 +262,11 @@ extension RecorderStateMachine {
         if end == .motion { _ = engine.takeFlush() }
         let stop = max(time, trackStart)
         guard let flush = try? engine.apply(.stop, at: stop) else { return [] }
-        let discard = end != .size && !ride.continued && ride.distance < ride.settings.minDistance
+        let discard = end != .size && ride.discards(ride.travel, continued: ride.continued)
         let rideCaptured = rideCounts
         let actions: [Action] = [
             .trace([.mark(.stop, at: stop)], flush: true),
-            .journal(.ride(.ended(by: end, distance: ride.distance, discarded: discard)), at: stop),
+            .journal(.ride(.ended(by: end, distance: ride.travel.metres, discarded: discard)), at: stop),
             .journal(.ride(.armed), at: nil),
             .endRide(flush, captured: rideCaptured, discard: discard, by: end), commitStagedNow,
         ]
@@ -320,9 +317,9 @@ extension RecorderStateMachine {
         case .armed: return RideStatus(state: .armed, since: ride.since, lastRide: ride.lastRide)
         case .recording:
             if let still = ride.stillSince {
-                return RideStatus(state: .still, since: still, distance: ride.distance, lastRide: ride.lastRide)
+                return RideStatus(state: .still, since: still, distance: ride.travel.metres, lastRide: ride.lastRide)
             }
-            return RideStatus(state: .recording, since: ride.since, distance: ride.distance, lastRide: ride.lastRide)
+            return RideStatus(state: .recording, since: ride.since, distance: ride.travel.metres, lastRide: ride.lastRide)
         default: return nil
         }
     }

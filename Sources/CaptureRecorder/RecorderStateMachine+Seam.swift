@@ -58,7 +58,7 @@ extension RecorderStateMachine {
         let rideCaptured = rideCounts - moved
         var actions: [Action] = [
             .stage(before), .trace([.mark(.stop, at: seam)], flush: true),
-            .journal(.ride(.ended(by: .size, distance: ride.distance, discarded: false)), at: seam),
+            .journal(.ride(.ended(by: .size, distance: ride.travel.metres, discarded: false)), at: seam),
             .endRide(stop, captured: rideCaptured, discard: false, by: .size),
         ]
         if case .recording(let id) = state { ride.lastRide = id }

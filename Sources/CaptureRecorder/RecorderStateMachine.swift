@@ -75,8 +75,9 @@ public struct RecorderStateMachine: Sendable {
         /// Stages the stop (`Flush`) of the interrupted measurement `measurement`, found at
         /// `foundAt` by a recorder that starts, with its count (``RideCount/endedByPower``), in
         /// one record after what its recorder left in the flush log; its journal says where its
-        /// committed data ends (``RecorderStateMachine/endInterrupted(_:at:)``).
-        case endInterrupted(Flush, measurement: Int64, committedUntil: Int64, foundAt: Int64)
+        /// committed data ends (``RecorderStateMachine/endInterrupted(_:at:)``). With `discard`
+        /// (a ride that moved less than `ride.min_distance` in total) the record deletes it too.
+        case endInterrupted(Flush, measurement: Int64, committedUntil: Int64, foundAt: Int64, discard: Bool)
         /// Stages a flush (``StagedCommits``: durable in the flush log, its events with it) and
         /// commits what is staged if a limit is reached. Given at every flush, empty or not: the
         /// age limit is checked then.
@@ -307,7 +308,7 @@ public struct RecorderStateMachine: Sendable {
         case .motion(let sensor, _): captured[sensor] += 1
         case .fix(let fix):
             captured.locations += 1
-            ride.travel(to: fix)
+            ride.travel.pass(fix)
             lastFix = fix
         case .pressure: captured.pressure += 1
         }

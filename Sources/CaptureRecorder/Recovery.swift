@@ -1,4 +1,5 @@
-import CaptureCore
+public import CaptureCore
+import Foundation
 public import CaptureStorage
 
 /// Finishing a measurement whose recorder died.
@@ -21,14 +22,50 @@ public enum Recovery {
 
     /// Finishes the interrupted open measurement as a power cut ends a ride: stopped where its
     /// committed data ends (``stopInterrupted(store:)``), its recorder log saying so, and
-    /// counted (``RideCount/endedByPower``). `now` is when the new recorder found it.
-    public static func endByInterruption(store: Store, directory: String, at now: Int64) throws -> (id: Int64, givenUp: Int) {
-        let (id, givenUp) = try stopInterrupted(store: store)
+    /// counted (``RideCount/endedByPower``). `now` is when the new recorder found it. Judged as
+    /// any ride's end is (``RideRules/discards(_:continued:)``): with `ride.detect: auto`, a
+    /// ride that moved less than `ride.min_distance` in total is discarded (`discarded`).
+    public static func endByInterruption(
+        store: Store, directory: String, ride: RideSettings, at now: Int64
+    ) throws -> (id: Int64, givenUp: Int, discarded: Bool) {
+        // What the recorder staged first, as ``stopInterrupted(store:)`` does: its fixes count.
+        let givenUp = try store.applyFlushLog(wait: true, dropping: true)
+        guard let open = try store.openMeasurement() else { throw LifecycleError.notOpen(state: .idle) }
+        let travel = try travel(of: open.id, store: store)
+        if RideRules(settings: ride).discards(travel, continued: continuesARide(open.id, directory: directory)) {
+            // Deleted and counted at once: a cut before leaves it open, found at the next boot.
+            try store.discardRide(open.id, counting: [.endedByPower, .discardedAsStill])
+            _ = try? store.removeLeftovers(in: directory)
+            return (open.id, givenUp, true)
+        }
+        let (id, more) = try stopInterrupted(store: store)
         let end = try store.lastTimestamp(of: id) ?? now
         RecorderJournal(directory: directory, measurement: id, store: store)?
             .note(RecorderStateMachine.JournalEntry.interrupted(committedUntil: end, foundAt: now).fields, at: end)
         try store.countRide(.endedByPower)
-        return (id, givenUp)
+        return (id, givenUp + more, false)
+    }
+
+    /// How far the committed fixes of measurement `id` came, in time order.
+    static func travel(of id: Int64, store: Store) throws(StoreError) -> RideTravel {
+        var travel = RideTravel()
+        try store.forEachFix(of: id) { travel.pass($0) }
+        return travel
+    }
+
+    /// Whether measurement `id` continues a ride that reached its size or duration limit: its
+    /// journal says it began by size (``RideEvent/begun(by:preRollFrom:)``). The journal's
+    /// lines are made durable one by one, so a cut loses at most one being written.
+    static func continuesARide(_ id: Int64, directory: String) -> Bool {
+        let path = Store.attachmentDirectory(of: id, in: directory) + "/" + RecorderJournal.name
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return false }
+        let begun = RideEvent.begun(by: .size, preRollFrom: 0).fields
+        return text.split(separator: "\n").contains { line in
+            guard let data = line.data(using: .utf8),
+                let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            else { return false }
+            return object["event"] as? String == begun["event"] as? String && object["by"] as? String == begun["by"] as? String
+        }
     }
 
     /// The interrupted open measurement and its sources as they stand once `records` (flush-log
@@ -44,7 +81,8 @@ public enum Recovery {
                 .init(
                     id: open.id, startTime: open.startTime, lifecycle: lifecycle,
                     committedEnd: try store.lastTimestamp(of: open.id) ?? open.startTime,
-                    correction: try store.clockCorrection(of: open.id)),
+                    correction: try store.clockCorrection(of: open.id), travel: try travel(of: open.id, store: store),
+                    continued: continuesARide(open.id, directory: store.directory)),
                 open.sources
             )
         }

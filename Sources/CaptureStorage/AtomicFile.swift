@@ -72,12 +72,9 @@ public final class AtomicFile {
             _ = unlink(temporaryPath)
             throw error
         }
-        let directory = (path as NSString).deletingLastPathComponent
-        let dirFD = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY)
-        if dirFD >= 0 {
-            _ = fsync(dirFD)
-            _ = close(dirFD)
-        }
+        // The new name is in place; a directory sync the medium failed leaves it unsure across a
+        // power cut, which the caller must hear (the old file may come back).
+        if let failed = PrivateFiles.syncParent(of: path) { throw Self.failure(failed, path: path) }
     }
 
     /// A failed call on the file: a full medium (ENOSPC, EDQUOT) is the store's disk-full fault

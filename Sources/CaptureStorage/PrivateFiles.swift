@@ -41,7 +41,7 @@ public enum PrivateFiles {
         if mkdir(path, mode_t(directoryMode)) == 0 {
             // mkdir applies the umask; a umask like 0277 would leave the directory unwritable.
             _ = chmod(path, mode_t(directoryMode))
-            syncParent(of: path)
+            if let failed = syncParent(of: path) { throw DirectoryError(path: path, errno: failed) }
             return
         }
         let code = errno
@@ -72,7 +72,12 @@ public enum PrivateFiles {
             let created = systemOpen(path, flags | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(fileMode))
             if created >= 0 {
                 _ = fchmod(created, mode_t(fileMode))
-                syncParent(of: path)
+                // A name the medium could not make durable is a failure, not a file to write into.
+                if let failed = syncParent(of: path) {
+                    close(created)
+                    errno = failed
+                    return -1
+                }
                 return created
             }
             guard errno == EEXIST else { return -1 }
@@ -97,19 +102,29 @@ public enum PrivateFiles {
         guard created >= 0 else { return errno == EEXIST }
         _ = fchmod(created, mode_t(fileMode))
         close(created)
-        syncParent(of: path)
-        return true
+        return syncParent(of: path) == nil
     }
 
     /// fsyncs the directory holding `path`, so that a name just created or renamed there
-    /// survives a power cut. Best effort: a file system that cannot sync a directory (some FUSE
-    /// ones) keeps its names as it can.
-    public static func syncParent(of path: String) {
+    /// survives a power cut. Returns the error number when the medium failed the sync (`EIO`,
+    /// say): the name may be gone after a cut, and the caller must not count it durable. A file
+    /// system that cannot sync a directory at all (`EINVAL`, `ENOTSUP`, `ENOSYS`: some FUSE
+    /// ones) keeps its names as it can, and that is no failure; nor is a directory that cannot
+    /// be opened for reading (its names are synced by whoever made them).
+    @discardableResult
+    public static func syncParent(of path: String) -> Int32? {
         let parent = (path as NSString).deletingLastPathComponent
         let fd = systemOpen(parent.isEmpty ? "." : parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
-        guard fd >= 0 else { return }
-        while fsync(fd) != 0, errno == EINTR {}
-        close(fd)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        while fsync(fd) != 0 {
+            switch errno {
+            case EINTR: continue
+            case EINVAL, ENOTSUP, ENOSYS: return nil
+            case let failed: return failed
+            }
+        }
+        return nil
     }
 
     /// Sets the mode of a file capture has just created (a socket after `bind`, say) to 0600.

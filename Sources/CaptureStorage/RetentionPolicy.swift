@@ -3,9 +3,9 @@ public import CaptureCore
 /// What may be deleted from the store to keep it small, and when (`retention:` in the config
 /// file). Whatever the policy, a measurement nobody has received is deleted only with
 /// ``UnsentDrop/oldest``, and then counted as discarded.
-public struct RetentionPolicy: Sendable, Equatable {
+public struct RetentionPolicy: Sendable, Equatable, Codable {
     /// What happens to measurements the collector has not confirmed when the store is over budget.
-    public enum UnsentDrop: String, Sendable, CaseIterable {
+    public enum UnsentDrop: String, Sendable, CaseIterable, Codable {
         /// Never delete them (the default): when nothing else may go, capturing stops (exit 73).
         case never
         /// Delete the oldest first, counting each as discarded.

@@ -51,6 +51,7 @@ extension Store {
                 removed.append(folder + "/" + name)
                 changed = true
             }
+            // Best effort: a removal a cut undoes is found again by the next call.
             if changed { PrivateFiles.syncParent(of: path + "/.") }
         }
         return removed

@@ -274,6 +274,7 @@ extension Store {
         for id in delivered {
             for name in ["\(id).ccyf", "\(id).ccyf.meta"] where unlink(folder + "/" + name) == 0 { removed += 1 }
         }
+        // Best effort: a removal a cut undoes is only space, and the next prune removes it again.
         if removed > 0 { PrivateFiles.syncParent(of: folder + "/.") }
         return removed
     }

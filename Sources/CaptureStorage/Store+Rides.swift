@@ -31,6 +31,18 @@ extension Store {
         try write { db in try Self.count(kinds, in: db) }
     }
 
+    /// Deletes measurement `id`, a ride that moved less than `ride.min_distance`, and counts
+    /// one more of each of `kinds`, in one transaction: a power cut leaves the ride and its
+    /// counts as they were or both changed. Its files are the caller's to remove
+    /// (``removeLeftovers(in:)``).
+    public func discardRide(_ id: Int64, counting kinds: [RideCount]) throws(StoreError) {
+        try write { db in
+            try db.execute(sql: "DELETE FROM measurement WHERE id = ?", arguments: [id])
+            if db.changesCount == 0 { throw StoreError.measurementNotFound(id) }
+            try Self.count(kinds, in: db)
+        }
+    }
+
     /// Counts one more of each of `kinds` inside the caller's transaction.
     static func count(_ kinds: [RideCount], in db: Database) throws {
         for kind in kinds {

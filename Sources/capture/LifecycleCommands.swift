@@ -173,7 +173,7 @@ struct Resume: ParsableCommand {
     @OptionGroup var limit: StoreLimitOptions
 
     func run() throws {
-        try control.perform({ try $0.resume(maximumSize: limit.maximumSize) }, verb: { _ in "resumed" })
+        try control.perform({ try $0.resume { try control.data.device().recorder(resuming: limit.maximumSize) } }, verb: { _ in "resumed" })
     }
 }
 
@@ -211,7 +211,7 @@ struct Record: ParsableCommand {
     func run() throws {
         let device = try? data.device()
         try RecorderProcess.run(
-            device?.withPolicies(recorder) ?? recorder, recover: recover,
+            recorder, recover: recover,
             readiness: readyFd.map(ReadinessPipe.init(descriptor:)), rideEnded: { device?.deliverRide($0) })
         // The measurement ended (by `capture stop` or a trace's stop mark).
         try? data.device().deliverInBackground()

@@ -1,4 +1,5 @@
 import CaptureRecorder
+import CaptureSensors
 import CaptureTestSupport
 import Foundation
 import Glibc
@@ -193,6 +194,33 @@ import Testing
         #expect(refused.status == 78, "\(refused.stderr)")
         let list = try device.run(["list", "--json", "--data-dir", device.data], ["CAPTURE_CONFIG": "/dev/null"])
         #expect((try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])?.first?["status"] as? String == "finished", "\(list.stdout)")
+    }
+
+    /// The recorder process is handed its whole configuration once (issue 48, item 2): a file
+    /// that says otherwise by the time it starts changes nothing. Before, it took the ride rules
+    /// and the retention from the file again (and, with the file unreadable, ran without them).
+    @Test func theRecorderProcessTakesItsRideRulesFromItsCommandLineNotTheFile() throws {
+        let device = Device()
+        let sysfs = try DeviceEndToEndTests.fakeRoot()
+        defer { sysfs.remove() }
+        device.write("ride:\n  detect: \"off\"\n")
+        var configuration = RecorderConfiguration(
+            directory: device.data, sources: ["iio:iio:device0"], sourceOptions: SourceOptions(sysfsRoot: sysfs.path))
+        configuration.ride.detect = .auto
+        let json = String(decoding: try JSONEncoder().encode(configuration), as: UTF8.self)
+        let recorder = try Subprocess(
+            ["-i", "PATH=/usr/bin:/bin", "HOME=\(device.root)/home", "CAPTURE_CONFIG=\(device.config)"] + Program.runtimeDirectoryVariable
+                + [CLI.executable, "_record", "--data-dir", device.data, "--configuration", json],
+            bytes: [], executable: "/usr/bin/env")
+        defer { recorder.stop() }
+        var state: String?
+        for _ in 0..<200 where state == nil {
+            usleep(50_000)
+            let result = try device.run(["status", "--json", "--data-dir", device.data], ["CAPTURE_CONFIG": "/dev/null"])
+            let status = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+            state = (status?["ride"] as? [String: Any])?["state"] as? String ?? (status?["recorder"] != nil ? "no ride rules" : nil)
+        }
+        #expect(state == "armed", "\(recorder.stderr)")
     }
 
     @Test func theXDGFileIsFoundWithoutCaptureConfig() throws {

@@ -23,6 +23,8 @@ import Testing
         let stopped = Atomic<Bool>(false)
         /// Metres east of the start, in millimetres.
         let east = Atomic<Int>(0)
+        /// How far one receiver epoch (a quarter second) moves east while moving, millimetres.
+        let step = Atomic<Int>(2_500)
     }
 
     /// The accelerometer: scans at about 100 Hz; moving shakes it by ±2 m/s².
@@ -84,6 +86,24 @@ import Testing
             recorder = try Self.recorder(cli, sysfs, terminal, environment)
         }
 
+        /// Plays `seconds` of the world, four receiver epochs a second; returns when it played.
+        @discardableResult
+        func play(_ seconds: Double, moving: Bool) -> (from: Int64, to: Int64) {
+            world.moving.store(moving, ordering: .relaxed)
+            let from = RideEndToEndTests.now()
+            for _ in 0..<Int(seconds * 4) {
+                _ = terminal.write(RideEndToEndTests.epoch(world))
+                usleep(250_000)
+            }
+            return (from, RideEndToEndTests.now())
+        }
+
+        /// A power cut as far as the recorder goes: killed at once, nothing of its own run after.
+        func cut() {
+            kill(recorder.pid, SIGKILL)
+            _ = recorder.wait()
+        }
+
         func end() {
             recorder.stop()
             world.stopped.store(true, ordering: .relaxed)
@@ -117,7 +137,7 @@ import Testing
         let ms = (Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000) / 10 * 10
         let (time, date) = ClockEndToEndTests.nmeaTime(ms)
         let moving = world.moving.load(ordering: .relaxed)
-        let east = Double(world.east.add(moving ? 2_500 : 0, ordering: .relaxed).newValue) / 1000
+        let east = Double(world.east.add(moving ? world.step.load(ordering: .relaxed) : 0, ordering: .relaxed).newValue) / 1000
         // 13.73° E at 51.05° N: one minute of longitude is about 1167 m.
         let longitude = String(format: "013%07.4f", 44.238 + east / 1167)
         let knots = moving ? "19.4" : "0.0"
@@ -135,16 +155,11 @@ import Testing
     func motionStillMotion() throws {
         let box = try Box()
         defer { box.end() }
-        let (cli, terminal, world, recorder) = (box.cli, box.terminal, box.world, box.recorder)
+        let (cli, recorder) = (box.cli, box.recorder)
         var moved: [(from: Int64, to: Int64)] = []
         func play(_ seconds: Double, moving: Bool) {
-            world.moving.store(moving, ordering: .relaxed)
-            let from = Self.now()
-            for _ in 0..<Int(seconds * 4) {
-                _ = terminal.write(Self.epoch(world))
-                usleep(250_000)
-            }
-            if moving { moved.append((from, Self.now())) }
+            let played = box.play(seconds, moving: moving)
+            if moving { moved.append(played) }
         }
         play(3, moving: false)
         #expect(try cli.json(["status"])["ride"].flatMap { ($0 as? [String: Any])?["state"] as? String } == "armed")

@@ -97,7 +97,11 @@ struct RecorderControlTests {
         #expect(throws: ControlFailure(kind: .notCapturing, message: LifecycleError.notCapturing(state: .paused(track: 1)).description)) {
             try control.pause()
         }
-        #expect(try control.resume().track == 2)
+        let resumed = try control.resume {
+            Issue.record("a running recorder's resume asks for no settings")
+            return RecorderConfiguration(directory: "/", sources: [])
+        }
+        #expect(resumed.track == 2)
         #expect(try control.changeModality(to: .walking).modality == .walking)
         let status = try control.status()
         #expect(status.state == .capturing && status.recorder?.state == .capturing && status.committed?.accelerometer == 4)
@@ -193,10 +197,11 @@ struct RecorderControlTests {
         #expect(Array(arguments.prefix(3)) == ["--data-dir", "/data", "--configuration"])
         #expect(Array(arguments.suffix(2)) == ["--ready-fd", "3"])
         #expect(try JSONDecoder().decode(RecorderConfiguration.self, from: Data(arguments[3].utf8)) == configuration)
-        // What the recorder reads from the configuration file itself is not carried.
-        configuration.ride.detect = .auto
+        // The ride rules and the retention too: the recorder process never reads the file for them.
+        configuration.ride = RideSettings(detect: .auto, resumeWithin: 30_000, minDistance: 80, payloadLimit: nil)
+        configuration.retention = RetentionPolicy(keepUploadedDays: nil, maxStoreSize: ByteSize(parsing: "64M"), dropUnsent: .oldest)
         let carried = try RecorderLauncher.arguments(configuration, recover: true)
-        #expect(try JSONDecoder().decode(RecorderConfiguration.self, from: Data(carried[3].utf8)).ride == .standard)
+        #expect(try JSONDecoder().decode(RecorderConfiguration.self, from: Data(carried[3].utf8)) == configuration)
         #expect(carried.contains("--recover"))
     }
 }

@@ -117,7 +117,7 @@ struct RecoveryStateTests: StateMachineSuite {
     @Test func anOlderInterruptedMeasurementIsStoppedAtItsCommittedEndAndCountedInOneRecordThenANewOneBegins() throws {
         var machine = Machine(sources: [.init(name: "iio")], flushInterval: 1000)
         let actions = try machine.endInterrupted(Self.stored.0, at: Self.t0 + 600_000)
-        guard case .endInterrupted(let stop, 4, Self.t0 + 5000, Self.t0 + 600_000)? = actions.first else {
+        guard case .endInterrupted(let stop, 4, Self.t0 + 5000, Self.t0 + 600_000, false)? = actions.first else {
             Issue.record("expected measurement 4 to be ended, got \(actions)")
             return
         }

@@ -65,8 +65,8 @@ struct header {
 static char root[PATH_MAX];
 static size_t root_length;
 // POWERCUT_FAIL_SYNC=NAME:N: the Nth fsync/fdatasync (counted across the processes sharing the
-// journal, by its size) of a file whose path ends in /NAME fails with EIO without syncing, as a
-// failing medium's would. What Linux then does is the trap PostgreSQL fell into ("fsyncgate"):
+// journal, by its size) of a file or directory whose path ends in /NAME fails with EIO without
+// syncing, as a failing medium's would. What Linux then does is the trap PostgreSQL fell into ("fsyncgate"):
 // the unsynced pages are marked clean, so a later fsync succeeds without them.
 static char fail_name[256];
 static long fail_at = -1;
@@ -427,8 +427,8 @@ static int synced(int fd, int (*call)(int)) {
     int is_dir;
     if (!fd_path(fd, path, &inode, &is_dir)) return call(fd);
     lock();
-    if (!is_dir && sync_fails(path)) {
-        record(OP_SYNCFAILED, inode, 0, 0, path, NULL, NULL, 0);
+    if (sync_fails(path)) {
+        if (!is_dir) record(OP_SYNCFAILED, inode, 0, 0, path, NULL, NULL, 0);
         unlock();
         errno = EIO;
         return -1;
