@@ -198,12 +198,21 @@ let package = Package(
         // The serialisation benchmark (scripts/bench-serialize); not a test.
         .executableTarget(
             name: "capture-bench", dependencies: ["CaptureCore", "CaptureStorage", "CZlib"], swiftSettings: strict),
+        // The deterministic simulator of a box's whole life (docs/faults.md, "The simulated
+        // life"): the real recorder state machine, store, flush log, upload state machine and
+        // retention, one seed, a simulated clock, GNSS and collector, in one process.
+        .target(
+            name: "CaptureSimulation",
+            dependencies: ["CaptureCore", "CaptureStorage", "CaptureSensors", "CaptureRecorder", "CaptureUpload"],
+            swiftSettings: strict),
+        .testTarget(name: "CaptureSimulationTests", dependencies: ["CaptureCore", "CaptureSimulation"], swiftSettings: strict),
         // The fault campaign (scripts/faults, docs/faults.md): kills the built `capture` and
         // `capture-collector` at random moments and checks what survives; not a test by itself.
+        // `capture-faults simulate` runs the simulated lives.
         .executableTarget(
             name: "capture-faults",
             dependencies: [
-                "CaptureCore", "CaptureStorage", "CaptureSensors", "CaptureRecorder",
+                "CaptureCore", "CaptureStorage", "CaptureSensors", "CaptureRecorder", "CaptureSimulation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),

@@ -104,11 +104,18 @@ struct Published: Sendable {
 
 extension Recorder {
     /// Performs what is queued, in order. Returns whether the run has finished.
-    func performQueued() -> Bool {
+    ///
+    /// - Parameter limit: perform at most this many actions and drop the rest, as a power cut
+    ///   between two of them would (`capture-faults simulate`, on a recorder that is not run).
+    package func performQueued(cuttingAfter limit: Int = .max) -> Bool {
+        var left = limit
         for item in work.takeAll() {
             switch item {
             case .barrier(let barrier): barrier.signal()
-            case .action(let action): performHandlingFailure(action)
+            case .action(let action):
+                guard left > 0 else { continue }
+                left -= 1
+                performHandlingFailure(action)
             }
         }
         guard lane.withLock({ $0.finished }) else { return false }
@@ -168,7 +175,7 @@ extension Recorder {
             let begin = FlushLog.Step.begin(sources: sources.joined(separator: "\n"), journal: RecorderJournal.name)
             try staged.commit(
                 flush, steps: [begin, .countRide(reason == .motion ? .begunByMotion : .begunBySize)], to: reserved,
-                now: WallClock.now())
+                now: clock())
             publishStaged(staged)
             lane.open(measurement: reserved, directory: directory, store: store, registered: false)
         case .beginRide(let flush, let sources, let reason, nil):
@@ -178,17 +185,17 @@ extension Recorder {
             let id = try store.begin(
                 flush, sources: sources.joined(separator: "\n"), counting: reason == .motion ? .begunByMotion : .begunBySize)
             lane.open(measurement: id, directory: directory, store: store)
-            let now = WallClock.now()
+            let now = clock()
             handle { $0.began(measurement: id, at: now) }
         case .endRide(let stop, let captured, let discard, let end):
             guard let id = lane.measurement, let staged = lane.staged else { return }
             // Its stop, count and deletion in one record: a power cut leaves all or none of them.
             let steps: [FlushLog.Step] = [.countRide(end.count)] + (discard ? [.discard, .countRide(.discardedAsStill)] : [])
-            try staged.commit(stop, steps: steps, to: id, now: WallClock.now())
+            try staged.commit(stop, steps: steps, to: id, now: clock())
             publishStaged(staged)
             lane.journal?.note(
                 RecorderStateMachine.JournalEntry.summary(captured: captured, lost: [:], commitsDeferred: staged.deferred).fields,
-                at: WallClock.now())
+                at: clock())
             lane.journal = nil
             lane.measurement = nil
             if discard { lane.discarded = true } else { lane.toDeliver.append(id) }
@@ -211,7 +218,7 @@ extension Recorder {
         case .endInterrupted(let stop, let id, let end, let now, let discard):
             guard let staged = lane.staged else { return }
             let steps: [FlushLog.Step] = [.countRide(.endedByPower)] + (discard ? [.discard, .countRide(.discardedAsStill)] : [])
-            try staged.commit(stop, steps: steps, to: id, now: WallClock.now())
+            try staged.commit(stop, steps: steps, to: id, now: clock())
             publishStaged(staged)
             // Its files go once the record is in the database (``committed(on:)``).
             if discard {
@@ -223,7 +230,7 @@ extension Recorder {
                 .note(RecorderStateMachine.JournalEntry.interrupted(committedUntil: end, foundAt: now).fields, at: end)
         case .stage(let flush):
             guard let staged = lane.staged, let measurement = lane.measurement else { return }
-            let now = WallClock.now()
+            let now = clock()
             defer { publishStaged(staged) }
             // A flush staged before the database turned out full is kept: the retry moves it on.
             if !(retry && lane.stagedBeforeFailure) {
@@ -253,10 +260,10 @@ extension Recorder {
             // After what is staged, before what comes (already on GNSS time).
             try staged.commit(
                 Self.noSamples, steps: [.moveToGNSSTime(correction: correction, motion: motion)], to: measurement,
-                now: WallClock.now())
+                now: clock())
         case .recordClockCorrection(let correction):
             guard let measurement = lane.measurement, let staged = lane.staged else { return }
-            try staged.commit(Self.noSamples, steps: [.recordClockCorrection(correction)], to: measurement, now: WallClock.now())
+            try staged.commit(Self.noSamples, steps: [.recordClockCorrection(correction)], to: measurement, now: clock())
         case .continueSources(let measurementStart, let committedEnd, let resumedAt):
             let names = sources.withLock { sources in
                 sources = sources.map { source in
@@ -268,7 +275,7 @@ extension Recorder {
             machine.withLock { $0.renamed(names) }
             try store.updateSources(names.joined(separator: "\n"), of: lane.measurement ?? 0)
         case .journal(let entry, let time):
-            lane.journal?.note(entry.fields, at: time ?? WallClock.now())
+            lane.journal?.note(entry.fields, at: time ?? clock())
         case .trace(let records, let flush):
             guard let trace = lane.trace else { return }
             for record in records { trace.append(record) }
@@ -286,7 +293,7 @@ extension Recorder {
             var fields = RecorderStateMachine.JournalEntry.summary(captured: captured, lost: lost, commitsDeferred: deferred).fields
             // What ended it, when a failure did, for `capture status` (RecordingEnd).
             if let failure = machine.withLock({ $0.failure }) { fields.merge(RecordingEnd.fields(for: failure)) { $1 } }
-            lane.journal?.note(fields, at: WallClock.now())
+            lane.journal?.note(fields, at: clock())
             lane.staged?.close()
             stopSignal.stop()
             done.signal()
@@ -342,7 +349,7 @@ extension Recorder {
     /// `capture stop` given while a reader held the store lands once the reader lets go.
     func settleWaitingEvents() {
         guard machine.withLock({ $0.eventsWaiting }) else { return }
-        let deadline = WallClock.now() + Self.settleTime
+        let deadline = clock() + Self.settleTime
         while true {
             let settled = lane.withLock { lane -> Bool in
                 guard let staged = lane.staged else { return true }
@@ -360,7 +367,7 @@ extension Recorder {
                 machine.withLock { $0.caughtUp() }
                 return true
             }
-            if settled || WallClock.now() >= deadline { return }
+            if settled || clock() >= deadline { return }
             usleep(500_000)
         }
     }

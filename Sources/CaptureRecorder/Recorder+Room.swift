@@ -23,7 +23,7 @@ extension Recorder {
         guard let budget else { return true }
         guard !budget.holds(size: store.fileSize(), staged: staged) else { return true }
         if let policy = retention {
-            _ = try? store.makeRoom(policy, target: budget.target(staged: staged), now: WallClock.now(), directory: directory)
+            _ = try? store.makeRoom(policy, target: budget.target(staged: staged), now: clock(), directory: directory)
         }
         return budget.holds(size: store.fileSize(), staged: staged)
     }
@@ -37,7 +37,7 @@ extension Recorder {
         // One byte less than in use: at least one measurement goes, whatever the budget.
         var target = inUse - 1
         if let budget { target = min(target, budget.target(staged: staged)) }
-        guard let report = try? store.makeRoom(policy, target: target, now: WallClock.now(), directory: directory) else { return 0 }
+        guard let report = try? store.makeRoom(policy, target: target, now: clock(), directory: directory) else { return 0 }
         return report.removed.count
     }
 

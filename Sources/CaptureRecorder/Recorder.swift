@@ -46,7 +46,9 @@ public final class Recorder: Sendable {
     let lane: Mutex<Lane>
     /// What the driver thread publishes for `status`: read without waiting for it.
     let published = Mutex(Published())
-    let startedAt = WallClock.now()
+    let startedAt: Int64
+    /// The time, Unix ms: the wall clock, or a simulated one (`capture-faults simulate`).
+    let clock: @Sendable () -> Int64
     /// The trace being recorded (`--record-trace`), for `status`.
     let tracePath: String?
     /// Called on the driver thread with each ride that ended and was kept (`ride.detect: auto`):
@@ -80,12 +82,17 @@ public final class Recorder: Sendable {
     ///     in; more are dropped and counted as lost.
     ///   - ride: where rides begin and end; with `ride.detect: auto` call ``arm(modality:)``.
     ///   - rideEnded: given each ride that ended and was kept, on the driver thread.
+    ///   - clock: the time, Unix ms (the wall clock; a simulation's own).
+    ///   - hostSynchronized: whether the host clock is synchronised (default: asked of the host).
     public init(
         directory: String, store: Store, sources: [any SampleSource], flushInterval: Int64, trace: sending TraceTap? = nil,
         gnssTime: GNSSTimePolicy = .auto, retention: RetentionPolicy? = nil, ceiling: Int64? = nil,
         inboxCapacity: Int = Recorder.defaultInboxCapacity, ride: RideSettings = .standard,
-        rideEnded: @escaping @Sendable (Int64) -> Void = { _ in }
+        rideEnded: @escaping @Sendable (Int64) -> Void = { _ in },
+        clock: @escaping @Sendable () -> Int64 = WallClock.now, hostSynchronized: Bool? = nil
     ) {
+        self.clock = clock
+        startedAt = clock()
         self.rideEnded = rideEnded
         self.directory = directory
         runtime = RuntimeDirectory(dataDirectory: directory)
@@ -98,7 +105,7 @@ public final class Recorder: Sendable {
         machine = Mutex(
             RecorderStateMachine(
                 sources: sources.map(RecorderStateMachine.SourceInfo.init), flushInterval: flushInterval,
-                gnssTime: gnssTime, hostSynchronized: HostClock.isSynchronized(), tracing: trace != nil,
+                gnssTime: gnssTime, hostSynchronized: hostSynchronized ?? HostClock.isSynchronized(), tracing: trace != nil,
                 canPrune: retention != nil, ride: ride))
         tracePath = trace?.path
         lane = Mutex(Lane(trace: trace))
@@ -109,7 +116,7 @@ public final class Recorder: Sendable {
     /// Starts a new measurement now. Returns its id.
     public func startNew(modality: Modality) throws -> Int64 {
         try openStaging()
-        let now = WallClock.now()
+        let now = clock()
         try performNow(try machine.withLock { machine throws(LifecycleError) in try machine.start(modality: modality, at: now) })
         let id = try lane.withLock { lane throws(StoreError) in
             guard let id = lane.measurement else { throw StoreError.cannotOpen(path: directory, reason: "no measurement") }
@@ -122,7 +129,7 @@ public final class Recorder: Sendable {
     /// Waits armed for motion (`ride.detect: auto`): nothing is begun until a ride is.
     public func arm(modality: Modality) throws(StoreError) {
         try openStaging()
-        let now = WallClock.now()
+        let now = clock()
         // The ids of the rides to come, reserved while the store is free (likely, at a start).
         try performNow(machine.withLock { $0.arm(modality: modality, at: now) })
     }
@@ -135,7 +142,7 @@ public final class Recorder: Sendable {
         guard let (interrupted, _) = try interruptedNow() else { throw LifecycleError.notOpen(state: .idle) }
         // Its journal is registered already (by its start, or its `begin` step in the log).
         lane.withLock { $0.open(measurement: interrupted.id, directory: directory, store: store, registered: false) }
-        let now = WallClock.now()
+        let now = clock()
         try performNow(try machine.withLock { machine throws(LifecycleError) in try machine.recover(interrupted, at: now) })
         return interrupted.id
     }
@@ -148,7 +155,7 @@ public final class Recorder: Sendable {
     public func endInterrupted() throws -> Int64? {
         try openStaging()
         guard let (interrupted, _) = try interruptedNow() else { return nil }
-        let now = WallClock.now()
+        let now = clock()
         try performNow(try machine.withLock { machine throws(LifecycleError) in try machine.endInterrupted(interrupted, at: now) })
         return interrupted.id
     }
@@ -339,14 +346,14 @@ public final class Recorder: Sendable {
     /// The driver thread: a `flush due` event once per flush interval, and the queued actions
     /// performed in order as they come, until the recording has finished.
     private func drive() {
-        var deadline = WallClock.now() + flushInterval
+        var deadline = clock() + flushInterval
         while true {
-            let left = deadline - WallClock.now()
+            let left = deadline - clock()
             if left > 0 {
                 work.wait(milliseconds: left)
             } else {
-                handle { $0.flushDue(at: WallClock.now()) }
-                deadline = WallClock.now() + flushInterval
+                handle { $0.flushDue(at: clock()) }
+                deadline = clock() + flushInterval
             }
             if performQueued() { return }
         }
@@ -369,7 +376,7 @@ public final class Recorder: Sendable {
             }
             lifecycleCommand = .modality(modality)
         }
-        let now = WallClock.now()
+        let now = clock()
         let performed = DispatchSemaphore(value: 0)
         var result = RecorderStateMachine.CommandResult.applied([], outcome: nil)
         handle(barrier: performed) { machine in
@@ -390,14 +397,14 @@ public final class Recorder: Sendable {
 
     /// Ends the run (SIGTERM, SIGINT): a ride under way ends, an armed recorder stops waiting.
     func shutdown() {
-        let now = WallClock.now()
+        let now = clock()
         let performed = DispatchSemaphore(value: 0)
         handle(barrier: performed) { $0.shutdown(at: now) }
         performed.wait()
     }
 
     private func status() -> RecorderStatus {
-        let now = WallClock.now()
+        let now = clock()
         var status = RecorderStatus?.none
         handle { machine in
             status = machine.status(at: now)
@@ -411,6 +418,12 @@ public final class Recorder: Sendable {
         status.recordingTrace = tracePath.map { path in published.traceFailure.map { "\(path) (stopped: \($0))" } ?? path }
         return status
     }
+
+    /// An event from a driver of its own (`capture-faults simulate`), as ``handle(barrier:_:)``.
+    package func feed(_ event: (inout RecorderStateMachine) -> [RecorderStateMachine.Action]) { handle(event) }
+
+    /// A look at the state value, under its lock.
+    package func inspect<T: Sendable>(_ body: (RecorderStateMachine) -> T) -> T { machine.withLock { body($0) } }
 
     /// Test hook: runs `body` holding the state lock, as an event does.
     func withStateLocked(_ body: () -> Void) {

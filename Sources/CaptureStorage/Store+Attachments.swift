@@ -58,7 +58,7 @@ extension Store {
                 sql: """
                     INSERT INTO attachment (measurement_id, format, name, added_at) VALUES (?, ?, ?, ?)
                     ON CONFLICT (measurement_id, name) DO NOTHING
-                    """, arguments: [measurement, format.rawValue, name, Self.nowMs()])
+                    """, arguments: [measurement, format.rawValue, name, nowMs()])
             return try Row.fetchOne(db, sql: Self.attachmentColumns + " WHERE measurement_id = ? AND name = ?", arguments: [measurement, name])
                 .map(Self.attachmentRecord)!
         }
@@ -111,7 +111,7 @@ extension Store {
                         session_url = CASE WHEN ?1 = 'uploading' THEN session_url ELSE NULL END,
                         acknowledged = CASE WHEN ?1 = 'uploaded' THEN COALESCE(total_length, acknowledged) ELSE acknowledged END
                     WHERE id = ?4
-                    """, arguments: [status.rawValue, reason, status == .uploaded ? Self.nowMs() : nil, id])
+                    """, arguments: [status.rawValue, reason, status == .uploaded ? nowMs() : nil, id])
         }
     }
 

@@ -18,7 +18,7 @@ extension Store {
         if let journal {
             try db.execute(
                 sql: "INSERT INTO attachment (measurement_id, format, name, added_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                arguments: [id, AttachmentRecord.Format.jsonl.rawValue, journal, nowMs()])
+                arguments: [id, AttachmentRecord.Format.jsonl.rawValue, journal, wallClock()])
         }
         try db.execute(
             sql: "UPDATE flush_log SET reserved_next = ? WHERE id = 1 AND reserved_next <= ?", arguments: [id + 1, id])

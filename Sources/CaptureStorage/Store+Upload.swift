@@ -80,7 +80,7 @@ extension Store {
     public func beginUpload(
         of id: Int64, sessionURL: String?, totalLength: Int64, sha256: String?, acknowledged: Int64 = 0
     ) throws(StoreError) {
-        let now = Self.nowMs()
+        let now = nowMs()
         try write { db in
             try db.execute(
                 sql: """
@@ -111,14 +111,14 @@ extension Store {
         try write { db in
             try db.execute(
                 sql: "UPDATE upload SET acknowledged = ?, updated_at = ? WHERE measurement_id = ?",
-                arguments: [bytes, Self.nowMs(), id])
+                arguments: [bytes, nowMs(), id])
         }
     }
 
     /// Records how an upload ended. Success and skips close the session; a failure keeps the
     /// file hash but forgets the session.
     public func finishUpload(of id: Int64, status: UploadRecord.Status, reason: String? = nil) throws(StoreError) {
-        let now = Self.nowMs()
+        let now = nowMs()
         try write { db in
             try db.execute(
                 sql: """
@@ -166,5 +166,8 @@ extension Store {
             uploadedAt: row[UploadColumns.uploadedAt])
     }
 
-    static func nowMs() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+    func nowMs() -> Int64 { clock() }
+
+    /// The wall clock, Unix ms: what a store stamps its uploads with unless told otherwise.
+    public static func wallClock() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
 }

@@ -38,6 +38,9 @@ public final class Store: Sendable {
     public let path: String
     /// How hard its commits push data to the disk.
     public let durability: Durability
+    /// The time (Unix ms) its uploads and attachments are stamped with: the wall clock, or a
+    /// simulated one (`capture-faults simulate`).
+    let clock: @Sendable () -> Int64
     let queue: DatabaseQueue
 
     /// Opens (creating if needed) the store in `directory` and applies pending migrations
@@ -47,9 +50,12 @@ public final class Store: Sendable {
     ///   (SQLite's `max_page_count`, rounded down to whole pages, never below the database's
     ///   current size). A write that needs more fails with ``StoreError/diskFull(path:)``, as on
     ///   a full disk, and is rolled back. `nil`: no limit but the disk's.
+    /// - Parameter clock: the time uploads and attachments are stamped with (Unix ms).
     public init(
-        directory: String, durability: Durability = .everyCommit, maximumSize: Int64? = nil
+        directory: String, durability: Durability = .everyCommit, maximumSize: Int64? = nil,
+        clock: @escaping @Sendable () -> Int64 = Store.wallClock
     ) throws(StoreError) {
+        self.clock = clock
         do {
             try PrivateFiles.createDirectory(directory)
         } catch {

@@ -17,6 +17,14 @@ import Glibc
 struct Faults: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "capture-faults",
+        abstract: "The fault campaign (the default) and the simulated lives of a box.",
+        subcommands: [Campaign.self, Simulate.self], defaultSubcommand: Campaign.self)
+}
+
+/// The campaign against the built binaries: `capture-faults [campaign] …`.
+struct Campaign: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "campaign",
         abstract: "Run the fault campaign against the built capture and capture-collector; print one table.",
         discussion: """
             Campaigns: kill -9 of the recorder (trace and fake IIO sources, alternating), kill -9 \
