@@ -38,6 +38,8 @@ struct Simulate: ParsableCommand {
         var failed = 0
         var simulated: Int64 = 0
         for box in 0..<boxes {
+            // Each life's lines as it ends, also into a pipe (scripts/test watches for silence).
+            defer { fflush(nil) }
             let seed = first &+ UInt64(box)
             let replayed = try events.map(Self.read)
             let began = Self.cpuSeconds()
