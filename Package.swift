@@ -116,12 +116,16 @@ let package = Package(
         // sources, the collector. Above every stage library, since it asks each of them.
         .target(
             name: "CaptureDoctor",
-            dependencies: ["CaptureCore", "CaptureStorage", "CaptureSensors", "CaptureRecorder", "CaptureUpload", "CaptureConfig"],
+            dependencies: [
+                "CaptureCore", "CaptureStorage", "CaptureSensors", "CaptureRecorder", "CaptureUpload", "CaptureConfig",
+                "CaptureWiring",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "CaptureDoctorTests",
             dependencies: [
-                "CaptureCore", "CaptureStorage", "CaptureConfig", "CaptureUpload", "CaptureDoctor", "CaptureCollector", "CaptureSensors",
+                "CaptureCore", "CaptureStorage", "CaptureConfig", "CaptureWiring", "CaptureUpload", "CaptureDoctor",
+                "CaptureCollector", "CaptureSensors",
                 "CaptureTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: strict),
@@ -171,26 +175,39 @@ let package = Package(
             name: "CaptureExportTests",
             dependencies: ["CaptureCore", "CaptureStorage", "CaptureExport", "CaptureRecorder", "CaptureTestSupport"],
             swiftSettings: strict),
-        // The configuration file and the layered device settings (flags > environment > file),
-        // and what they mean for the stages: the recorder's settings, the delivery after a ride.
+        // The configuration file and the layered device settings (flags > environment > file >
+        // upload.json > defaults), with where each value came from: the key table, one YAML
+        // parse, `capture config`'s report. It knows no stage: each stage reads its own keys
+        // (CaptureCore's SettingsReader), and CaptureWiring hands them over.
         .target(
             name: "CaptureConfig",
             dependencies: [
-                "CaptureCore", "CaptureStorage", "CaptureSensors", "CaptureRecorder", "CaptureUpload", "CaptureSurface",
+                "CaptureCore",
                 .product(name: "Configuration", package: "swift-configuration"),
-                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
+            ],
+            swiftSettings: strict),
+        // The composition root, above the stages and below the front ends: which settings go to
+        // which stage, the recorder's whole configuration, the automatic delivery, the logging.
+        .target(
+            name: "CaptureWiring",
+            dependencies: [
+                "CaptureCore", "CaptureConfig", "CaptureStorage", "CaptureSensors", "CaptureRecorder", "CaptureUpload",
+                "CaptureSurface", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .testTarget(
             name: "CaptureConfigTests",
-            dependencies: ["CaptureCore", "CaptureStorage", "CaptureUpload", "CaptureConfig", "CaptureTestSupport"],
+            dependencies: [
+                "CaptureCore", "CaptureStorage", "CaptureUpload", "CaptureSurface", "CaptureSensors", "CaptureRecorder",
+                "CaptureConfig", "CaptureWiring", "CaptureTestSupport",
+            ],
             swiftSettings: strict),
         .executableTarget(
             name: "capture",
             dependencies: [
                 "CaptureCore", "CaptureStorage", "CaptureSensors", "CaptureRecorder", "CaptureUpload", "CaptureExport",
-                "CaptureConfig", "CaptureDoctor", "CaptureSurface",
+                "CaptureConfig", "CaptureWiring", "CaptureDoctor", "CaptureSurface",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -185,7 +185,8 @@ public struct ConfigFile: Sendable, Equatable {
             let value: Value
             switch key.type.fileValue {
             case .zones:
-                value = .zones(try Self.zones(node.sequence!, key: key, path: path))
+                guard let items = node.sequence else { throw bad() }
+                value = .zones(try Self.zones(items, key: key, path: path))
             case .bool:
                 guard case .bool(let flag) = lookUp(.bool) else { throw bad() }
                 value = .bool(flag)

@@ -27,7 +27,8 @@ extension ConfigKey {
         expected: "a path", meaning: "where measurements are kept")
 
     public static let logLevel = ConfigKey(
-        "log_level", environment: "CAPTURE_LOG_LEVEL", option: "--log-level", type: .logLevel, default: "warning",
+        "log_level", environment: "CAPTURE_LOG_LEVEL", option: "--log-level", type: .choice(LogLevel.allCases.map(\.rawValue)),
+        default: "warning",
         expected: "one of error, warning, info, debug",
         meaning: "how much goes to stderr: error, warning (the default), info or debug")
 
@@ -111,7 +112,7 @@ extension ConfigKey {
         meaning: "the store's size budget; uploaded measurements are pruned, oldest first, to keep it")
 
     public static let dropUnsent = ConfigKey(
-        "retention.drop_unsent", environment: "CAPTURE_RETENTION_DROP_UNSENT", type: .unsentDrop, default: "never",
+        "retention.drop_unsent", environment: "CAPTURE_RETENTION_DROP_UNSENT", type: .choice(["never", "oldest"]), default: "never",
         expected: "never or oldest",
         meaning: "whether unsent measurements may be dropped (oldest first, counted) when over budget")
 
@@ -136,7 +137,7 @@ extension ConfigKey {
     // Where rides begin and end (RideSettings; docs/rides.md).
 
     public static let rideDetect = ConfigKey(
-        "ride.detect", environment: "CAPTURE_RIDE_DETECT", type: .rideDetect, default: "off", expected: "off or auto",
+        "ride.detect", environment: "CAPTURE_RIDE_DETECT", type: .choice(["off", "auto"]), default: "off", expected: "off or auto",
         meaning: "auto: motion and power decide where rides begin and end; off: only commands and trace marks do")
 
     public static let resumeWithin = ConfigKey(
@@ -172,7 +173,7 @@ extension ConfigKey {
     // What `capture surface` calls good and bad.
 
     public static let surfaceThresholds = ConfigKey(
-        "surface.thresholds", environment: "CAPTURE_SURFACE_THRESHOLDS", type: .surfaceThresholds,
+        "surface.thresholds", environment: "CAPTURE_SURFACE_THRESHOLDS", type: .phrase,
         default: .unset(documented: "`BICYCLE=1.2,2.2,3.5;CAR=0.6,1.2,2.2;BUS=0.6,1.2,2.2;TRAIN=0.4,0.8,1.6;WALKING=3,4,5.5;*=1.2,2.2,3.5`"),
         expected: "MODALITY=A,B,C items separated by semicolons, each three ascending positive numbers (m/s²), "
             + "such as BICYCLE=1.2,2.2,3.5;CAR=0.6,1.2,2.2 (* for any other modality)",

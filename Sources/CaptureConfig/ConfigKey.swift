@@ -54,7 +54,9 @@ public struct ConfigKey: Sendable, Hashable, Comparable, CustomStringConvertible
     public func hash(into hasher: inout Hasher) { hasher.combine(name) }
 
     /// In the order of ``allCases``, which is `capture config`'s.
-    public static func < (lhs: ConfigKey, rhs: ConfigKey) -> Bool { order[lhs.name]! < order[rhs.name]! }
+    public static func < (lhs: ConfigKey, rhs: ConfigKey) -> Bool {
+        (order[lhs.name] ?? .max, lhs.name) < (order[rhs.name] ?? .max, rhs.name)
+    }
 
     private static let byName = Dictionary(uniqueKeysWithValues: allCases.map { ($0.name, $0) })
     private static let order = Dictionary(uniqueKeysWithValues: allCases.enumerated().map { ($1.name, $0) })

@@ -47,8 +47,6 @@ public struct ConfigReport: Encodable, Sendable {
             case .list(let items): "[" + items.joined(separator: ", ") + "]"
             case .zones(let zones): "[" + zones.map { "\($0.latitude),\($0.longitude) r=\($0.radius)m" }.joined(separator: "; ") + "]"
             case .modality(let modality): modality?.rawValue ?? "none (a trace's start mark, else UNKNOWN)"
-            case .level(let level): level.rawValue
-            case .drop(let drop): drop.rawValue
             case .metres(let metres): metres == metres.rounded() && metres < 1e15 ? "\(Int64(metres))m" : "\(metres)m"
             case .none: "none"
             }
@@ -84,8 +82,6 @@ public struct ConfigReport: Encodable, Sendable {
             case .list(let items): try container.encode(items, forKey: .value)
             case .zones(let zones): try container.encode(zones, forKey: .value)
             case .modality(let modality): try container.encode(modality?.rawValue, forKey: .value)
-            case .level(let level): try container.encode(level.rawValue, forKey: .value)
-            case .drop(let drop): try container.encode(drop.rawValue, forKey: .value)
             case .metres(let metres): try container.encode(metres, forKey: .value)
             case .none: try container.encodeNil(forKey: .value)
             }

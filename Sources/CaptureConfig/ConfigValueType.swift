@@ -1,7 +1,4 @@
 import CaptureCore
-import CaptureStorage
-import CaptureSurface
-import CaptureUpload
 import Foundation
 
 /// What a key's values are: how text (an option, an environment variable, a scalar of the file,
@@ -22,8 +19,9 @@ public enum ConfigValueType: Sendable, Equatable {
     /// OAuth 2.0 scope tokens separated by spaces (RFC 6749 §3.3: printable ASCII but `"` and
     /// `\\`), kept as one space-separated text (`auth.scope`).
     case scope
-    /// `error`, `warning`, `info` or `debug`, in any case.
-    case logLevel
+    /// One of these words, in any case (`log_level`: `error`, `warning`, `info`, `debug`;
+    /// `ride.detect`: `off`, `auto`); the stage that reads it knows what each means.
+    case choice([String])
     /// A list of http or https URLs; in the environment separated by commas or spaces.
     case origins
     /// A list of source specs, checked against the registered kinds; in the environment
@@ -39,10 +37,6 @@ public enum ConfigValueType: Sendable, Equatable {
     case days
     /// A size (`512M`, `2GB`), or `unlimited`.
     case size
-    /// `never` or `oldest`.
-    case unsentDrop
-    /// `off` or `auto` (``RideSettings/Detection``).
-    case rideDetect
     /// A distance: metres (`50m`, `50`) or kilometres (`1.5km`), at least 0.
     case distance
     /// A modality, in any case.
@@ -50,9 +44,9 @@ public enum ConfigValueType: Sendable, Equatable {
     /// A list of privacy zones; in the environment `LAT,LON,RADIUS` separated by semicolons, in
     /// the file a list of `{latitude, longitude, radius}` (read by ``ConfigFile``).
     case zones
-    /// `surface.thresholds`: `MODALITY=A,B,C` items separated by semicolons or spaces, each three
-    /// ascending m/s² bounds of classes 0, 1 and 2 (``SurfaceThresholds/parse(_:)``).
-    case surfaceThresholds
+    /// Text whose form its stage checks when it reads it (`surface.thresholds`: the road surface
+    /// library's `SurfaceThresholds`); here only that it is not empty.
+    case phrase
 
     /// How the file holds a value of this type, for the typed read of ``ConfigFile``.
     enum FileValue {
@@ -102,9 +96,9 @@ public enum ConfigValueType: Sendable, Equatable {
         case .url:
             guard Self.isHTTPURL(trimmed) else { throw bad() }
             return .text(trimmed)
-        case .logLevel:
-            guard let level = LogLevel(rawValue: trimmed.lowercased()) else { throw bad() }
-            return .level(level)
+        case .choice(let words):
+            guard words.contains(trimmed.lowercased()) else { throw bad() }
+            return .text(trimmed.lowercased())
         case .origins, .sources:
             guard split else { return try parse(items: [trimmed], isSource: isSource) }
             let items = trimmed.split(whereSeparator: { $0 == "," || (self == .origins && $0.isWhitespace) })
@@ -130,12 +124,6 @@ public enum ConfigValueType: Sendable, Equatable {
             if ["unlimited", "none"].contains(trimmed.lowercased()) { return .size(nil) }
             guard let size = ByteSize(parsing: trimmed) else { throw bad() }
             return .size(size)
-        case .unsentDrop:
-            guard let drop = RetentionPolicy.UnsentDrop(rawValue: trimmed.lowercased()) else { throw bad() }
-            return .drop(drop)
-        case .rideDetect:
-            guard let detect = RideSettings.Detection(rawValue: trimmed.lowercased()) else { throw bad() }
-            return .text(detect.rawValue)
         case .distance:
             let lower = trimmed.lowercased()
             let (number, scale): (Substring, Double) =
@@ -145,8 +133,8 @@ public enum ConfigValueType: Sendable, Equatable {
         case .modality:
             guard let modality = Modality(parsing: trimmed) else { throw bad() }
             return .modality(modality)
-        case .surfaceThresholds:
-            guard SurfaceThresholds.parse(trimmed) != nil else { throw bad() }
+        case .phrase:
+            guard !trimmed.isEmpty else { throw bad() }
             return .text(trimmed)
         case .zones:
             var zones: [PrivacyZone] = []

@@ -1,17 +1,5 @@
 public import CaptureCore
-public import CaptureStorage
-public import CaptureUpload
-public import CaptureSurface
 import Foundation
-
-/// How much `capture` writes to stderr besides its results.
-public enum LogLevel: String, Sendable, CaseIterable, Comparable, Codable {
-    case error, warning, info, debug
-
-    public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool {
-        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
-    }
-}
 
 /// Every setting of a device, each with where it came from: command-line options, then the
 /// environment, then the configuration file (``ConfigFile``), then (for the collector's three
@@ -44,7 +32,7 @@ public struct DeviceConfiguration: Sendable {
         }
 
         /// The file, variable or option, for messages: `/etc/capture/config.yaml`, `$CAPTURE_HOME`.
-        var place: String {
+        package var place: String {
             switch self {
             case .file(let path, _): path
             default: description
@@ -80,111 +68,90 @@ public struct DeviceConfiguration: Sendable {
         }
     }
 
-    /// A resolved value of any key, for listing (``entries``).
-    public enum Value: Sendable, Equatable {
-        case text(String)
-        case bool(Bool)
-        case int(Int?)
-        case span(TimeSpan)
-        case size(ByteSize?)
-        case list([String])
-        case zones([PrivacyZone])
-        case modality(Modality?)
-        case level(LogLevel)
-        case drop(RetentionPolicy.UnsentDrop)
-        /// A distance in metres.
-        case metres(Double)
-        case none
-
-        var text: String? { if case .text(let value) = self { value } else { nil } }
-        var bool: Bool? { if case .bool(let value) = self { value } else { nil } }
-        var list: [String]? { if case .list(let value) = self { value } else { nil } }
-        var span: TimeSpan? { if case .span(let value) = self { value } else { nil } }
-        var zones: [PrivacyZone]? { if case .zones(let value) = self { value } else { nil } }
-        var level: LogLevel? { if case .level(let value) = self { value } else { nil } }
-        var modality: Modality?? { if case .modality(let value) = self { .some(value) } else { nil } }
-        var size: ByteSize?? { if case .size(let value) = self { .some(value) } else { nil } }
-    }
+    /// A resolved value of any key, for listing (``entries``) and for the stages' readers.
+    public typealias Value = SettingValue
 
     /// The configuration file that was read, if any.
-    public var file: ConfigFile?
+    public let file: ConfigFile?
     /// Where the file was looked for when none was found (the first place of the lookup).
-    public var filePlace: String
+    public let filePlace: String
     /// Every key's value and origin.
-    public var entries: [ConfigKey: Setting<Value>]
+    public let entries: [ConfigKey: Setting<Value>]
     /// The flags given (a `--token-file` given wins over `auth.issuer`).
-    let flags: [ConfigKey: Flag]
+    package let flags: [ConfigKey: Flag]
     /// `<data dir>/upload.json`, or why it could not be read: an error of ``uploadSettings()``
     /// only, not of every command.
-    let uploadJSON: Result<UploadJSON, CollectorSettingsError>
+    package let uploadJSON: Result<UploadJSON, CollectorSettingsError>
 
     /// `data_dir`, absolute and standardized.
-    public var dataDirectory: Setting<String> { typed(.dataDirectory, \.text)! }
+    public let dataDirectory: Setting<String>
     /// `log_level`.
-    public var logLevel: Setting<LogLevel> { typed(.logLevel, \.level)! }
+    public let logLevel: Setting<LogLevel>
     /// `collector.url`, if set anywhere (checked: http or https with a host).
-    public var collectorURL: Setting<String>? { typed(.collectorURL, \.text) }
+    public let collectorURL: Setting<String>?
     /// `collector.token_file`, if set anywhere. The token is never read here.
-    public var tokenFile: Setting<String>? { typed(.tokenFile, \.text) }
+    public let tokenFile: Setting<String>?
     /// `collector.trusted_origins` (empty if none).
-    public var trustedOrigins: Setting<[String]> { typed(.trustedOrigins, \.list)! }
+    public let trustedOrigins: Setting<[String]>
     /// `collector.retry_budget`.
-    public var retryBudget: Setting<TimeSpan> { typed(.retryBudget, \.span)! }
+    public let retryBudget: Setting<TimeSpan>
     /// `collector.payload_limit` (nil: unlimited).
-    public var payloadLimit: ByteSize? { entries[.payloadLimit]!.value.size! }
+    public let payloadLimit: ByteSize?
     /// `capture.sources` (empty: discover).
-    public var sources: Setting<[String]> { typed(.sources, \.list)! }
+    public let sources: Setting<[String]>
     /// `capture.modality` (nil: a trace's start mark, else UNKNOWN).
-    public var modality: Setting<Modality?> { typed(.modality, \.modality)! }
+    public let modality: Setting<Modality?>
     /// `capture.flush_interval`, 50 ms to 1 h.
-    public var flushInterval: Setting<TimeSpan> { typed(.flushInterval, \.span)! }
+    public let flushInterval: Setting<TimeSpan>
     /// `privacy.zones`.
-    public var privacyZones: Setting<[PrivacyZone]> { typed(.privacyZones, \.zones)! }
-    /// `surface.thresholds` over the defaults (checked when read).
-    public var surfaceThresholds: SurfaceThresholds {
-        typed(.surfaceThresholds, \.text).flatMap { SurfaceThresholds.parse($0.value) } ?? .standard
-    }
+    public let privacyZones: Setting<[PrivacyZone]>
 
-    /// `upload.*` as a policy.
-    public var delivery: DeliveryPolicy {
-        func value(_ key: ConfigKey) -> Value { entries[key]!.value }
-        guard case .bool(let automatic) = value(.uploadAuto), case .int(let minWaiting?) = value(.minWaiting),
-            case .span(let maxAge) = value(.maxAge), case .bool(let unmetered) = value(.unmeteredOnly)
-        else { return .standard }
-        return DeliveryPolicy(automatic: automatic, minWaiting: minWaiting, maxAge: maxAge, unmeteredOnly: unmetered)
-    }
-
-    /// `retention.*` as a policy.
-    public var retention: RetentionPolicy {
-        func value(_ key: ConfigKey) -> Value { entries[key]!.value }
-        guard case .int(let days) = value(.keepUploadedDays), case .size(let size) = value(.maxStoreSize),
-            case .drop(let drop) = value(.dropUnsent)
-        else { return .standard }
-        return RetentionPolicy(keepUploadedDays: days, maxStoreSize: size, dropUnsent: drop)
-    }
-
-    /// `ride.*` as the recorder's settings.
-    public var ride: RideSettings {
-        func value(_ key: ConfigKey) -> Value { entries[key]!.value }
-        func milliseconds(_ key: ConfigKey) -> Int64? {
-            guard case .span(let span) = value(key) else { return nil }
-            return Int64((span.seconds * 1000).rounded())
+    init(
+        file: ConfigFile?, filePlace: String, entries: [ConfigKey: Setting<Value>], flags: [ConfigKey: Flag],
+        uploadJSON: Result<UploadJSON, CollectorSettingsError>
+    ) throws(DeviceConfigurationError) {
+        (self.file, self.filePlace, self.entries, self.flags, self.uploadJSON) = (file, filePlace, entries, flags, uploadJSON)
+        let all = ScopedSettings(entries: entries, lines: file?.lines ?? [:], prefix: nil)
+        func setting<T>(_ key: ConfigKey, _ read: (String) throws(SettingsError) -> T) throws(DeviceConfigurationError)
+            -> Setting<T>
+        {
+            do {
+                return Setting(try read(key.name), from: entries[key]?.origin ?? .builtIn)
+            } catch {
+                throw DeviceConfigurationError(error)
+            }
         }
-        guard case .text(let word) = value(.rideDetect), let detect = RideSettings.Detection(rawValue: word),
-            let resumeWithin = milliseconds(.resumeWithin), let endAfterStill = milliseconds(.endAfterStill),
-            let preRoll = milliseconds(.preRoll), let maxDuration = milliseconds(.maxDuration),
-            case .metres(let minDistance) = value(.minDistance)
-        else { return .standard }
-        return RideSettings(
-            detect: detect, resumeWithin: resumeWithin, endAfterStill: endAfterStill, preRoll: preRoll,
-            minDistance: minDistance, maxDuration: maxDuration, payloadLimit: payloadLimit?.bytes)
+        func optional(_ key: ConfigKey) throws(DeviceConfigurationError) -> Setting<String>? {
+            let found = try setting(key) { (name) throws(SettingsError) in try all.text(name) }
+            return found.value.map { Setting($0, from: found.origin) }
+        }
+        dataDirectory = try setting(.dataDirectory) { (name) throws(SettingsError) in
+            guard let path = try all.text(name) else { throw all.invalid(name, found: "nothing") }
+            return path
+        }
+        logLevel = try setting(.logLevel) { (name) throws(SettingsError) in try all.choice(name) }
+        collectorURL = try optional(.collectorURL)
+        tokenFile = try optional(.tokenFile)
+        trustedOrigins = try setting(.trustedOrigins) { (name) throws(SettingsError) in try all.list(name) }
+        retryBudget = try setting(.retryBudget) { (name) throws(SettingsError) in try all.duration(name) }
+        payloadLimit = try setting(.payloadLimit) { (name) throws(SettingsError) in try all.size(name) }.value
+        sources = try setting(.sources) { (name) throws(SettingsError) in try all.list(name) }
+        modality = try setting(.modality) { (name) throws(SettingsError) in try all.modality(name) }
+        flushInterval = try setting(.flushInterval) { (name) throws(SettingsError) in try all.duration(name) }
+        privacyZones = try setting(.privacyZones) { (name) throws(SettingsError) in try all.zones(name) }
+    }
+
+    /// The keys under `prefix` (`ride`, `retention`) for a stage to read its settings from.
+    public func settings(under prefix: String) -> some SettingsReader {
+        ScopedSettings(entries: entries, lines: file?.lines ?? [:], prefix: prefix)
     }
 
     /// Where each key came from.
-    public func origin(of key: ConfigKey) -> Origin { entries[key]!.origin }
+    public func origin(of key: ConfigKey) -> Origin { entries[key]?.origin ?? .builtIn }
 
-    func typed<T: Sendable & Equatable>(_ key: ConfigKey, _ cast: KeyPath<Value, T?>) -> Setting<T>? {
-        guard let entry = entries[key], let value = entry.value[keyPath: cast] else { return nil }
+    /// `key`'s text and where it came from; nil when nothing sets it.
+    package func text(_ key: ConfigKey) -> Setting<String>? {
+        guard let entry = entries[key], case .text(let value) = entry.value else { return nil }
         return Setting(value, from: entry.origin)
     }
 
@@ -213,10 +180,15 @@ public struct DeviceConfiguration: Sendable {
                 ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.config")) + "/capture/config.yaml"
         var resolver = Resolver(flags: flags, environment: environment, file: file, isSource: isSource)
         // upload.json is in the data directory, so that key comes first.
-        let dataDirectory = try resolver.resolve(.dataDirectory).value.text!
+        let directory = try resolver.resolve(.dataDirectory)
+        guard case .text(let dataDirectory) = directory.value else {
+            throw DeviceConfigurationError(
+                place: directory.origin.place, key: ConfigKey.dataDirectory.name, expected: ConfigKey.dataDirectory.expected,
+                kind: .badValue(found: "\(directory.value)"))
+        }
         let uploadJSON = Result { () throws(CollectorSettingsError) in try UploadJSON.read(dataDirectory: dataDirectory) }
         resolver.uploadJSON = try? uploadJSON.get()
-        return DeviceConfiguration(
+        return try DeviceConfiguration(
             file: file, filePlace: place, entries: try resolver.resolve(), flags: flags, uploadJSON: uploadJSON)
     }
 

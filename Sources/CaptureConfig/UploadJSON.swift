@@ -3,7 +3,7 @@ import Foundation
 /// `<data dir>/upload.json`, the collector's settings from before the configuration file:
 /// `{"url": …, "tokenFile": …, "trustedOrigins": […]}` (docs/upload.md). The fields are the
 /// ``ConfigKey/uploadJSONField``s of the keys; it is the layer below the file.
-struct UploadJSON: Sendable {
+package struct UploadJSON: Sendable {
     /// A field's value: a string, or an array of strings for a list key.
     enum Field: Sendable, Equatable {
         case text(String)
@@ -16,7 +16,7 @@ struct UploadJSON: Sendable {
     let fields: [String: Field]
 
     /// `<dataDirectory>/upload.json`.
-    static func path(in dataDirectory: String) -> String { dataDirectory + "/upload.json" }
+    package static func path(in dataDirectory: String) -> String { dataDirectory + "/upload.json" }
 
     /// Reads `<dataDirectory>/upload.json`; no fields if there is no such file.
     ///

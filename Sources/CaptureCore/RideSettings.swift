@@ -70,3 +70,15 @@ public struct RideSettings: Sendable, Equatable, Codable {
         return age >= 0 && age <= resumeWithin
     }
 }
+
+extension RideSettings {
+    /// The rules `ride.*` sets (`settings` scoped to `ride`); `payloadLimit` is the collector's
+    /// (`collector.payload_limit`, bytes).
+    public init(reading settings: some SettingsReader, payloadLimit: Int64?) throws(SettingsError) {
+        self.init(
+            detect: try settings.choice("detect"), resumeWithin: try settings.milliseconds("resume_within"),
+            endAfterStill: try settings.milliseconds("end_after_still"), preRoll: try settings.milliseconds("pre_roll"),
+            minDistance: try settings.metres("min_distance"), maxDuration: try settings.milliseconds("max_duration"),
+            payloadLimit: payloadLimit)
+    }
+}

@@ -1,4 +1,5 @@
 import CaptureConfig
+import CaptureWiring
 import CaptureCore
 import CaptureStorage
 import CaptureUpload

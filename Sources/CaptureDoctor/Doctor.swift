@@ -1,4 +1,5 @@
 public import CaptureConfig
+import CaptureWiring
 import CaptureCore
 import CaptureRecorder
 import CaptureSensors
@@ -49,7 +50,7 @@ public struct Doctor: Sendable {
         checks.append(Self.runtime(directory))
         let store = FileManager.default.fileExists(atPath: directory + "/capture.sqlite") ? try? Store(directory: directory) : nil
         checks += self.store(store, directory: directory)
-        checks.append(Self.disk(directory, store: store, retention: device.retention))
+        checks.append(Self.disk(directory, store: store, retention: (try? device.retention()) ?? .standard))
         checks += sources(device)
         checks += await collector(device)
         checks += login(device, now: Int64(Date().timeIntervalSince1970 * 1000))

@@ -1,4 +1,5 @@
 public import CaptureConfig
+import CaptureWiring
 import Foundation
 import Glibc
 

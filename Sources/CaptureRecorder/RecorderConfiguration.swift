@@ -30,6 +30,11 @@ public struct RecorderConfiguration: Sendable, Equatable, Codable {
     /// Where rides begin and end (`ride.*`). With `ride.detect: auto` a new recorder waits armed
     /// instead of starting a measurement.
     public var ride: RideSettings = .standard
+    /// Whether each ride kept and the measurement the recorder leaves are delivered in the
+    /// background (`upload.auto`).
+    public var deliverAutomatically = false
+    /// How much the recorder process writes to stderr (`log_level`).
+    public var logLevel = LogLevel.warning
 
     /// A configuration; only the directory and the sources have no default.
     public init(

@@ -29,3 +29,12 @@ public struct RetentionPolicy: Sendable, Equatable, Codable {
     /// Keep uploaded measurements 30 days, no size budget, never drop unsent ones.
     public static let standard = RetentionPolicy()
 }
+
+extension RetentionPolicy {
+    /// The policy `retention.*` sets (`settings` scoped to `retention`).
+    public init(reading settings: some SettingsReader) throws(SettingsError) {
+        self.init(
+            keepUploadedDays: try settings.count("keep_uploaded_days"), maxStoreSize: try settings.size("max_store_size"),
+            dropUnsent: try settings.choice("drop_unsent"))
+    }
+}

@@ -1,3 +1,5 @@
+public import CaptureCore
+
 /// The class of a window, 0 (good) to 3 (bad), from the standard deviation of its vertical
 /// acceleration against three thresholds per modality (m/s²): below the first 0, below the
 /// second 1, below the third 2, else 3.
@@ -51,5 +53,17 @@ public struct SurfaceThresholds: Sendable, Equatable, Codable {
             if name == "*" { result.fallback = numbers } else { result.byModality[name] = numbers }
         }
         return result
+    }
+}
+
+extension SurfaceThresholds {
+    /// The thresholds `surface.thresholds` sets over the defaults (`settings` scoped to `surface`).
+    public init(reading settings: some SettingsReader) throws(SettingsError) {
+        guard let text = try settings.text("thresholds") else {
+            self = .standard
+            return
+        }
+        guard let parsed = Self.parse(text) else { throw settings.invalid("thresholds", found: text) }
+        self = parsed
     }
 }

@@ -26,3 +26,14 @@ public struct DeliveryPolicy: Sendable, Equatable {
     /// Manual delivery only; a `capture sync` pass uploads as soon as one measurement waits.
     public static let standard = DeliveryPolicy()
 }
+
+extension DeliveryPolicy {
+    /// The policy `upload.*` sets (`settings` scoped to `upload`).
+    public init(reading settings: some SettingsReader) throws(SettingsError) {
+        let minWaiting = try settings.count("min_waiting")
+        guard let minWaiting else { throw settings.invalid("min_waiting", found: "forever") }
+        self.init(
+            automatic: try settings.bool("auto"), minWaiting: minWaiting, maxAge: try settings.duration("max_age"),
+            unmeteredOnly: try settings.bool("unmetered_only"))
+    }
+}

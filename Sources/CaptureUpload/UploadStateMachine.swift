@@ -1,3 +1,4 @@
+public import CaptureCore
 import Foundation
 
 /// The upload of one transfer file as a pure state machine (§2.4–2.7 of the protocol notes).

@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import CaptureCore
+public import CaptureCore
 public import CaptureStorage
 import Foundation
 public import Logging

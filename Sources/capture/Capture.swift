@@ -1,6 +1,6 @@
 import ArgumentParser
 import CaptureCore
-import CaptureConfig
+import CaptureWiring
 import Logging
 import Foundation
 

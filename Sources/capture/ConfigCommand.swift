@@ -1,5 +1,6 @@
 import ArgumentParser
 import CaptureConfig
+import CaptureWiring
 import CaptureCore
 import Foundation
 

@@ -1,4 +1,5 @@
 import CaptureConfig
+import CaptureWiring
 import Foundation
 
 /// The device's configuration for the commands that cannot throw (``DataDirectoryOptions/path``):

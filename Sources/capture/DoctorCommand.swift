@@ -1,5 +1,5 @@
 import ArgumentParser
-import CaptureConfig
+import CaptureWiring
 import CaptureDoctor
 
 /// `capture doctor`: is this device ready to record and deliver, and if not, what to do.

@@ -1,4 +1,5 @@
 import CaptureConfig
+import CaptureWiring
 
 extension DeviceConfigurationError: CLIAdvised {
     var cliMessage: String {

@@ -123,7 +123,7 @@ struct Plot: ParsableCommand {
         guard let store = try data.existingStore() else { throw StoreError.measurementNotFound(id) }
         let options = ExportOptions(dataDirectory: data.path, clean: clean, privacyZones: device.privacyZones.value)
         if colour == .speed { try PlotExporter().export(id, from: store, options: options, to: .init(path: output)) } else {
-            let surface = SurfaceOptions(thresholds: device.surfaceThresholds, privacyZones: device.privacyZones.value)
+            let surface = SurfaceOptions(thresholds: try device.surfaceThresholds(), privacyZones: device.privacyZones.value)
             try Surface.plot(id, in: store, options: surface, export: options, to: ExportDestination(path: output))
         }
         ExportDestination(path: output).writtenLine.map { print($0) }

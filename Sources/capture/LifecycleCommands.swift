@@ -1,5 +1,5 @@
 public import ArgumentParser
-import CaptureConfig
+import CaptureWiring
 import CaptureCore
 import CaptureRecorder
 import CaptureSensors
@@ -110,12 +110,12 @@ struct Start: ParsableCommand {
         // The configuration first: a bad file starts nothing (exit 78).
         let device = try data.device()
         let options = SourceOptions(sysfsRoot: sysfsRoot, rate: rate?.hertz, loop: loop)
-        let configuration = device.recorder(
+        let configuration = try device.recorder(
             modality: modality, flushInterval: flushInterval?.milliseconds, sourceOptions: options,
             recordTrace: recordTrace.map(SourcePath.absolute), maximumSize: limit.maximumSize, gnssTime: gnssTime)
         let report = try RecorderControl(directory: data.path).start(
             configuration, sources: { try device.sources(sources, options: options) }, continueInterrupted: continueInterrupted,
-            foreground: foreground, rideEnded: device.deliverRide
+            foreground: foreground, rideEnded: { _ in configuration.deliverInBackground() }
         ) { event in
             switch event {
             case .continuing(let id): Log.info("continuing the interrupted measurement \(id)")
@@ -208,12 +208,7 @@ struct Record: ParsableCommand {
     @Option var readyFd: Int32?
 
     func run() throws {
-        let device = try? data.device()
-        try RecorderProcess.run(
-            recorder, recover: recover,
-            readiness: readyFd.map(ReadinessPipe.init(descriptor:)), rideEnded: { device?.deliverRide($0) })
-        // The measurement ended (by `capture stop` or a trace's stop mark).
-        try? data.device().deliverInBackground()
+        try recorder.runProcess(recover: recover, readiness: readyFd.map(ReadinessPipe.init(descriptor:)))
     }
 }
 

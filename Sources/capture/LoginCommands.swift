@@ -1,5 +1,5 @@
 import ArgumentParser
-import CaptureConfig
+import CaptureWiring
 import CaptureUpload
 import Foundation
 

@@ -48,7 +48,7 @@ struct SurfaceCommand: ParsableCommand {
         let device = try data.device()
         guard let store = try data.existingStore() else { throw StoreError.measurementNotFound(ids.first ?? 1) }
         let options = SurfaceOptions(
-            window: window, minimumSpeed: minSpeed, thresholds: device.surfaceThresholds, privacyZones: device.privacyZones.value)
+            window: window, minimumSpeed: minSpeed, thresholds: try device.surfaceThresholds(), privacyZones: device.privacyZones.value)
         let result = try Surface.run(all ? .all : .measurements(ids), merge: merge, in: store, options: options, output: output)
         if format.json { try printJSON(result) } else { print(result.text) }
     }

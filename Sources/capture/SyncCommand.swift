@@ -1,5 +1,5 @@
 import ArgumentParser
-import CaptureConfig
+import CaptureWiring
 import CaptureCore
 import CaptureRecorder
 import CaptureStorage
@@ -45,7 +45,7 @@ struct Sync: AsyncParsableCommand {
         let outcome: DeliveryPass.Outcome
         if let store = try data.existingStore() {
             var pass = DeliveryPass(
-                store: store, dataDirectory: directory, policy: device.delivery, retention: device.retention,
+                store: store, dataDirectory: directory, policy: try device.delivery(), retention: try device.retention(),
                 options: device.uploadOptions(appVersion: BuildInfo.version),
                 settings: { try device.uploadSettings(options: []) })
             pass.login = try device.oauth()
@@ -128,7 +128,7 @@ struct Prune: ParsableCommand {
             try output.print(PruneReport(dryRun: dryRun), "prune: nothing stored")
             return
         }
-        let report = try store.prune(device.retention, now: Delivery.nowMs(), directory: data.path, dryRun: dryRun)
+        let report = try store.prune(try device.retention(), now: Delivery.nowMs(), directory: data.path, dryRun: dryRun)
         if output.json { try printJSON(report) } else { report.lines.forEach { print($0) } }
     }
 }

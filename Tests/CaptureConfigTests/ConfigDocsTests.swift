@@ -1,4 +1,5 @@
 import CaptureConfig
+import CaptureWiring
 import CaptureTestSupport
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 import CaptureConfig
+import CaptureWiring
 import CaptureCore
 import CaptureStorage
 import CaptureUpload
@@ -60,8 +61,8 @@ import Testing
         #expect(device.tokenFile?.value == "/etc/capture/token")
         #expect(device.trustedOrigins.value == ["https://sessions.example"])
         #expect(device.retryBudget.value == TimeSpan(seconds: 900))
-        #expect(device.delivery == DeliveryPolicy(automatic: true, minWaiting: 3, maxAge: TimeSpan(seconds: 6 * 3600)!, unmeteredOnly: true))
-        #expect(device.retention == RetentionPolicy(keepUploadedDays: 30, maxStoreSize: ByteSize(bytes: 2 << 30), dropUnsent: .oldest))
+        #expect(try device.delivery() == DeliveryPolicy(automatic: true, minWaiting: 3, maxAge: TimeSpan(seconds: 6 * 3600)!, unmeteredOnly: true))
+        #expect(try device.retention() == RetentionPolicy(keepUploadedDays: 30, maxStoreSize: ByteSize(bytes: 2 << 30), dropUnsent: .oldest))
         #expect(device.sources.value == ["trace:/tmp/ride.trace", "gpsd"])
         #expect(device.modality.value == .bicycle)
         #expect(device.flushInterval.value == TimeSpan(seconds: 0.5))
@@ -84,7 +85,7 @@ import Testing
         #expect(device.modality.origin == .environment("CAPTURE_CAPTURE_MODALITY"))
         #expect(device.flushInterval.value == TimeSpan(seconds: 2))
         #expect(device.flushInterval.origin == .file(path: path, key: "capture.flush_interval"))
-        #expect(device.delivery.maxAge == TimeSpan(seconds: 3600))
+        #expect(try device.delivery().maxAge == TimeSpan(seconds: 3600))
         #expect(device.retryBudget.origin == .builtIn)
         #expect(device.retryBudget.value == TimeSpan(seconds: 900))
     }
@@ -115,8 +116,8 @@ import Testing
         #expect(device.sources.value == ["trace:/a.trace", "gpsd"])
         #expect(device.privacyZones.value.count == 2)
         #expect(device.trustedOrigins.value == ["https://a.example", "https://b.example"])
-        #expect(device.retention.maxStoreSize == nil)
-        #expect(device.retention.keepUploadedDays == nil)
+        #expect(try device.retention().maxStoreSize == nil)
+        #expect(try device.retention().keepUploadedDays == nil)
     }
 
     @Test func lookupOrder() throws {
@@ -241,8 +242,8 @@ import Testing
         let device = try DeviceConfiguration.load(environment: ["CAPTURE_CONFIG": "/dev/null", "HOME": scratch.directory])
         for key in ConfigKey.allCases { #expect(device.origin(of: key) == .builtIn, "\(key)") }
         #expect(device.dataDirectory.value == scratch.directory + "/.local/share/capture")
-        #expect(device.delivery == .standard)
-        #expect(device.retention == .standard)
+        #expect(try device.delivery() == .standard)
+        #expect(try device.retention() == .standard)
         #expect(device.payloadLimit?.bytes == UploadRun.Options.collectorPayloadLimit)
         #expect(device.retryBudget.value == TimeSpan(seconds: 900))
         #expect(device.flushInterval.value == TimeSpan(seconds: 1))
@@ -258,6 +259,6 @@ import Testing
         let device = try DeviceConfiguration.load(environment: ["CAPTURE_CONFIG": path, "HOME": scratch.directory])
         #expect(device.collectorURL == nil)
         #expect(device.tokenFile == nil)
-        #expect(device.delivery == .standard)
+        #expect(try device.delivery() == .standard)
     }
 }

@@ -1,4 +1,6 @@
+import CaptureCore
 import CaptureConfig
+import CaptureWiring
 import CaptureUpload
 import Foundation
 import Testing

@@ -1,5 +1,6 @@
 import CaptureCollector
 import CaptureConfig
+import CaptureWiring
 import CaptureDoctor
 import CaptureSensors
 import CaptureStorage

@@ -1,3 +1,4 @@
+import CaptureCore
 import CaptureUpload
 import Testing
 

@@ -1,3 +1,4 @@
+public import CaptureConfig
 import CaptureSensors
 import Synchronization
 
@@ -13,6 +14,7 @@ extension DeviceConfiguration {
     {
         if file == nil, let cached = loaded.withLock({ $0 }), cached.flags == flags { return cached.device }
         let device = try load(flags: flags, file: file, isSource: SourceRegistry.standard.isSource)
+        try device.checkStages()
         Log.level = device.logLevel.value
         if file == nil { loaded.withLock { $0 = (flags, device) } }
         return device
@@ -24,6 +26,7 @@ extension DeviceConfiguration {
         -> (device: DeviceConfiguration, ignored: DeviceConfigurationError?)
     {
         let loaded = try loadTolerantOfFile(flags: flags, isSource: SourceRegistry.standard.isSource)
+        try loaded.device.checkStages()
         Log.level = loaded.device.logLevel.value
         return loaded
     }

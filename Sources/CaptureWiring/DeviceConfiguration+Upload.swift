@@ -1,3 +1,5 @@
+public import CaptureConfig
+import CaptureCore
 public import CaptureUpload
 
 extension DeviceConfiguration {
@@ -5,15 +7,15 @@ extension DeviceConfiguration {
     ///
     /// - Throws: ``DeviceConfigurationError`` when `auth.issuer` is set without `auth.client_id`.
     public func oauth() throws(DeviceConfigurationError) -> OAuthSettings? {
-        guard let issuer = typed(.authIssuer, \.text) else { return nil }
-        guard let client = typed(.authClientID, \.text) else {
+        guard let issuer = text(.authIssuer) else { return nil }
+        guard let client = text(.authClientID) else {
             throw DeviceConfigurationError(
                 place: issuer.origin.place, line: nil, key: ConfigKey.authClientID.name,
                 expected: ConfigKey.authClientID.expected, kind: .badValue(found: "nothing (auth.issuer is set)"))
         }
         return OAuthSettings(
-            issuer: issuer.value, clientID: client.value, clientSecretFile: typed(.authClientSecretFile, \.text)?.value,
-            dataDirectory: dataDirectory.value, scope: typed(.authScope, \.text)?.value)
+            issuer: issuer.value, clientID: client.value, clientSecretFile: text(.authClientSecretFile)?.value,
+            dataDirectory: dataDirectory.value, scope: text(.authScope)?.value)
     }
 
     /// How an upload run goes as configured: the retry budget (`collector.retry_budget`) with

@@ -1,3 +1,4 @@
+public import CaptureCore
 import Foundation
 public import Logging
 import Synchronization

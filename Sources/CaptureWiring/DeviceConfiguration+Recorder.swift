@@ -1,3 +1,4 @@
+public import CaptureConfig
 public import CaptureCore
 public import CaptureRecorder
 public import CaptureSensors
@@ -13,21 +14,23 @@ extension DeviceConfiguration {
     public func recorder(
         modality: Modality?, flushInterval milliseconds: Int64?, sourceOptions: SourceOptions, recordTrace: String?,
         maximumSize: ByteSize?, gnssTime: GNSSTimePolicy
-    ) -> RecorderConfiguration {
+    ) throws(DeviceConfigurationError) -> RecorderConfiguration {
         var configuration = RecorderConfiguration(
             directory: dataDirectory.value, modality: modality ?? self.modality.value, sources: [],
             sourceOptions: sourceOptions, recordTrace: recordTrace,
             flushInterval: milliseconds ?? Int64((flushInterval.value.seconds * 1000).rounded()),
             maximumSize: maximumSize, gnssTime: gnssTime)
-        (configuration.retention, configuration.ride) = (retention, ride)
+        (configuration.retention, configuration.ride) = (try retention(), try ride())
+        configuration.deliverAutomatically = try delivery().automatic
+        configuration.logLevel = logLevel.value
         return configuration
     }
 
     /// The settings of a recorder continuing an interrupted measurement (`capture resume`): its
     /// sources are the measurement's own; the configuration's flush interval, ride rules and
     /// retention, and `maximumSize` (`--max-store-size`).
-    public func recorder(resuming maximumSize: ByteSize?) -> RecorderConfiguration {
-        recorder(
+    public func recorder(resuming maximumSize: ByteSize?) throws(DeviceConfigurationError) -> RecorderConfiguration {
+        try recorder(
             modality: nil, flushInterval: nil, sourceOptions: SourceOptions(), recordTrace: nil, maximumSize: maximumSize,
             gnssTime: .auto)
     }
@@ -41,17 +44,36 @@ extension DeviceConfiguration {
     }
 
     /// With `upload.auto`: `capture sync` in the background, once a measurement has finished
-    /// (``AutomaticDelivery``); what it did is said at info level, a failure to start as a warning.
+    /// (``AutomaticDelivery``).
+    public func deliverInBackground() throws(DeviceConfigurationError) {
+        if try delivery().automatic { AutomaticDelivery.startLogged(directory: dataDirectory.value) }
+    }
+}
+
+extension RecorderConfiguration {
+    /// The recorder process (`capture _record`) on this configuration, which came whole with
+    /// its command line: no file is read again. Each ride kept, and the measurement it leaves
+    /// when it ends, is delivered as ``deliverInBackground()`` says.
+    public func runProcess(recover: Bool, readiness: ReadinessPipe?) throws {
+        Log.level = logLevel
+        try RecorderProcess.run(self, recover: recover, readiness: readiness, rideEnded: { _ in deliverInBackground() })
+        deliverInBackground()
+    }
+
+    /// What the recorder process does with each ride it ends and keeps, and with its measurement
+    /// when it exits: with `upload.auto` (``deliverAutomatically``), `capture sync` in the
+    /// background. The process reads no file for it: its configuration carries the policy.
     public func deliverInBackground() {
-        guard delivery.automatic else { return }
-        switch AutomaticDelivery.start(directory: dataDirectory.value) {
+        if deliverAutomatically { AutomaticDelivery.startLogged(directory: directory) }
+    }
+}
+
+extension AutomaticDelivery {
+    /// Starts the delivery; what it did is said at info level, a failure to start as a warning.
+    static func startLogged(directory: String) {
+        switch start(directory: directory) {
         case .started(let pid, let log): Log.info("delivering in the background (pid \(pid)); see \(log)")
         case .failed(let why): Log.warning("capture: warning: cannot start the automatic delivery: \(why)")
         }
-    }
-
-    /// What the recorder does with each ride it ends and keeps (`ride.detect: auto`).
-    public var deliverRide: @Sendable (Int64) -> Void {
-        { [self] _ in deliverInBackground() }
     }
 }

@@ -1,0 +1,86 @@
+import CaptureConfig
+import CaptureCore
+import CaptureRecorder
+import CaptureSensors
+import CaptureStorage
+import CaptureSurface
+import CaptureUpload
+import CaptureWiring
+import Foundation
+import Testing
+
+/// Each stage reads its own keys through a scoped reader (``SettingsReader``) and checks them
+/// itself; a value it refuses names the file and line, the variable or the option, as a value
+/// of the wrong type does.
+@Suite struct StageSettingsTests {
+    typealias Scratch = DeviceConfigurationTests.Scratch
+
+    @Test func aValueTheStageRefusesNamesTheFileLineAndKey() throws {
+        let scratch = Scratch()
+        let path = scratch.write("data_dir: \(scratch.directory)/data\nsurface:\n  thresholds: BICYCLE=3,2,1\n")
+        let error = #expect(throws: DeviceConfigurationError.self) { try DeviceConfiguration.forProcess([:], file: path) }
+        #expect(error?.place == path)
+        #expect(error?.line == 3)
+        #expect(error?.key == "surface.thresholds")
+        #expect(error?.description.hasPrefix("\(path):3: surface.thresholds: expected MODALITY=A,B,C items") == true)
+        #expect(error?.description.hasSuffix(", not 'BICYCLE=3,2,1'") == true)
+    }
+
+    @Test func fromTheEnvironmentItNamesTheVariable() throws {
+        let device = try DeviceConfiguration.load(
+            environment: ["CAPTURE_CONFIG": "/dev/null", "HOME": "/nonexistent", "CAPTURE_SURFACE_THRESHOLDS": "CAR=1"])
+        let error = #expect(throws: DeviceConfigurationError.self) { try device.surfaceThresholds() }
+        #expect(error?.place == "$CAPTURE_SURFACE_THRESHOLDS")
+        #expect(error?.line == nil)
+        #expect(error?.kind == .badValue(found: "CAR=1"))
+    }
+
+    @Test func aKeyReadAsTheWrongKindIsAnErrorNotADefault() throws {
+        let device = try DeviceConfiguration.load(environment: ["CAPTURE_CONFIG": "/dev/null", "HOME": "/nonexistent"])
+        let ride = device.settings(under: "ride")
+        let wrongKind = #expect(throws: SettingsError.self) { try ride.duration("min_distance") }
+        #expect(wrongKind?.key == "ride.min_distance")
+        #expect(wrongKind?.place == "default")
+        #expect(wrongKind?.expected == ConfigKey.minDistance.expected)
+        let undeclared = #expect(throws: SettingsError.self) { try ride.bool("min_distanse") }
+        #expect(undeclared?.found.contains("not declared") == true)
+    }
+
+    @Test func eachStageReadsItsOwnPrefix() throws {
+        let scratch = Scratch()
+        let path = scratch.write(
+            """
+            ride: { detect: auto, resume_within: 30s, min_distance: 1.5km }
+            retention: { keep_uploaded_days: forever, drop_unsent: oldest }
+            upload: { auto: true, min_waiting: 2 }
+            surface: { thresholds: "CAR=0.5,1,2" }
+            collector: { payload_limit: 10M }
+            """)
+        let device = try DeviceConfiguration.load(environment: ["CAPTURE_CONFIG": path, "HOME": scratch.directory])
+        #expect(
+            try device.ride()
+                == RideSettings(detect: .auto, resumeWithin: 30_000, minDistance: 1500, payloadLimit: 10 * 1_048_576))
+        #expect(try device.retention() == RetentionPolicy(keepUploadedDays: nil, dropUnsent: .oldest))
+        #expect(try device.delivery() == DeliveryPolicy(automatic: true, minWaiting: 2))
+        #expect(try device.surfaceThresholds().bounds(for: "car") == [0.5, 1, 2])
+        #expect(try device.surfaceThresholds().bounds(for: "bicycle") == SurfaceThresholds.standard.bounds(for: "bicycle"))
+    }
+
+    /// The recorder process gets its whole configuration on its command line and reads no file:
+    /// the delivery policy and the log level travel with the ride rules and the retention.
+    @Test func theRecorderConfigurationCarriesEverythingTheRecorderNeeds() throws {
+        let scratch = Scratch()
+        let path = scratch.write(
+            "log_level: info\nupload: { auto: true }\nride: { detect: auto }\nretention: { max_store_size: 64M }\n")
+        let device = try DeviceConfiguration.load(environment: ["CAPTURE_CONFIG": path, "HOME": scratch.directory])
+        let configuration = try device.recorder(
+            modality: nil, flushInterval: nil, sourceOptions: SourceOptions(), recordTrace: nil, maximumSize: nil,
+            gnssTime: .auto)
+        #expect(configuration.deliverAutomatically)
+        #expect(configuration.logLevel == .info)
+        #expect(configuration.ride.detect == .auto)
+        #expect(configuration.retention?.maxStoreSize == ByteSize(parsing: "64M"))
+        let decoded = try JSONDecoder().decode(RecorderConfiguration.self, from: JSONEncoder().encode(configuration))
+        #expect(decoded == configuration)
+    }
+}
