@@ -38,7 +38,7 @@ struct FuzzRegressionTests {
     }
 }
 
-/// What each input found by fuzzing now gives, stated precisely (docs/fuzzing.md, "Found and fixed").
+/// What each input found by fuzzing now gives, stated precisely (docs/fuzzing.md, "Findings").
 @Suite("Fuzz findings")
 struct FuzzFindingTests {
     /// gpsd: a TPV with a longitude of -188.37 (a mutated seed) became a `Fix` out of range.
