@@ -62,12 +62,19 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
-        // Pure core: model, lifecycle, recording engine, trace format, units. No I/O of its own.
-        // The Cyface transfer format is written and read by hand over the system zlib.
-        .target(name: "CaptureCore", dependencies: ["CZlib"], swiftSettings: strict),
+        // Pure core: the domain (samples, lifecycle, recording engine, clocks, trace format,
+        // units, geodesy, settings as stages read them). No I/O of its own.
+        .target(name: "CaptureCore", swiftSettings: strict),
+        // The GNSS receivers' protocols: NMEA 0183, u-blox UBX, gpsd's JSON. Pure parsers.
+        .target(name: "CaptureGNSS", dependencies: ["CaptureCore"], swiftSettings: strict),
+        // Linux IIO: sysfs attributes, channel scan layouts, buffer decoding. Pure parsers.
+        .target(name: "CaptureIIO", dependencies: ["CaptureCore"], swiftSettings: strict),
+        // The Cyface transfer format (protocol notes §1), written and read by hand over the
+        // system zlib.
+        .target(name: "CaptureTransfer", dependencies: ["CaptureCore", "CZlib"], swiftSettings: strict),
         // The fuzz targets' bodies: drive the parsers and check their invariants. Fuzz/ wraps them
         // in libFuzzer executables; FuzzRegressionTests replays the corpora through them.
-        .target(name: "CaptureFuzzHarness", dependencies: ["CaptureCore"], swiftSettings: strict),
+        .target(name: "CaptureFuzzHarness", dependencies: ["CaptureCore", "CaptureGNSS", "CaptureTransfer"], swiftSettings: strict),
         // System zlib (raw deflate for Cyface transfer files).
         .systemLibrary(
             name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
@@ -75,7 +82,7 @@ let package = Package(
         .target(
             name: "CaptureStorage",
             dependencies: [
-                "CaptureCore", "CZlib", .product(name: "GRDB", package: "GRDB.swift"),
+                "CaptureCore", "CaptureTransfer", "CZlib", .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API, for the commit path's inserts (DirectStatement).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -89,7 +96,7 @@ let package = Package(
         // Sources of samples: recorded traces, Linux IIO devices, gpsd and NMEA receivers.
         .target(
             name: "CaptureSensors",
-            dependencies: ["CaptureCore", "CaptureFormats", .product(name: "SystemPackage", package: "swift-system")],
+            dependencies: ["CaptureCore", "CaptureGNSS", "CaptureIIO", "CaptureFormats", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strict),
         // The recorder process: sources → recording engine → store, driven over a local socket.
         .target(
@@ -101,7 +108,7 @@ let package = Package(
         .target(
             name: "CaptureUpload",
             dependencies: [
-                "CaptureCore", "CaptureStorage",
+                "CaptureCore", "CaptureTransfer", "CaptureStorage",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 // NIOConnectionError: what a failed connection attempt throws (ConnectionProblem).
@@ -133,7 +140,7 @@ let package = Package(
         .target(
             name: "CaptureCollector",
             dependencies: [
-                "CaptureCore",
+                "CaptureCore", "CaptureTransfer",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "JWTKit", package: "jwt-kit"),
@@ -173,7 +180,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "CaptureExportTests",
-            dependencies: ["CaptureCore", "CaptureStorage", "CaptureExport", "CaptureRecorder", "CaptureTestSupport"],
+            dependencies: ["CaptureCore", "CaptureTransfer", "CaptureStorage", "CaptureExport", "CaptureRecorder", "CaptureTestSupport"],
             swiftSettings: strict),
         // The configuration file and the layered device settings (flags > environment > file >
         // upload.json > defaults), with where each value came from: the key table, one YAML
@@ -214,7 +221,7 @@ let package = Package(
             swiftSettings: strict),
         // The serialisation benchmark (scripts/bench-serialize); not a test.
         .executableTarget(
-            name: "capture-bench", dependencies: ["CaptureCore", "CaptureStorage", "CZlib"], swiftSettings: strict),
+            name: "capture-bench", dependencies: ["CaptureCore", "CaptureTransfer", "CaptureStorage", "CZlib"], swiftSettings: strict),
         // The deterministic simulator of a box's whole life (docs/faults.md, "The simulated
         // life"): the real recorder state machine, store, flush log, upload state machine and
         // retention, one seed, a simulated clock, GNSS and collector, in one process.
@@ -229,14 +236,14 @@ let package = Package(
         .executableTarget(
             name: "capture-faults",
             dependencies: [
-                "CaptureCore", "CaptureStorage", "CaptureSensors", "CaptureRecorder", "CaptureSimulation",
+                "CaptureCore", "CaptureTransfer", "CaptureStorage", "CaptureSensors", "CaptureRecorder", "CaptureSimulation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
         // Test-only helpers shared by the test targets: one process runner, one fake sysfs, one
         // locator of the real receiver logs in ../shared/data, a simulated u-blox module.
         .target(
-            name: "CaptureTestSupport", dependencies: ["CaptureCore"], path: "Tests/CaptureTestSupport", swiftSettings: strict),
+            name: "CaptureTestSupport", dependencies: ["CaptureCore", "CaptureGNSS"], path: "Tests/CaptureTestSupport", swiftSettings: strict),
         // The SwiftProtobuf types generated from protos/ (scripts/gen-protos), test-only: the
         // production code writes and reads the format by hand; a test checks both agree.
         .target(
@@ -244,11 +251,11 @@ let package = Package(
             path: "Tests/CyfaceSchema", swiftSettings: strict),
         .testTarget(
             name: "CaptureCoreTests",
-            dependencies: ["CaptureCore", "CaptureFuzzHarness", "CaptureTestSupport", "CyfaceSchema"],
+            dependencies: ["CaptureCore", "CaptureGNSS", "CaptureIIO", "CaptureTransfer", "CaptureFuzzHarness", "CaptureTestSupport", "CyfaceSchema"],
             swiftSettings: strict),
         .testTarget(
             name: "CaptureStorageTests",
-            dependencies: ["CaptureCore", "CaptureStorage", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["CaptureCore", "CaptureTransfer", "CaptureStorage", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
         .testTarget(
             name: "CaptureRecorderTests",
@@ -256,12 +263,12 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "CaptureFormatsTests", dependencies: ["CaptureCore", "CaptureFormats"], swiftSettings: strict),
         .testTarget(
-            name: "CaptureSensorsTests", dependencies: ["CaptureCore", "CaptureSensors", "CaptureTestSupport"],
+            name: "CaptureSensorsTests", dependencies: ["CaptureCore", "CaptureGNSS", "CaptureIIO", "CaptureSensors", "CaptureTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "CaptureUploadTests",
             dependencies: [
-                "CaptureCore", "CaptureStorage", "CaptureUpload", "CaptureCollector",
+                "CaptureCore", "CaptureTransfer", "CaptureStorage", "CaptureUpload", "CaptureCollector",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 // The errors ConnectionProblemTests words.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -272,7 +279,7 @@ let package = Package(
         .testTarget(
             name: "CaptureCollectorTests",
             dependencies: [
-                "CaptureCore", "CaptureCollector",
+                "CaptureCore", "CaptureTransfer", "CaptureCollector",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
@@ -281,7 +288,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "CaptureEndToEndTests",
-            dependencies: ["CaptureCore", "CaptureStorage", "CaptureSensors", "CaptureRecorder", "CaptureTestSupport"],
+            dependencies: ["CaptureCore", "CaptureTransfer", "CaptureStorage", "CaptureSensors", "CaptureRecorder", "CaptureTestSupport"],
             swiftSettings: strict),
     ]
 )

@@ -1,4 +1,5 @@
 import CaptureCore
+import CaptureTransfer
 import Foundation
 
 /// The metadata of one upload as the collector validates it (§2.3): read from the pre-request's

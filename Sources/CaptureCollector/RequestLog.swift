@@ -1,4 +1,5 @@
 import CaptureCore
+import CaptureTransfer
 import HTTPTypes
 import Hummingbird
 import Logging

@@ -1,3 +1,4 @@
+
 extension LifecycleError: KindedError {
     public var faultKind: FaultKind {
         switch self {
@@ -9,6 +10,3 @@ extension LifecycleError: KindedError {
     }
 }
 
-extension CyfaceError: KindedError {
-    public var faultKind: FaultKind { .badData }
-}

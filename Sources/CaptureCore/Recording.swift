@@ -1,3 +1,4 @@
+
 /// What one flush commits in a single transaction: the samples captured into one track since the
 /// previous flush, then the events that follow them, and the lifecycle state after those events.
 public struct Flush: Sendable, Equatable {
@@ -147,7 +148,7 @@ public struct Recording: Sendable {
     public static func storable(_ sample: Sample) -> Sample? {
         switch sample {
         case .motion(let sensor, let value):
-            let limit = 1_073_741_824.0 / CyfaceBatch.scale(for: sensor)
+            let limit = 1_073_741_824.0 / sensor.transferScale
             guard abs(value.x) < limit, abs(value.y) < limit, abs(value.z) < limit else { return nil }
             return sample
         case .pressure(let pressure):

@@ -18,6 +18,16 @@ public enum MotionSensor: Int, Sendable, CaseIterable, Codable, Hashable {
         }
     }
 
+    /// The factor to the integer units the store and the Cyface transfer format keep: m/s² × 1000
+    /// (mm/s²), rad/s × 1000 (mrad/s), µT × 100 (10 nT).
+    public var transferScale: Double {
+        switch self {
+        case .accelerometer: 1000
+        case .gyroscope: 1000
+        case .magnetometer: 100
+        }
+    }
+
     /// The SI unit of the sensor's values.
     public var unit: String {
         switch self {

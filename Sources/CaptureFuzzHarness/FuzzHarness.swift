@@ -1,4 +1,6 @@
 import CaptureCore
+import CaptureGNSS
+import CaptureTransfer
 
 /// The bodies of the coverage-guided fuzz targets in `Fuzz/` (see `docs/fuzzing.md`).
 ///

@@ -1,4 +1,5 @@
 import CaptureCore
+import CaptureGNSS
 
 /// Where a live GNSS source stands, for `capture status` (raw values are its JSON strings).
 public enum GNSSFixState: String, Sendable, Equatable, Codable {

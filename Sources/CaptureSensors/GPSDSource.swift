@@ -1,4 +1,5 @@
 public import CaptureCore
+public import CaptureGNSS
 import Glibc
 
 /// Positions from gpsd over its JSON protocol (`?WATCH`), TPVs merged into one fix per epoch,

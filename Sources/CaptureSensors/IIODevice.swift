@@ -1,4 +1,5 @@
 public import CaptureCore
+public import CaptureIIO
 
 /// One IIO device found under `<root>/sys/bus/iio/devices`, as `capture sensors` lists it.
 ///

@@ -1,4 +1,5 @@
 public import CaptureCore
+public import CaptureIIO
 import Glibc
 import SystemPackage
 

@@ -1,4 +1,5 @@
 public import CaptureCore
+public import CaptureGNSS
 import Glibc
 
 /// Reads a GNSS receiver straight from its device: a tty (`/dev/ttyACM0`, put in raw mode), a

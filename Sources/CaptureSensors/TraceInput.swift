@@ -1,4 +1,5 @@
 public import CaptureCore
+public import CaptureGNSS
 public import Foundation
 import CaptureFormats
 import Glibc

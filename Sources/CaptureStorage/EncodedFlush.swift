@@ -1,4 +1,5 @@
 public import CaptureCore
+public import CaptureTransfer
 
 /// A flush with its motion samples already encoded as the Cyface batch messages the store keeps
 /// (one row per sensor per flush, at most ``maximumBatch`` samples a row). Encoding needs no

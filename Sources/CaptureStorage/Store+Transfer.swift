@@ -1,4 +1,5 @@
 public import CaptureCore
+public import CaptureTransfer
 import Crypto
 import Foundation
 import GRDB

@@ -1,4 +1,5 @@
 import CaptureCore
+import CaptureTransfer
 public import CaptureStorage
 import AsyncHTTPClient
 import Foundation

@@ -1,5 +1,6 @@
 public import CaptureStorage
 public import CaptureCore
+public import CaptureTransfer
 import Foundation
 public import Logging
 

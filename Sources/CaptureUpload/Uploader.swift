@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 public import CaptureCore
+public import CaptureTransfer
 public import CaptureStorage
 import Foundation
 public import Logging

@@ -13,6 +13,7 @@
 
 import CZlib
 import CaptureCore
+import CaptureTransfer
 import CaptureStorage
 import Foundation
 

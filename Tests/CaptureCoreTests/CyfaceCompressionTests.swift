@@ -1,5 +1,6 @@
 import Testing
 @testable import CaptureCore
+@testable import CaptureTransfer
 
 @Suite struct CyfaceCompressionTests {
     typealias T = CyfaceTestSupport

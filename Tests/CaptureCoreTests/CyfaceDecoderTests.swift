@@ -2,6 +2,7 @@ import CaptureTestSupport
 import Foundation
 import Testing
 @testable import CaptureCore
+@testable import CaptureTransfer
 
 @Suite struct CyfaceDecoderTests {
     typealias T = CyfaceTestSupport

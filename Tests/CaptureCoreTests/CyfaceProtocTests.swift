@@ -3,6 +3,7 @@ import CyfaceSchema
 import Foundation
 import Testing
 @testable import CaptureCore
+@testable import CaptureTransfer
 
 /// Cross-checks the serialised bytes with the reference protobuf compiler and the .proto file.
 @Suite struct CyfaceProtocTests {

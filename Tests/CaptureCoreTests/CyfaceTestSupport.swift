@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CaptureCore
+@testable import CaptureTransfer
 
 /// Helpers shared by the Cyface tests.
 enum CyfaceTestSupport {

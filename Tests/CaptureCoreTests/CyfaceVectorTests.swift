@@ -2,6 +2,7 @@ import CaptureTestSupport
 import Foundation
 import Testing
 @testable import CaptureCore
+@testable import CaptureTransfer
 
 /// The byte vectors of spec §1.10.
 @Suite struct CyfaceVectorTests {

@@ -1,4 +1,6 @@
 import CaptureCore
+import CaptureGNSS
+import CaptureTransfer
 import CaptureFuzzHarness
 import Foundation
 import Testing

@@ -1,5 +1,6 @@
 import Testing
 @testable import CaptureCore
+@testable import CaptureGNSS
 
 @Suite struct GPSDMessageTests {
     @Test func sessionStartMessages() throws {
@@ -96,15 +97,15 @@ import Testing
     }
 
     @Test func isoTimes() {
-        #expect(GPSDTime.unixMilliseconds(iso8601: "1970-01-01T00:00:00Z") == 0)
-        #expect(GPSDTime.unixMilliseconds(iso8601: "2022-09-11T19:15:03.010Z") == 1_662_923_703_010)
-        #expect(GPSDTime.unixMilliseconds(iso8601: "2022-09-11T19:15:03.0104Z") == 1_662_923_703_010)
-        #expect(GPSDTime.unixMilliseconds(iso8601: "2022-09-11T19:15:03.0105Z") == 1_662_923_703_011)
-        #expect(GPSDTime.unixMilliseconds(iso8601: "2022-09-11T19:15:03.5Z") == 1_662_923_703_500)
-        #expect(GPSDTime.unixMilliseconds(iso8601: "2022-09-11T19:15:03.123456789Z") == 1_662_923_703_123)
+        #expect(ISO8601Time.unixMilliseconds(iso8601: "1970-01-01T00:00:00Z") == 0)
+        #expect(ISO8601Time.unixMilliseconds(iso8601: "2022-09-11T19:15:03.010Z") == 1_662_923_703_010)
+        #expect(ISO8601Time.unixMilliseconds(iso8601: "2022-09-11T19:15:03.0104Z") == 1_662_923_703_010)
+        #expect(ISO8601Time.unixMilliseconds(iso8601: "2022-09-11T19:15:03.0105Z") == 1_662_923_703_011)
+        #expect(ISO8601Time.unixMilliseconds(iso8601: "2022-09-11T19:15:03.5Z") == 1_662_923_703_500)
+        #expect(ISO8601Time.unixMilliseconds(iso8601: "2022-09-11T19:15:03.123456789Z") == 1_662_923_703_123)
         for bad in ["", "2022-09-11", "2022-09-11T19:15:03", "2022-13-11T19:15:03Z", "2022-02-30T19:15:03Z",
                     "2022-09-11T24:00:00Z", "2022-09-11T19:15:03.Z", "2022-09-11T19:15:03.1xZ", "2022-09-11 19:15:03Z"] {
-            #expect(GPSDTime.unixMilliseconds(iso8601: bad) == nil, "\(bad)")
+            #expect(ISO8601Time.unixMilliseconds(iso8601: bad) == nil, "\(bad)")
         }
     }
 

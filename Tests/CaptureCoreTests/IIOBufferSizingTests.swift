@@ -1,5 +1,6 @@
 import Testing
 import CaptureCore
+import CaptureIIO
 
 @Suite("IIO buffer watermark and length from the sampling rate")
 struct IIOBufferSizingTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import CaptureCore
+@testable import CaptureIIO
 
 @Suite struct IIODeviceDirectoryTests {
     @Test func capabilitiesFromFileNames() {

@@ -1,5 +1,6 @@
 import Testing
 import CaptureCore
+import CaptureIIO
 
 @Suite struct IIOScanDecodeFirstTests {
     /// `decodeFirst`, `nil` when it throws.

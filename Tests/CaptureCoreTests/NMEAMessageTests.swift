@@ -1,5 +1,6 @@
 import Testing
 @testable import CaptureCore
+@testable import CaptureGNSS
 
 @Suite struct NMEAMessageTests {
     private func message(_ line: String) throws -> NMEAMessage {

@@ -2,6 +2,7 @@ import Foundation
 import CaptureTestSupport
 import Testing
 @testable import CaptureCore
+@testable import CaptureGNSS
 
 /// What gpsd decoded from the same log: the last TPV per `time`, read straight from the `.chk`
 /// file with JSONSerialization (independent of the code under test).

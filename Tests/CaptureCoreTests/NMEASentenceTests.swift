@@ -1,5 +1,6 @@
 import Testing
 @testable import CaptureCore
+@testable import CaptureGNSS
 
 @Suite struct NMEASentenceTests {
     @Test func checksumIsXorBetweenDollarAndStar() throws {

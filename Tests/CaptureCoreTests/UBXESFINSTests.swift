@@ -1,4 +1,5 @@
 import CaptureCore
+import CaptureGNSS
 import CaptureTestSupport
 import Foundation
 import Testing

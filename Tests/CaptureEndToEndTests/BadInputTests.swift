@@ -1,4 +1,5 @@
 import CaptureCore
+import CaptureTransfer
 import CaptureTestSupport
 import Foundation
 import Glibc

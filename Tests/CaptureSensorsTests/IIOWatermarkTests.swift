@@ -1,4 +1,5 @@
 import CaptureCore
+import CaptureIIO
 import CaptureSensors
 import CaptureTestSupport
 import Foundation

@@ -1,4 +1,5 @@
 import CaptureCore
+import CaptureGNSS
 import CaptureSensors
 import CaptureTestSupport
 import Foundation

@@ -1,4 +1,5 @@
 @testable import CaptureCore
+@testable import CaptureTransfer
 import Foundation
 import GRDB
 import Testing

@@ -1,4 +1,5 @@
 import CaptureCore
+import CaptureTransfer
 import Crypto
 import Foundation
 import GRDB

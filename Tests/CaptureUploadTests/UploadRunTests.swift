@@ -1,5 +1,6 @@
 import CaptureCollector
 import CaptureCore
+import CaptureTransfer
 import CaptureStorage
 import CaptureUpload
 import Foundation

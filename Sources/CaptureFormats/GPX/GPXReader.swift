@@ -114,7 +114,7 @@ package enum GPXReader {
 
         /// GPX times: ISO 8601 UTC, with or without fractions.
         static func time(_ text: String) -> Int64? {
-            if let ms = GPSDTime.unixMilliseconds(iso8601: text) { return ms }
+            if let ms = ISO8601Time.unixMilliseconds(iso8601: text) { return ms }
             let formatter = ISO8601DateFormatter()
             formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
             if let date = formatter.date(from: text) { return Int64((date.timeIntervalSince1970 * 1000).rounded()) }

@@ -39,7 +39,7 @@ package enum GeoJSONReader {
             }
             var fixes: [Fix] = []
             for (index, position) in coordinates.enumerated() where position.count >= 2 {
-                guard let time = GPSDTime.unixMilliseconds(iso8601: times[index]),
+                guard let time = ISO8601Time.unixMilliseconds(iso8601: times[index]),
                     (-90...90).contains(position[1]), (-180...180).contains(position[0])
                 else { throw malformed("an ISO 8601 time and a position for point \(index + 1)") }
                 var fix = Fix(

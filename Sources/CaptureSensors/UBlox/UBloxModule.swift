@@ -1,4 +1,5 @@
 public import CaptureCore
+public import CaptureGNSS
 
 /// What a u-blox module says it is, in its answer to a `UBX-MON-VER` poll.
 ///

@@ -1,4 +1,5 @@
 public import CaptureCore
+public import CaptureGNSS
 import Glibc
 import SystemPackage
 

@@ -1,4 +1,5 @@
 public import CaptureCore
+public import CaptureGNSS
 
 /// The port of the module capture reads it through; configuration items name it (an M8's
 /// `CFG-MSG` in its short form applies to the port it arrives on).

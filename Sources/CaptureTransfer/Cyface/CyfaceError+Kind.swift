@@ -1,0 +1,5 @@
+public import CaptureCore
+
+extension CyfaceError: KindedError {
+    public var faultKind: FaultKind { .badData }
+}
