@@ -152,6 +152,12 @@ extension Recorder {
             case .stop(let actions):
                 giveUp(actions)
                 return
+            case .waitForRoom:
+                // What was staged stays in the flush log; the recorder waits armed for room.
+                lane.withLock { $0.stagedBeforeFailure = false }
+                let now = clock()
+                handle { $0.outOfRoom(at: now) }
+                return
             }
         }
     }
@@ -208,6 +214,10 @@ extension Recorder {
             lane.journal = nil
             lane.measurement = nil
             lane.discarded = true
+        case .checkRoom:
+            let room = hasRoom(staged: lane.staged?.stagedWeight ?? 0, toResume: true)
+            let now = clock()
+            handle { $0.roomChecked(room, at: now) }
         case .reserveMeasurementIDs:
             // Giving way at once: a busy store is tried again at the next flush. Meanwhile the ids
             // an earlier recorder reserved serve (a start while another process reads).
@@ -380,6 +390,7 @@ extension RideEvent.End {
         case .motion: .endedByMotion
         case .command: .endedByCommand
         case .size: .endedBySize
+        case .fullStore: .endedByFullStore
         }
     }
 }

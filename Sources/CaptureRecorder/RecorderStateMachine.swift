@@ -69,6 +69,9 @@ public struct RecorderStateMachine: Sendable {
         /// with `captured`; once that record is in the database, hands the ride to delivery. The
         /// recorder goes on, armed.
         case endRide(Flush, captured: SampleCounts, discard: Bool, by: RideEvent.End)
+        /// Looks whether the store has room for rides again (making what the retention policy
+        /// allows, ``Recorder``), reported with ``RecorderStateMachine/roomChecked(_:at:)``.
+        case checkRoom
         /// Reserves measurement ids for rides to come (``Store/reserveMeasurementIDs(keeping:patience:)``),
         /// reported with ``RecorderStateMachine/reserved(_:)``.
         case reserveMeasurementIDs
@@ -147,6 +150,10 @@ public struct RecorderStateMachine: Sendable {
         case retry
         /// Give up: perform these actions; the recording has ended with the failure.
         case stop([Action])
+        /// The store is full and nothing may go, with `ride.detect: auto`: the recorder waits
+        /// armed for room (``RecorderStateMachine/outOfRoom(at:)``); what is staged waits in the
+        /// flush log.
+        case waitForRoom
     }
 
     public internal(set) var state: State = .idle
@@ -203,6 +210,11 @@ public struct RecorderStateMachine: Sendable {
     var reserving = false
     var nextReservation: Int64 = .min
     var lastReservedTaken: Int64 = 0
+    /// With `ride.detect: auto`, since when the recorder waits armed for room in a store full of
+    /// what may not go (``outOfRoom(at:)``); `nil` while it has room.
+    public internal(set) var waitingForRoomSince: Int64?
+    /// When room is looked for next (``roomCheckDue(at:)``).
+    var nextRoomCheck: Int64 = .min
 
     /// - Parameters:
     ///   - tracing: whether what the sources deliver is also recorded as a trace.
