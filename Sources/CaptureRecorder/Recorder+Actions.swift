@@ -185,11 +185,14 @@ extension Recorder {
             publishStaged(staged)
             lane.open(measurement: reserved, directory: directory, store: store, registered: false)
         case .beginRide(let flush, let sources, let reason, nil):
-            // No id reserved: the ride before must be in the database first.
-            try commitStaged(on: &lane, patience: nil)
+            // No id reserved: the ride before must be in the database first. Giving way soon: a
+            // busy store keeps the begin waiting (and the ride's samples in the recording), tried
+            // again at a flush (``RecorderStateMachine/storeFailed(_:during:)``).
+            try commitStaged(on: &lane, patience: StagedCommits.lifecyclePatience)
             // Counted in the same transaction: tried again after a prune, it begins one ride.
             let id = try store.begin(
-                flush, sources: sources.joined(separator: "\n"), counting: reason == .motion ? .begunByMotion : .begunBySize)
+                flush, sources: sources.joined(separator: "\n"), counting: reason == .motion ? .begunByMotion : .begunBySize,
+                patience: StagedCommits.patience)
             lane.open(measurement: id, directory: directory, store: store)
             let now = clock()
             handle { $0.began(measurement: id, at: now) }

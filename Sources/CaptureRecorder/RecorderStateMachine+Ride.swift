@@ -272,6 +272,18 @@ extension RecorderStateMachine {
     /// keeps them waiting in the flush log (``storeFailed(_:during:)``) while the recorder goes on.
     mutating func endRide(at time: Int64, by end: RideEvent.End) -> [Action] {
         guard case .recording(let id) = state else { return [] }
+        if waitingBegin != nil {
+            // Its begin never reached the store (another process held it all along): nothing of
+            // it is durable, and there is nothing to stop.
+            waitingBegin = nil
+            engine = Recording()
+            trackStart = .min
+            ride.stillSince = nil
+            ride.detector = MotionDetector(pace: ride.settings.pace)
+            ride.since = time - (correction ?? 0)
+            state = .armed
+            return []
+        }
         let stop = max(time, trackStart)
         // The still tail: what was taken from where still was seen (held back since).
         if end == .motion { engine.dropPending(from: stop) }

@@ -16,6 +16,11 @@ extension RecorderStateMachine {
             eventsWaiting = true
             return .wait
         }
+        // A ride begun with no id reserved: it begins once the store lets it (``waitingBegin``).
+        if case .busy = error, case .beginRide(_, _, _, nil) = action, case .recording(0) = state {
+            waitingBegin = action
+            return .wait
+        }
         if case .diskFull = error, canPrune {
             return .pruneAndRetry
         }

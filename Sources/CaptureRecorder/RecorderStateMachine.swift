@@ -215,6 +215,10 @@ public struct RecorderStateMachine: Sendable {
     public internal(set) var waitingForRoomSince: Int64?
     /// When room is looked for next (``roomCheckDue(at:)``).
     var nextRoomCheck: Int64 = .min
+    /// The begin of a ride that found no id reserved and the store held by another process
+    /// (``storeFailed(_:during:)``): tried again at a flush, at most once a second, until the
+    /// store takes it; meanwhile the ride's samples wait in the recording, nothing is staged.
+    var waitingBegin: Action?
 
     /// - Parameters:
     ///   - tracing: whether what the sources deliver is also recorded as a trace.
@@ -265,6 +269,7 @@ public struct RecorderStateMachine: Sendable {
     /// The store gave the new measurement `id`.
     public mutating func began(measurement id: Int64, at now: Int64) -> [Action] {
         state = .recording(measurement: id)
+        waitingBegin = nil
         let modality = engine.lifecycle.modality ?? .unknown
         return [
             .journal(.start(modality: modality, sources: sources.map(\.name), flushInterval: flushInterval), at: now),
@@ -378,6 +383,12 @@ public struct RecorderStateMachine: Sendable {
     }
 
     private mutating func recordingFlushDue(at now: Int64) -> [Action] {
+        // A ride whose begin waits for a busy store: its samples wait in the recording.
+        if let begin = waitingBegin {
+            guard now >= nextRetry else { return [] }
+            nextRetry = now + max(flushInterval, Self.retryInterval)
+            return [begin]
+        }
         // The rates are over the last 10 s of capturing: a pause starts them afresh, so that after
         // a resume they are the sources' again, not an average over the pause.
         if engine.lifecycle.state.phase == .capturing { history.append((now, captured)) } else { history = [] }
