@@ -144,7 +144,14 @@ public struct Doctor: Sendable {
         }
         // A measurement left open by a recorder that is gone.
         if let report = try? RecorderControl(directory: directory).status() {
-            if report.state == .interrupted, let id = report.measurement {
+            if let ride = report.ride, ride.state == .waitingForRoom {
+                checks.append(
+                    .warn(
+                        "recorder",
+                        "waiting for room since \(TextFormat.time(ride.since)), recorder pid \(report.recorder.map { String($0.pid) } ?? "?"): "
+                            + "the store is full of rides the collector has not taken; nothing is recorded",
+                        advise(.makeRoom)))
+            } else if report.state == .interrupted, let id = report.measurement {
                 checks.append(
                     .fail("recorder", "measurement \(id) is open but its recorder is gone", advise(.finishInterrupted)))
             } else if let id = report.measurement {

@@ -34,6 +34,9 @@ public enum DoctorRemedy: Sendable, Equatable, CustomStringConvertible {
     case allowOfflineAccess
     /// The login ends within days unless a sync pass refreshes it.
     case refreshLogin
+    /// The recorder waits for room in a store full of rides the collector has not taken:
+    /// deliver them, or remove some.
+    case makeRoom
 
     /// What to do, without naming a command.
     public var description: String {
@@ -52,6 +55,7 @@ public enum DoctorRemedy: Sendable, Equatable, CustomStringConvertible {
         case .credentials(let remedy): remedy.description
         case .allowOfflineAccess: "allow the client the offline_access scope at the issuer, then log in again"
         case .refreshLogin: "let a sync pass refresh it (one does once half its life has passed)"
+        case .makeRoom: "let the collector take the rides waiting, or remove some; the recorder records again by itself"
         }
     }
 }

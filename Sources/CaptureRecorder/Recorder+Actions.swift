@@ -152,6 +152,12 @@ extension Recorder {
             case .stop(let actions):
                 giveUp(actions)
                 return
+            case .waitForRoom:
+                // What was staged stays in the flush log; the recorder waits armed for room.
+                lane.withLock { $0.stagedBeforeFailure = false }
+                let now = clock()
+                handle { $0.outOfRoom(at: now) }
+                return
             }
         }
     }
@@ -179,11 +185,14 @@ extension Recorder {
             publishStaged(staged)
             lane.open(measurement: reserved, directory: directory, store: store, registered: false)
         case .beginRide(let flush, let sources, let reason, nil):
-            // No id reserved: the ride before must be in the database first.
-            try commitStaged(on: &lane, patience: nil)
+            // No id reserved: the ride before must be in the database first. Giving way soon: a
+            // busy store keeps the begin waiting (and the ride's samples in the recording), tried
+            // again at a flush (``RecorderStateMachine/storeFailed(_:during:)``).
+            try commitStaged(on: &lane, patience: StagedCommits.lifecyclePatience)
             // Counted in the same transaction: tried again after a prune, it begins one ride.
             let id = try store.begin(
-                flush, sources: sources.joined(separator: "\n"), counting: reason == .motion ? .begunByMotion : .begunBySize)
+                flush, sources: sources.joined(separator: "\n"), counting: reason == .motion ? .begunByMotion : .begunBySize,
+                patience: StagedCommits.patience)
             lane.open(measurement: id, directory: directory, store: store)
             let now = clock()
             handle { $0.began(measurement: id, at: now) }
@@ -208,6 +217,10 @@ extension Recorder {
             lane.journal = nil
             lane.measurement = nil
             lane.discarded = true
+        case .checkRoom:
+            let room = hasRoom(staged: lane.staged?.stagedWeight ?? 0, toResume: true)
+            let now = clock()
+            handle { $0.roomChecked(room, at: now) }
         case .reserveMeasurementIDs:
             // Giving way at once: a busy store is tried again at the next flush. Meanwhile the ids
             // an earlier recorder reserved serve (a start while another process reads).
@@ -380,6 +393,7 @@ extension RideEvent.End {
         case .motion: .endedByMotion
         case .command: .endedByCommand
         case .size: .endedBySize
+        case .fullStore: .endedByFullStore
         }
     }
 }

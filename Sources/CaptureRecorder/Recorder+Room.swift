@@ -1,6 +1,7 @@
 import CaptureCore
 import CaptureSensors
 import CaptureStorage
+import Glibc
 
 // Room in the store: the budget kept as a power cut would leave it, and pruning for a full store.
 extension Recorder {
@@ -39,6 +40,24 @@ extension Recorder {
         if let budget { target = min(target, budget.target(staged: staged)) }
         guard let report = try? store.makeRoom(policy, target: target, now: clock(), directory: directory) else { return 0 }
         return report.removed.count
+    }
+
+    /// Whether rides may begin in the store (``RecorderStateMachine/outOfRoom(at:)``), with
+    /// `staged` bytes in the flush log: with a budget, once the database uses at most what the
+    /// budget holds with them (``StoreBudget/target(staged:)``), less ``StoreBudget/roomToResume``
+    /// when `toResume` (so that a recorder waiting for room does not begin a ride that fills the
+    /// store again at once), delivered rides pruned for it as ``retention`` allows; without one
+    /// (a full disk), once the file system has ``StoreBudget/roomOnDisk`` free.
+    func hasRoom(staged: Int, toResume: Bool) -> Bool {
+        guard let budget else {
+            var stats = statvfs()
+            guard statvfs(directory, &stats) == 0 else { return false }
+            return Int64(stats.f_bavail) * Int64(stats.f_frsize) >= StoreBudget.roomOnDisk
+        }
+        let target = budget.target(staged: staged) - (toResume ? budget.roomToResume : 0)
+        if let policy = retention { _ = try? store.makeRoom(policy, target: target, now: clock(), directory: directory) }
+        guard let used = try? store.bytesInUse() else { return false }
+        return used <= target
     }
 
     /// Applies what a recorder that died left in the flush log, pruning for room as a full

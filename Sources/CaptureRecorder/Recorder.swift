@@ -126,10 +126,14 @@ public final class Recorder: Sendable {
         return id
     }
 
-    /// Waits armed for motion (`ride.detect: auto`): nothing is begun until a ride is.
+    /// Waits armed for motion (`ride.detect: auto`): nothing is begun until a ride is. A store
+    /// with no room for rides (full of what may not go) is waited out armed, writing nothing
+    /// (``RecorderStateMachine/outOfRoom(at:)``).
     public func arm(modality: Modality) throws(StoreError) {
         try openStaging()
         let now = clock()
+        let staged = lane.withLock { $0.staged?.stagedWeight ?? 0 }
+        if !hasRoom(staged: staged, toResume: false) { _ = machine.withLock { $0.outOfRoom(at: now) } }
         // The ids of the rides to come, reserved while the store is free (likely, at a start).
         try performNow(machine.withLock { $0.arm(modality: modality, at: now) })
     }
@@ -189,14 +193,27 @@ public final class Recorder: Sendable {
 
     /// Performs actions on the calling thread, before the driver thread runs; a failure is
     /// thrown, but for a commit of what is staged that another process keeps out: that waits
-    /// in the flush log, as while recording (``RecorderStateMachine/storeFailed(_:during:)``).
+    /// in the flush log, as while recording (``RecorderStateMachine/storeFailed(_:during:)``);
+    /// and, with `ride.detect: auto`, for one that finds the store full with nothing to prune:
+    /// that waits there too, and the recorder waits armed for room (a recovery's continued
+    /// ride ends, ``RecorderStateMachine/outOfRoom(at:)``).
     private func performNow(_ actions: [RecorderStateMachine.Action]) throws(StoreError) {
         for action in actions {
             do {
                 try lane.withLock { lane throws(StoreError) in try perform(action, on: &lane, retry: false) }
             } catch {
-                guard case .busy = error, case .commitStaged = action else { throw error }
-                _ = machine.withLock { $0.storeFailed(error, during: action) }
+                guard case .commitStaged = action else { throw error }
+                switch error {
+                case .busy:
+                    _ = machine.withLock { $0.storeFailed(error, during: action) }
+                case .diskFull where machine.withLock({ $0.waitsForRoom }) && pruneForRoom() == 0:
+                    let now = clock()
+                    try performNow(machine.withLock { $0.outOfRoom(at: now) })
+                case .diskFull where machine.withLock({ $0.waitsForRoom }):
+                    // Room was made: the same commit again.
+                    try performNow([action])
+                default: throw error
+                }
             }
         }
     }

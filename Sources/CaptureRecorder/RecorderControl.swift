@@ -328,6 +328,10 @@ public struct RecorderControl: Sendable {
         return report
     }
 
+    /// Whether the running recorder waits armed for room in a store full of rides not delivered
+    /// (``RideStatus/State/waitingForRoom``); `false` when none runs or answers.
+    public var waitingForRoom: Bool { liveRecorder()?.ride?.state == .waitingForRoom }
+
     /// What the running recorder says about itself; `nil` when none runs or it does not answer
     /// yet (it holds the lock from its first moment, and listens once its store and sources
     /// are open).

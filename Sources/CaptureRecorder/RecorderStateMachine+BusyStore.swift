@@ -26,8 +26,9 @@ extension RecorderStateMachine {
     /// a commit, shuts new readers out while it waits for its lock).
     mutating func reservationDue(at now: Int64) -> [Action] {
         // Not while events wait: the store is busy, and a try would only keep readers out longer.
-        guard ride.settings.detect == .auto, !reserving, !eventsWaiting, reservedIDs.count < Self.idsAhead,
-            now >= nextReservation
+        // Nor while the store has no room (``outOfRoom(at:)``): a reservation writes.
+        guard ride.settings.detect == .auto, !reserving, !eventsWaiting, waitingForRoomSince == nil,
+            reservedIDs.count < Self.idsAhead, now >= nextReservation
         else { return [] }
         reserving = true
         nextReservation = now + max(flushInterval, Self.retryInterval)

@@ -19,6 +19,9 @@ public enum RideEvent: Sendable, Equatable {
         case command
         /// `ride.max_duration`: continued as a new measurement.
         case size
+        /// The store was full and nothing in it may go: the recorder waits armed for room
+        /// (``RecorderStateMachine/outOfRoom(at:)``).
+        case fullStore = "full_store"
     }
 
     /// The recorder waits for motion.
@@ -54,6 +57,10 @@ public struct RideStatus: Codable, Sendable, Equatable {
         case recording
         /// A ride is being recorded and the device stands (``RideStatus/since``).
         case still
+        /// The store is full of what may not go (rides the collector has not taken, with
+        /// `retention.drop_unsent: never`): armed, but no ride begins until there is room
+        /// again (``RideStatus/reason``).
+        case waitingForRoom = "waiting-for-room"
     }
 
     public var state: State
@@ -63,6 +70,8 @@ public struct RideStatus: Codable, Sendable, Equatable {
     public var distance: Double?
     /// The measurement of the ride that ended last, if one did since the recorder started.
     public var lastRide: Int64?
+    /// While waiting for room: why, `store-full` (``RecordingEnd/Kind/storeFull``).
+    public var reason: String?
 }
 
 /// What the ride rules (`ride.detect: auto`) remember besides the recording.
@@ -159,7 +168,8 @@ extension RecorderStateMachine {
             ride.preRoll.append(.init(sample: sample, source: index, arrived: read.arrived))
         }
         let oldest = ride.preRoll.first?.arrived ?? read.arrived
-        let moving = ride.detector.verdict(at: read.arrived) == .moving
+        // No ride begins while the store has no room for it (``outOfRoom(at:)``).
+        let moving = ride.detector.verdict(at: read.arrived) == .moving && waitingForRoomSince == nil
         // Trimmed at a ride's begin, else once it holds twice its length (not at every read).
         if moving || read.arrived - oldest > 2 * ride.settings.preRoll { ride.trimPreRoll(before: read.arrived - ride.settings.preRoll) }
         return moving ? beginRide(at: read.arrived) : []
@@ -170,7 +180,7 @@ extension RecorderStateMachine {
     mutating func armedFlushDue(at now: Int64) -> [Action] {
         // From the newest held read, not now: a read still on its way keeps its pre-roll.
         ride.trimPreRoll(before: min(now, ride.preRoll.last?.arrived ?? now) - ride.settings.preRoll)
-        return retryDue(at: now)
+        return retryDue(at: now) + roomCheckDue(at: now)
     }
 
     /// Notes a fix against the host clock while armed: nothing is stored to move, so a
@@ -262,6 +272,18 @@ extension RecorderStateMachine {
     /// keeps them waiting in the flush log (``storeFailed(_:during:)``) while the recorder goes on.
     mutating func endRide(at time: Int64, by end: RideEvent.End) -> [Action] {
         guard case .recording(let id) = state else { return [] }
+        if waitingBegin != nil {
+            // Its begin never reached the store (another process held it all along): nothing of
+            // it is durable, and there is nothing to stop.
+            waitingBegin = nil
+            engine = Recording()
+            trackStart = .min
+            ride.stillSince = nil
+            ride.detector = MotionDetector(pace: ride.settings.pace)
+            ride.since = time - (correction ?? 0)
+            state = .armed
+            return []
+        }
         let stop = max(time, trackStart)
         // The still tail: what was taken from where still was seen (held back since).
         if end == .motion { engine.dropPending(from: stop) }
@@ -318,7 +340,13 @@ extension RecorderStateMachine {
     var rideStatus: RideStatus? {
         guard ride.settings.detect == .auto else { return nil }
         switch state {
-        case .armed: return RideStatus(state: .armed, since: ride.since, lastRide: ride.lastRide)
+        case .armed:
+            if let since = waitingForRoomSince {
+                var status = RideStatus(state: .waitingForRoom, since: since, lastRide: ride.lastRide)
+                status.reason = RecordingEnd.Kind.storeFull.rawValue
+                return status
+            }
+            return RideStatus(state: .armed, since: ride.since, lastRide: ride.lastRide)
         case .recording:
             if let still = ride.stillSince {
                 return RideStatus(state: .still, since: still, distance: ride.travel.metres, lastRide: ride.lastRide)

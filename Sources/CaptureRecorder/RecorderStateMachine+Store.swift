@@ -8,10 +8,17 @@ extension RecorderStateMachine {
     /// action again, as often as a prune removes something (``pruned(removed:after:)``); the
     /// recording ends only when nothing may go (no policy, or nothing delivered is left), with
     /// what is staged committed as far as it fits (the rest waits in the flush log). Nothing
-    /// unsent is pruned unless the policy says so (`drop_unsent: oldest`).
+    /// unsent is pruned unless the policy says so (`drop_unsent: oldest`). With
+    /// `ride.detect: auto` the recording does not end then: the recorder waits armed for room
+    /// (``StoreFailureDecision/waitForRoom``, ``outOfRoom(at:)``).
     public mutating func storeFailed(_ error: StoreError, during action: Action? = nil) -> StoreFailureDecision {
         if case .busy = error, case .commitStaged = action {
             eventsWaiting = true
+            return .wait
+        }
+        // A ride begun with no id reserved: it begins once the store lets it (``waitingBegin``).
+        if case .busy = error, case .beginRide(_, _, _, nil) = action, case .recording(0) = state {
+            waitingBegin = action
             return .wait
         }
         if case .diskFull = error, canPrune {
@@ -30,6 +37,11 @@ extension RecorderStateMachine {
 
     private mutating func giveUp(_ error: StoreError) -> StoreFailureDecision {
         guard !isFinished else { return .stop([]) }
+        // With ride.detect: auto a full store is waited out armed, not an end: a restart would
+        // meet the same store (and its recovery would apply what is staged with no ceiling).
+        if case .diskFull = error, ride.settings.detect == .auto {
+            return .waitForRoom
+        }
         return .stop([.commitWhatFits] + finish(failure: error))
     }
 

@@ -69,6 +69,9 @@ public struct RecorderStateMachine: Sendable {
         /// with `captured`; once that record is in the database, hands the ride to delivery. The
         /// recorder goes on, armed.
         case endRide(Flush, captured: SampleCounts, discard: Bool, by: RideEvent.End)
+        /// Looks whether the store has room for rides again (making what the retention policy
+        /// allows, ``Recorder``), reported with ``RecorderStateMachine/roomChecked(_:at:)``.
+        case checkRoom
         /// Reserves measurement ids for rides to come (``Store/reserveMeasurementIDs(keeping:patience:)``),
         /// reported with ``RecorderStateMachine/reserved(_:)``.
         case reserveMeasurementIDs
@@ -147,6 +150,10 @@ public struct RecorderStateMachine: Sendable {
         case retry
         /// Give up: perform these actions; the recording has ended with the failure.
         case stop([Action])
+        /// The store is full and nothing may go, with `ride.detect: auto`: the recorder waits
+        /// armed for room (``RecorderStateMachine/outOfRoom(at:)``); what is staged waits in the
+        /// flush log.
+        case waitForRoom
     }
 
     public internal(set) var state: State = .idle
@@ -203,6 +210,15 @@ public struct RecorderStateMachine: Sendable {
     var reserving = false
     var nextReservation: Int64 = .min
     var lastReservedTaken: Int64 = 0
+    /// With `ride.detect: auto`, since when the recorder waits armed for room in a store full of
+    /// what may not go (``outOfRoom(at:)``); `nil` while it has room.
+    public internal(set) var waitingForRoomSince: Int64?
+    /// When room is looked for next (``roomCheckDue(at:)``).
+    var nextRoomCheck: Int64 = .min
+    /// The begin of a ride that found no id reserved and the store held by another process
+    /// (``storeFailed(_:during:)``): tried again at a flush, at most once a second, until the
+    /// store takes it; meanwhile the ride's samples wait in the recording, nothing is staged.
+    var waitingBegin: Action?
 
     /// - Parameters:
     ///   - tracing: whether what the sources deliver is also recorded as a trace.
@@ -253,6 +269,7 @@ public struct RecorderStateMachine: Sendable {
     /// The store gave the new measurement `id`.
     public mutating func began(measurement id: Int64, at now: Int64) -> [Action] {
         state = .recording(measurement: id)
+        waitingBegin = nil
         let modality = engine.lifecycle.modality ?? .unknown
         return [
             .journal(.start(modality: modality, sources: sources.map(\.name), flushInterval: flushInterval), at: now),
@@ -366,6 +383,12 @@ public struct RecorderStateMachine: Sendable {
     }
 
     private mutating func recordingFlushDue(at now: Int64) -> [Action] {
+        // A ride whose begin waits for a busy store: its samples wait in the recording.
+        if let begin = waitingBegin {
+            guard now >= nextRetry else { return [] }
+            nextRetry = now + max(flushInterval, Self.retryInterval)
+            return [begin]
+        }
         // The rates are over the last 10 s of capturing: a pause starts them afresh, so that after
         // a resume they are the sources' again, not an average over the pause.
         if engine.lifecycle.state.phase == .capturing { history.append((now, captured)) } else { history = [] }

@@ -5,8 +5,9 @@ import Foundation
 
 extension StatusReport {
     /// The human-readable form of `capture status`; `interrupted` says what to do about an
-    /// interrupted measurement (the front end names its commands).
-    public func text(interrupted: String) -> String {
+    /// interrupted measurement, `room` what makes room in a full store (the front end names its
+    /// commands).
+    public func text(interrupted: String, room: String = "") -> String {
         var uploadLine = ""
         if let uploads = uploads, !uploads.isEmpty {
             let keys = UploadRecord.Status.allCases.map(\.rawValue) + [Self.interruptedUpload]
@@ -30,7 +31,16 @@ extension StatusReport {
         }
         uploadLine += deliveryLines
         if let rides { uploadLine += "\n  rides      " + rides.text }
+        let waiting = ride.flatMap { ride in
+            ride.state == .waitingForRoom
+                ? "for room since \(TextFormat.time(ride.since)): the store is full of rides the collector has not taken "
+                    + "(nothing in it may go); nothing is recorded until there is room" + (room.isEmpty ? "" : "; " + room + ", and the recorder records again by itself")
+                : nil
+        }
         guard let id = measurement else {
+            if let waiting, let recorder {
+                return "waiting " + waiting + " (recorder pid \(recorder.pid); data in \(dataDirectory))" + uploadLine
+            }
             if let ride, ride.state == .armed, let recorder {
                 return "armed since \(TextFormat.time(ride.since)): a ride begins when motion does (recorder pid \(recorder.pid); "
                     + "data in \(dataDirectory))" + uploadLine
@@ -40,7 +50,8 @@ extension StatusReport {
         var lines = [
             "measurement \(id): \(state.rawValue), track \(track ?? 0), \((modality ?? .unknown).rawValue)"
         ]
-        if let ride, ride.state != .armed {
+        if let waiting { lines.append("  waiting    " + waiting) }
+        if let ride, ride.state == .recording || ride.state == .still {
             let distance = ride.distance.map { ", \(TextFormat.distance($0)) so far" } ?? ""
             lines.append("  ride       \(ride.state == .still ? "still" : "moving") since \(TextFormat.time(ride.since))\(distance)")
         }
@@ -105,7 +116,8 @@ extension RideTally {
     /// `3 begun by motion, 1 by size; ended 2 by motion, 1 by power, …; 1 discarded as still`.
     public var text: String {
         "begun \(self[.begunByMotion]) by motion, \(self[.begunBySize]) by size; ended \(self[.endedByMotion]) by motion, "
-            + "\(self[.endedByPower]) by power, \(self[.endedBySize]) by size, \(self[.endedByCommand]) by command; "
+            + "\(self[.endedByPower]) by power, \(self[.endedBySize]) by size, \(self[.endedByCommand]) by command"
+            + (self[.endedByFullStore] > 0 ? ", \(self[.endedByFullStore]) by a full store; " : "; ")
             + "\(self[.discardedAsStill]) discarded as still"
     }
 }

@@ -10,17 +10,21 @@ extension Store {
     /// Throws ``StoreError/alreadyOpen(_:)`` if another measurement is open.
     /// `counting`: a ride count to add in the same transaction (a ride begun by motion), so that
     /// a begin tried again after a failure never counts twice.
-    public func begin(_ flush: Flush, sources: String, counting: RideCount? = nil) throws(StoreError) -> Int64 {
-        try begin(EncodedFlush(flush), sources: sources, counting: counting)
+    public func begin(_ flush: Flush, sources: String, counting: RideCount? = nil, patience: Double? = nil) throws(StoreError) -> Int64 {
+        try begin(EncodedFlush(flush), sources: sources, counting: counting, patience: patience)
     }
 
     /// ``begin(_:sources:counting:)-(Flush,_,_)`` for a flush encoded beforehand.
-    public func begin(_ encoded: EncodedFlush, sources: String, counting: RideCount? = nil) throws(StoreError) -> Int64 {
+    /// `patience`: how long to wait for another process's transaction, seconds (by default
+    /// SQLite's busy timeout).
+    public func begin(
+        _ encoded: EncodedFlush, sources: String, counting: RideCount? = nil, patience: Double? = nil
+    ) throws(StoreError) -> Int64 {
         let flush = encoded.flush
         guard let start = flush.events.first(where: { $0.type == .lifecycleStart }),
             let modality = flush.modality
         else { throw .database("a measurement must begin with LIFECYCLE_START") }
-        return try write { db in
+        return try write(patience: patience) { db in
             try Self.insertMeasurement(nil, flush: flush, start: start.timestamp, modality: modality, sources: sources, in: db)
             let id = db.lastInsertedRowID
             try Self.apply(encoded, to: id, in: db)

@@ -16,6 +16,9 @@ public enum RideCount: String, Sendable, CaseIterable, Codable {
     case endedByCommand = "ended_by_command"
     /// Ended to be continued as a new measurement before its size or duration limit.
     case endedBySize = "ended_by_size"
+    /// Ended because the store was full and nothing in it may go (every ride in it waits for
+    /// the collector, `retention.drop_unsent: never`): the recorder waits armed for room.
+    case endedByFullStore = "ended_by_full_store"
     /// Ended having moved less than `ride.min_distance`: deleted, never uploaded.
     case discardedAsStill = "discarded_as_still"
 }

@@ -38,6 +38,14 @@ public struct StoreBudget: Sendable, Equatable {
         bytes - Self.reserve(staged: weight) - Self.headroom
     }
 
+    /// The room a recorder that waits for it in a full store (`ride.detect: auto`) wants before
+    /// it begins rides again: a sixteenth of the budget, at least four pages, so that the first
+    /// ride does not fill the store again at once.
+    public var roomToResume: Int64 { max(4 * 4096, bytes / 16) }
+
+    /// The same without a budget (a full disk): free space on the data directory's file system.
+    public static let roomOnDisk: Int64 = 4 << 20
+
     /// Whether a database of `size` bytes with `weight` bytes staged is within the budget as
     /// the next process to open it will leave it.
     public func holds(size: Int64, staged weight: Int) -> Bool {

@@ -7,11 +7,14 @@ import Prometheus
 /// finished ride's distance and times as ``CaptureStorage/RideFigures`` has them.
 public enum DeliveryMetrics {
     /// The figures of `store` at `now` (Unix ms); without a store every figure is 0. `login`
-    /// is the device login's report (``CaptureStorage/LoginLifetime/report(loginFile:now:)``), if any.
+    /// is the device login's report (``CaptureStorage/LoginLifetime/report(loginFile:now:)``), if any;
+    /// `waitingForRoom`, whether the running recorder waits armed for room in a full store.
     ///
     /// The families come in a fixed order (one registry each: a registry writes its families
     /// in no particular order); the samples of `capture_measurements` in any order.
-    public static func text(of store: Store?, now: Int64, login: LoginLifetime.Report? = nil) throws -> String {
+    public static func text(
+        of store: Store?, now: Int64, login: LoginLifetime.Report? = nil, waitingForRoom: Bool = false
+    ) throws -> String {
         let totals = try store?.deliveryTotals() ?? DeliveryTotals()
         let state = try store?.deliveryState() ?? DeliveryState()
         let open = try store?.measurements().filter(\.isOpen).count ?? 0
@@ -78,6 +81,10 @@ public enum DeliveryMetrics {
             Double(totals.oldestWaitingSince.map { max(0, now - $0) } ?? 0) / 1000)
         gauge("capture_store_bytes", "Size of the database file.", Double(size))
         gauge(
+            "capture_recorder_waiting_for_room",
+            "1 while the recorder waits armed for room: the store is full of rides not delivered; nothing is recorded.",
+            waitingForRoom ? 1 : 0)
+        gauge(
             "capture_login_expiry_timestamp_seconds",
             "When the device login ends if nothing refreshes it (Unix seconds; 0: no login).",
             Double(login?.expiresAt ?? 0) / 1000)
@@ -99,8 +106,12 @@ public enum DeliveryMetrics {
 }
 
 extension RideCount {
-    /// `event` and `by` of `capture_rides_total`: `begun`/`motion`, `discarded`/`still`.
+    /// `event` and `by` of `capture_rides_total`: `begun`/`motion`, `ended`/`full_store`,
+    /// `discarded`/`still`.
     var labels: (String, String) {
+        if let by = rawValue.range(of: "_by_") {
+            return (String(rawValue[..<by.lowerBound]), String(rawValue[by.upperBound...]))
+        }
         let parts = rawValue.split(separator: "_").map(String.init)
         return (parts[0], parts[parts.count - 1])
     }

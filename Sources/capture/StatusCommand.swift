@@ -24,6 +24,6 @@ struct Status: ParsableCommand {
     func run() throws {
         let report = try RecorderControl(directory: data.controlPath).status()
         if let warning = PrivacyCheck.warning(report.exposed) { FileHandle.standardError.write(Data(("capture: " + warning + "\n").utf8)) }
-        try output.print(report, report.text(interrupted: "`capture resume` continues on a new track, `capture stop` finishes"))
+        try output.print(report, report.text(interrupted: "`capture resume` continues on a new track, `capture stop` finishes", room: "delivery (`capture sync`), `capture prune` or `capture delete` makes some"))
     }
 }

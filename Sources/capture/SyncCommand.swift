@@ -88,15 +88,15 @@ struct Metrics: ParsableCommand {
             /var/lib/node_exporter/textfile_collector/capture.prom.$$ && mv …` (write, then \
             rename, so that node_exporter never reads half a file). Measurements by delivery \
             state (delivered, waiting, failed, skipped, discarded, open), upload attempts and \
-            retries, failed sync passes in a row, the next attempt time, the oldest waiting \
-            measurement's age, the database size, when the device login ends unless refreshed \
-            and whether it is gone. Reads only; without a store every figure is 0.
+            retries, failed sync passes in a row, the next attempt time, the oldest waiting measurement's \
+            age, the database size, whether the recorder waits for room in a full store, when the device \
+            login ends unless refreshed and whether it is gone. Reads only; without a store every figure is 0.
             """)
     @OptionGroup var data: DataDirectoryOptions
 
     func run() throws {
         let login = LoginLifetime.report(loginFile: data.path + "/" + LoginLifetime.fileName, now: Delivery.nowMs())
-        print(try DeliveryMetrics.text(of: try data.existingStore(), now: Delivery.nowMs(), login: login), terminator: "")
+        print(try DeliveryMetrics.text(of: try data.existingStore(), now: Delivery.nowMs(), login: login, waitingForRoom: RecorderControl(directory: data.controlPath).waitingForRoom), terminator: "")
     }
 }
 

@@ -56,15 +56,20 @@ import Testing
         let sysfs: FakeSysfs
         let terminal: PseudoTerminal
         let world = World()
-        let cli = CLI()
+        let cli: CLI
         private(set) var recorder: Subprocess
 
-        init(_ environment: [String] = []) throws {
+        /// - Parameter prepare: readies the data directory before the recorder starts (rides
+        ///   stored already, say) and returns more of the recorder's environment.
+        init(_ environment: [String] = [], prepare: (CLI) throws -> [String] = { _ in [] }) throws {
             signal(SIGPIPE, SIG_IGN)
+            let cli = CLI()
+            self.cli = cli
+            let more = try prepare(cli)
             sysfs = try DeviceEndToEndTests.fakeRoot()
             terminal = try PseudoTerminal()
             RideEndToEndTests.accelerometer(sysfs.path + "/dev/iio:device0", world).start()
-            recorder = try Self.recorder(cli, sysfs, terminal, environment)
+            recorder = try Self.recorder(cli, sysfs, terminal, environment + more)
             terminal.closeSlave()
         }
 

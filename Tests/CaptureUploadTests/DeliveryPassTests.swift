@@ -167,7 +167,7 @@ import Testing
 
     @Test func withoutAStoreEveryFigureIsZero() throws {
         let parsed = Self.parse(try DeliveryMetrics.text(of: nil, now: 0))
-        #expect(parsed.samples.count == 19 + RideCount.allCases.count)
+        #expect(parsed.samples.count == 20 + RideCount.allCases.count)
         #expect(parsed.samples.values.allSatisfy { $0 == 0 })
         #expect(parsed.types["capture_measurements"] == "gauge" && parsed.types["capture_upload_attempts_total"] == "counter")
         #expect(parsed.help["capture_store_bytes"] == "Size of the database file.")
@@ -193,6 +193,8 @@ import Testing
         #expect(parsed.samples["capture_rides_total{event=\"ended\",by=\"power\"}"] == 1)
         #expect(parsed.samples["capture_rides_total{event=\"discarded\",by=\"still\"}"] == 2)
         #expect(parsed.samples["capture_rides_total{event=\"begun\",by=\"motion\"}"] == 0)
+        #expect(parsed.samples["capture_rides_total{event=\"ended\",by=\"full_store\"}"] == 0)
+        #expect(parsed.samples["capture_recorder_waiting_for_room"] == 0)
         // The ride stopped at 1_700_000_003_000 has waited since then.
         #expect(parsed.samples["capture_oldest_waiting_age_seconds"] == Double(1_800_000_000_000 - 1_700_000_003_000) / 1000)
         let order = text.split(separator: "\n").filter { $0.hasPrefix("# TYPE") }.map { String($0.split(separator: " ")[2]) }
@@ -201,7 +203,8 @@ import Testing
                 "capture_measurements", "capture_upload_attempts_total", "capture_upload_retries_total",
                 "capture_rides_total", "capture_measurements_cut_total", "capture_measurement_parts_total",
                 "capture_sync_consecutive_failures", "capture_sync_next_attempt_timestamp_seconds",
-                "capture_oldest_waiting_age_seconds", "capture_store_bytes", "capture_login_expiry_timestamp_seconds",
+                "capture_oldest_waiting_age_seconds", "capture_store_bytes", "capture_recorder_waiting_for_room",
+                "capture_login_expiry_timestamp_seconds",
                 "capture_login_gone", "capture_last_ride_distance_meters", "capture_last_ride_duration_seconds",
                 "capture_last_ride_moving_seconds",
             ])
