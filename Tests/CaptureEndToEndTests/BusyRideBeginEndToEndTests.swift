@@ -20,7 +20,14 @@ import Testing
             reader = try Subprocess(
                 ["-cmd", ".timeout 5000", cli.dataDirectory + "/capture.sqlite", "BEGIN", "SELECT count(*) FROM event", ".shell sleep 30",
                     "COMMIT"], executable: sqlite3)
-            usleep(500_000)
+            // Until the reader holds its lock (sqlite3 starts slowly on a loaded machine): an
+            // exclusive lock is refused then.
+            for _ in 0..<100 {
+                let probe = try Subprocess(
+                    ["-cmd", ".timeout 0", cli.dataDirectory + "/capture.sqlite", "BEGIN EXCLUSIVE", "ROLLBACK"], executable: sqlite3)
+                if probe.wait() != 0 { break }
+                usleep(100_000)
+            }
             return []
         }
         defer {
