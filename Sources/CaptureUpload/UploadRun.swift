@@ -4,39 +4,6 @@ public import CaptureTransfer
 import Foundation
 public import Logging
 
-/// What an ``UploadRun`` tells its caller as it goes: enough to draw a progress bar and print a
-/// line per measurement. Every method has an empty default. Called from the run's task, one
-/// measurement at a time.
-public protocol UploadRunObserver: Sendable {
-    /// The transfer of `measurement` begins: its file of `bytes` bytes is serialised and hashed,
-    /// its upload state stored, nothing sent yet.
-    func transferBegins(measurement: Int64, bytes: Int64)
-    /// `bytes` of the current file have been handed to the network so far (it may go back
-    /// after a resume).
-    func transferSent(_ bytes: Int64)
-    /// The collector holds `bytes` of the current file (after a PUT, or where a resumed upload
-    /// stands before this run sent anything).
-    func transferAcknowledged(_ bytes: Int64)
-    /// The transfer waits `milliseconds` before retrying, because of `problem`.
-    func transferRetrying(after milliseconds: Int64, problem: String)
-    /// A measurement's result is recorded in the store (also one that was never transferred:
-    /// not found, not finished, skipped for too few locations, already uploaded).
-    func finished(_ result: UploadResult)
-}
-
-extension UploadRunObserver {
-    /// Does nothing.
-    public func transferBegins(measurement: Int64, bytes: Int64) {}
-    /// Does nothing.
-    public func transferSent(_ bytes: Int64) {}
-    /// Does nothing.
-    public func transferAcknowledged(_ bytes: Int64) {}
-    /// Does nothing.
-    public func transferRetrying(after milliseconds: Int64, problem: String) {}
-    /// Does nothing.
-    public func finished(_ result: UploadResult) {}
-}
-
 /// One upload run: the measurements of a selection, one after the other, each serialised,
 /// resumed or sent, and its outcome recorded in the store. `capture upload` and any automatic
 /// uploader call the same ``run(_:observer:)``.
@@ -56,7 +23,7 @@ extension UploadRunObserver {
 /// stop the others.
 ///
 /// ```swift
-/// let settings = try device.uploadSettings()   // CaptureConfig's DeviceConfiguration
+/// let settings = try device.uploadSettings()   // CaptureWiring, from the configuration
 /// let run = UploadRun(store: store, dataDirectory: directory, settings: settings, options: .init(appVersion: "1.0"))
 /// let report = try await run.run(.waiting(includingSkipped: false))
 /// try report.check()
@@ -398,72 +365,5 @@ public struct UploadRun: Sendable {
             results.append(result)
         }
         return results
-    }
-}
-
-/// Persists the session and acknowledgements as the uploader reports them, before it sends
-/// more, and passes progress on: to the measurement's `upload` row or the attachment's row.
-private struct StoreObserver: UploadObserver {
-    enum Target {
-        case measurement(Int64)
-        case attachment(Int64)
-    }
-
-    let store: Store
-    let target: Target
-    let file: TransferFile
-    let hash: SessionHash
-    let run: any UploadRunObserver
-
-    func sessionChanged(_ url: String?) throws {
-        try hash.withHash { sha256 in
-            switch target {
-            case .measurement(let id): try store.beginUpload(of: id, sessionURL: url, totalLength: file.size, sha256: sha256)
-            case .attachment(let id):
-                try store.beginAttachmentUpload(id, sessionURL: url, totalLength: file.size, sha256: sha256 ?? file.sha256)
-            }
-        }
-    }
-
-    func acknowledged(_ bytes: Int64) throws {
-        switch target {
-        case .measurement(let id): try store.acknowledgeUpload(of: id, bytes: bytes)
-        case .attachment(let id): try store.acknowledgeAttachment(id, bytes: bytes)
-        }
-        run.transferAcknowledged(bytes)
-    }
-
-    func sent(_ bytes: Int64) { run.transferSent(bytes) }
-
-    func retrying(after milliseconds: Int64, problem: String) {
-        // Accounting only (per measurement): a retry that cannot be counted is still made.
-        if case .measurement(let id) = target { try? store.noteUploadRetry(of: id) }
-        run.transferRetrying(after: milliseconds, problem: problem)
-    }
-}
-
-/// The hash stored with an upload's session: known before the upload, or being computed beside
-/// it (``BackgroundHash``).
-enum SessionHash: Sendable {
-    case known(String)
-    case pending(BackgroundHash)
-
-    /// The hash if it was known before the upload began.
-    var known: String? {
-        if case .known(let hash) = self { hash } else { nil }
-    }
-
-    /// Runs `body` with the hash as known now, so that a store write of it cannot pass the
-    /// background hash's own.
-    func withHash<T>(_ body: (String?) throws -> T) rethrows -> T {
-        switch self {
-        case .known(let hash): try body(hash)
-        case .pending(let background): try background.withHash(body)
-        }
-    }
-
-    /// Waits for a background hash to end.
-    func wait() {
-        if case .pending(let background) = self { background.wait() }
     }
 }

@@ -2,7 +2,7 @@ public import CaptureCore
 
 /// What an upload needs to know about the collector: where it is, how requests are
 /// authenticated and who else may receive the token. A plain value, resolved by the caller
-/// (`CaptureConfig`'s `DeviceConfiguration.uploadSettings()` from options, environment, the
+/// (`CaptureWiring`'s `DeviceConfiguration.uploadSettings()` from options, environment, the
 /// configuration file and `upload.json`) and handed to ``UploadRun``.
 ///
 /// ```swift
