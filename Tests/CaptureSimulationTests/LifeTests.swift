@@ -94,6 +94,20 @@ struct LifeTests {
         #expect(Self.broken(result) == [], "\(Self.tail(result))")
     }
 
+    /// Seed 2011, shrunk: a ride continued after a cut whose receiver is dark while the bike
+    /// rides on 308 m and then stands. The first fixes after the boot are movement from the
+    /// last committed fix, stored; the ride is not kept as a few metres of stored fixes judged
+    /// by a way to fixes it dropped.
+    @Test func aContinuedRideThatMovedInTheDarkStoresTheFixesThatGotThere() throws {
+        let events: [SimulatedEvent] = [
+            .boot(offFor: 34_000, skew: -216_006_000), .move(seconds: 6, speed: 1.31, heading: 143.51),
+            .boot(offFor: 76_000, skew: -216_006_000), .noFix(seconds: 60), .move(seconds: 48, speed: 6.42, heading: 165.29),
+            .stand(seconds: 722),
+        ]
+        let result = try Life.run(seed: 2_011, events: events)
+        #expect(Self.broken(result) == [], "\(Self.tail(result))")
+    }
+
     /// Short lives on fixed seeds keep every invariant. Needs the fixes of items 1 and 2.
     @Test(arguments: [11, 12, 13] as [UInt64]) func shortLivesKeepEveryInvariant(seed: UInt64) throws {
         let result = try Life.run(seed: seed, days: 2)
