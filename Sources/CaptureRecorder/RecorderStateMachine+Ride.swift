@@ -223,6 +223,7 @@ extension RecorderStateMachine {
         guard let flush = try? engine.apply(.start(ride.modality), at: time) else { return [] }
         trackStart = time
         measurementStart = time - (correction ?? 0)
+        dropWaitingForClock()
         let id = takeReservedID()
         state = .recording(measurement: id ?? 0)
         ride.stillSince = nil
