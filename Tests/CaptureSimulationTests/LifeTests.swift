@@ -108,6 +108,18 @@ struct LifeTests {
         #expect(Self.broken(result) == [], "\(Self.tail(result))")
     }
 
+    /// Seed 530019's shrunk log with the push in the dark under the detector's 25 m: the first
+    /// fixes after it stand, held and dropped as the ride's still tail. The ride is judged by
+    /// the way its stored fixes came (36 m, discarded), not with the 18 m to the fixes it dropped.
+    @Test func aContinuedRideIsJudgedByTheWayItsStoredFixesCame() throws {
+        let events: [SimulatedEvent] = [
+            .boot(offFor: 26_000, skew: 0), .move(seconds: 25, speed: 1.46, heading: 298.65), .boot(offFor: 9_000, skew: 0),
+            .noFix(seconds: 65), .move(seconds: 14, speed: 1.3, heading: 297.51), .stand(seconds: 526),
+        ]
+        let result = try Life.run(seed: 530_019, events: events)
+        #expect(Self.broken(result) == [], "\(Self.tail(result))")
+    }
+
     /// Seed 1006, shrunk, with a way ridden in the dark so that its ride is not discarded as
     /// short: the host clock 2.6 days ahead, a ride begun on the receiver's first fixes (before
     /// `GNSSClock` judges the clock) and cut. Its fixes wait for the clock and go with the cut:
