@@ -139,6 +139,28 @@ struct LifeTests {
         #expect(judged.log.contains { $0.contains("measurement 1 ended by power") }, "\(Self.tail(judged))")
     }
 
+    /// Finds of a batch of fresh seeds (docs/faults.md, "A batch of fresh seeds"), shrunk, as
+    /// the event log prints them: a ride continued after the bike went on while the box was off
+    /// (530021), and one begun on a clock 1.6 days ahead, continued after a dark ride (530023).
+    static let found: [UInt64: [String]] = [
+        530_021: [
+            "boot off=6188000 skew=0", "move s=19 speed=1.43 heading=157.79", "cut actions=0",
+            "move s=52 speed=1.39 heading=187.00", "boot off=51000 skew=0", "stand s=687",
+        ],
+        530_023: [
+            "boot off=27407000 skew=136739000", "stand s=36", "nofix s=88", "move s=91 speed=3.38 heading=269.92",
+            "boot off=69000 skew=136739000", "nofix s=253", "move s=65 speed=3.08 heading=284.34", "stand s=761",
+        ],
+    ]
+
+    @Test(arguments: [530_021, 530_023] as [UInt64]) func freshSeedsFindsKeepEveryInvariant(seed: UInt64) throws {
+        let lines = Self.found[seed] ?? []
+        let events = lines.compactMap(SimulatedEvent.init(line:))
+        try #require(events.count == lines.count && !events.isEmpty)
+        let result = try Life.run(seed: seed, events: events)
+        #expect(Self.broken(result) == [], "seed \(seed): \(Self.tail(result))")
+    }
+
     /// Short lives on fixed seeds keep every invariant. Needs the fixes of items 1 and 2.
     @Test(arguments: [11, 12, 13] as [UInt64]) func shortLivesKeepEveryInvariant(seed: UInt64) throws {
         let result = try Life.run(seed: seed, days: 2)
