@@ -226,7 +226,6 @@ extension RecorderStateMachine {
         guard let flush = try? engine.apply(.start(ride.modality), at: time) else { return [] }
         trackStart = time
         measurementStart = time - (correction ?? 0)
-        dropWaitingForClock()
         let id = takeReservedID()
         state = .recording(measurement: id ?? 0)
         ride.stillSince = nil

@@ -183,10 +183,6 @@ public struct RecorderStateMachine: Sendable {
     /// Samples that arrived while capturing but were taken before the track began (a device
     /// buffer read just after a resume); counted with those dropped while paused.
     var droppedBeforeTrack = 0
-    /// A live receiver's fixes older than the track's start, held while the host clock is not
-    /// judged yet (``waitsForClock(_:from:arrived:)``): in once a correction puts the track on
-    /// GNSS time, else dropped.
-    var waitingForClock: [RideRules.Held] = []
     /// Lifecycle events durable in the flush log that the database has not taken yet (another
     /// process held it): a flush tries again (``retryDue(at:)``) until they go in, and
     /// a recorder that stops with them waiting commits them before it exits.
@@ -251,7 +247,6 @@ public struct RecorderStateMachine: Sendable {
         let flush = try engine.apply(.start(modality), at: now)
         trackStart = now
         measurementStart = now
-        dropWaitingForClock()
         return [.begin(flush, sources: sources.map(\.name))]
     }
 
@@ -312,11 +307,8 @@ public struct RecorderStateMachine: Sendable {
         return actions
     }
 
-    /// Takes one sample into the measurement; `observed`: a fix the clock and the ride rules
-    /// have seen already (one that waited for the clock).
     mutating func ingest(
-        _ sample: Sample, from index: Int, arrived: Int64, traced: inout [TraceRecord], actions: inout [Action],
-        observed: Bool = false
+        _ sample: Sample, from index: Int, arrived: Int64, traced: inout [TraceRecord], actions: inout [Action]
     ) {
         var sample = sample
         let sourceClock = sources[index].clock
@@ -324,10 +316,7 @@ public struct RecorderStateMachine: Sendable {
         case .host:
             if let correction, correction != 0 { sample.shift(to: sample.timestamp + correction) }
         case .gnss:
-            if case .fix(let fix) = sample, !observed {
-                actions += observe(fix, arrived: arrived)
-                releaseWaitingForClock(traced: &traced, actions: &actions)
-            }
+            if case .fix(let fix) = sample { actions += observe(fix, arrived: arrived) }
         case .recorded: break
         }
         // A sample on the events' clock taken before its track began belongs to no track.
@@ -336,10 +325,9 @@ public struct RecorderStateMachine: Sendable {
             droppedBeforeTrack += 1
             return
         }
-        if ride.settings.detect == .auto, !observed { ride.detector.observe(sample, at: arrived) }
-        if waitsForClock(sample, from: index, arrived: arrived) { return }
         sourceStates[index].samples += 1
         if tracing { traced.append(.sample(sample)) }
+        if ride.settings.detect == .auto { ride.detector.observe(sample, at: arrived) }
         guard engine.ingest(sample) else { return }
         switch sample {
         case .motion(let sensor, _): captured[sensor] += 1

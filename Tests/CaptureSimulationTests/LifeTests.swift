@@ -120,25 +120,6 @@ struct LifeTests {
         #expect(Self.broken(result) == [], "\(Self.tail(result))")
     }
 
-    /// Seed 1006, shrunk, with a way ridden in the dark so that its ride is not discarded as
-    /// short: the host clock 2.6 days ahead, a ride begun on the receiver's first fixes (before
-    /// `GNSSClock` judges the clock) and cut. Its fixes wait for the clock and go with the cut:
-    /// none is stored 2.6 days before the start. Ridden on until the clock is judged, the ride
-    /// is moved onto GNSS time, every fix in it, kept and ended by power at the next boot.
-    @Test func aRideBegunBeforeTheClockIsJudgedStoresNoFixBeforeItsStart() throws {
-        let skew: Int64 = 225_782_000
-        let begun: [SimulatedEvent] = [
-            .boot(offFor: 71_000, skew: skew), .noFix(seconds: 6), .move(seconds: 7, speed: 1.36, heading: 84.41),
-            .noFix(seconds: 120), .move(seconds: 121, speed: 6, heading: 84.41),
-        ]
-        let cut = try Life.run(seed: 1_006, events: begun + [.boot(offFor: 407_000, skew: skew)])
-        #expect(Self.broken(cut) == [], "\(Self.tail(cut))")
-        let judged = try Life.run(
-            seed: 1_006, events: begun + [.move(seconds: 20, speed: 6, heading: 84.41), .boot(offFor: 407_000, skew: skew)])
-        #expect(Self.broken(judged) == [], "\(Self.tail(judged))")
-        #expect(judged.log.contains { $0.contains("measurement 1 ended by power") }, "\(Self.tail(judged))")
-    }
-
     /// Finds of a batch of fresh seeds (docs/faults.md, "A batch of fresh seeds"), shrunk, as
     /// the event log prints them: a ride continued after the bike went on while the box was off
     /// (530021), and one begun on a clock 1.6 days ahead, continued after a dark ride (530023).
