@@ -115,6 +115,9 @@ public struct Recording: Sendable {
     /// Number of samples waiting for the next flush.
     public var pendingSamples: Int { pending.sampleCount }
 
+    /// The fixes waiting for the next flush, in the order taken.
+    public var pendingFixes: [Fix] { pending.fixes }
+
     /// Samples rejected because the store or the transfer format cannot hold them (see
     /// ``storable(_:)``): a broken device costs those samples, never the flush around them.
     public private(set) var rejectedUnstorable: Int = 0
@@ -177,9 +180,10 @@ public struct Recording: Sendable {
     }
 
     /// Drops the pending samples taken at or after `time` (a ride's still tail), keeping those
-    /// before it for the next flush.
-    public mutating func dropPending(from time: Int64) {
-        _ = pending.split(from: time)
+    /// before it for the next flush. Returns what was dropped.
+    @discardableResult
+    public mutating func dropPending(from time: Int64) -> Flush {
+        pending.split(from: time)
     }
 
     /// Hands out everything pending (possibly an empty flush) and starts a new one.

@@ -52,6 +52,14 @@ public struct MotionDetector: Sendable {
         staleLength = max(1, Int64((Double(Self.staleAfter) / pace).rounded()))
     }
 
+    /// The device stands at `fix` until a fix says otherwise: displacement counts from there.
+    /// A recorder that continues a ride after a power cut anchors at the ride's last committed
+    /// fix, so that a first fix far from it is movement, as it is to a recorder that never stopped.
+    public mutating func stands(at fix: Fix) {
+        guard fix.latitude.isFinite, fix.longitude.isFinite else { return }
+        anchor = (latitude: fix.latitude, longitude: fix.longitude)
+    }
+
     /// Takes one sample that arrived at `time`; other kinds are ignored.
     public mutating func observe(_ sample: Sample, at time: Int64) {
         switch sample {

@@ -109,6 +109,12 @@ extension RecorderStateMachine {
         // The ride goes on from where its committed fixes stand: its end judges the whole ride.
         ride.travel = open.travel
         ride.continued = open.continued
+        // Its motion goes on from there too: a first fix far from the last committed one is the
+        // way the bike came while the box was off or its receiver dark, movement, stored and
+        // counted (the travel counts it); with no anchor it would stand, be held as a still
+        // tail and dropped at the ride's end, and a ride of a few stored metres be kept.
+        ride.detector = MotionDetector(pace: ride.settings.pace)
+        if let last = open.travel.last { ride.detector.stands(at: last) }
         let end = open.committedEnd
         var actions: [Action] = [.journal(.recovered(committedUntil: end, sources: sources.map(\.name)), at: nil)]
         let wasCapturing = open.lifecycle.state.phase == .capturing

@@ -101,6 +101,9 @@ struct RideRules: Sendable {
     /// How far the ride has come, across every interruption (a continued ride starts from its
     /// committed fixes: ``RecorderStateMachine/recover(_:at:)``).
     var travel = RideTravel()
+    /// ``travel`` before the first fix still pending (not yet staged): what the ride came once
+    /// its end drops a still tail that reaches back to that fix.
+    var travelBeforePending = RideTravel()
     var capturedAtBegin = SampleCounts()
     var lastRide: Int64?
     /// Where the last ride ended (its stop, events' clock): the next one begins no earlier, its
@@ -286,7 +289,7 @@ extension RecorderStateMachine {
         }
         let stop = max(time, trackStart)
         // The still tail: what was taken from where still was seen (held back since).
-        if end == .motion { engine.dropPending(from: stop) }
+        if end == .motion { dropStillTail(from: stop) }
         guard let flush = try? engine.apply(.stop, at: stop) else { return [] }
         let discard = end != .size && ride.discards(ride.travel, continued: ride.continued)
         let rideCaptured = rideCounts
@@ -306,6 +309,17 @@ extension RecorderStateMachine {
         trackStart = .min
         state = .armed
         return actions
+    }
+
+    /// Drops the still tail, what was taken from `stop` on, and takes its fixes out of the
+    /// ride's way: the ride is judged by the way its stored fixes came. A fix reached in the
+    /// dark and then stood at, or a standing receiver's wander, adds nothing a ride keeps.
+    private mutating func dropStillTail(from stop: Int64) {
+        let dropped = engine.dropPending(from: stop)
+        guard !dropped.fixes.isEmpty else { return }
+        var kept = ride.travelBeforePending
+        kept.pass(engine.pendingFixes)
+        ride.travel = kept
     }
 
     /// `capture stop` with `ride.detect: auto`: the ride ends, the recorder goes on armed.

@@ -350,6 +350,8 @@ public struct RecorderStateMachine: Sendable {
         case .motion(let sensor, _): captured[sensor] += 1
         case .fix(let fix):
             captured.locations += 1
+            // The first fix since a flush: the way up to it is stored whatever the ride's end drops.
+            if engine.pendingFixes.count == 1 { ride.travelBeforePending = ride.travel }
             ride.travel.pass(fix)
             lastFix = fix
         case .pressure: captured.pressure += 1

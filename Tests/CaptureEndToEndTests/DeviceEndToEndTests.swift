@@ -205,16 +205,22 @@ import Testing
         #expect(try cli.run(["show", "1", "--qnh", "5"]).status == 64)
     }
 
-    /// RMC + GGA epochs near Dresden, 1 s apart, moving north.
+    /// RMC + GGA epochs near Dresden, 1 s apart, moving north, from a minute from now (UTC): a
+    /// fix older than its measurement's start is not stored in it (docs/live-sensors.md).
     static func syntheticLog(epochs: Int) -> String {
         func checksum(_ body: String) -> String {
             "$" + body + "*" + String(format: "%02X", body.utf8.reduce(UInt8(0), ^)) + "\r\n"
         }
         var text = "# synthetic receiver log for the gpsd end-to-end test\n"
+        let start = Int(Date().timeIntervalSince1970) + 60
         for i in 0..<epochs {
-            let time = String(format: "1200%02d.00", i)
+            var seconds = time_t(start + i)
+            var utc = tm()
+            gmtime_r(&seconds, &utc)
+            let time = String(format: "%02d%02d%02d.00", utc.tm_hour, utc.tm_min, utc.tm_sec)
+            let date = String(format: "%02d%02d%02d", utc.tm_mday, utc.tm_mon + 1, utc.tm_year % 100)
             let lat = String(format: "5103.%04d", 240 + i * 5)
-            text += checksum("GPRMC,\(time),A,\(lat),N,01344.2380,E,5.0,0.0,140626,,,A")
+            text += checksum("GPRMC,\(time),A,\(lat),N,01344.2380,E,5.0,0.0,\(date),,,A")
             text += checksum("GPGGA,\(time),\(lat),N,01344.2380,E,1,08,0.9,112.0,M,46.0,M,,")
         }
         return text

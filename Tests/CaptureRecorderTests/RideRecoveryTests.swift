@@ -27,13 +27,19 @@ struct RideRecoveryTests: StateMachineSuite {
             committedEnd: t0 + 90_000, correction: nil, travel: travel, continued: continued)
     }
 
-    /// Continued at t0 + 100 s, then standing for longer than `ride.end_after_still`.
-    static func continuedThenStill(_ open: Machine.Interrupted) throws -> (World, Action) {
+    /// Continued at t0 + 100 s, then standing for longer than `ride.end_after_still`, `further`
+    /// metres north of where the committed fixes end (the way the bike came while the box was off
+    /// or its receiver dark), after `dark` seconds without a fix.
+    static func continuedThenStill(_ open: Machine.Interrupted, further: Double = 0, dark: Int = 0) throws -> (World, Action) {
         var machine = RideRulesTests.armed()
         _ = try machine.recover(open, at: t0 + 100_000)
-        // The receiver stands where the committed fixes end.
-        let north = open.travel.last.map { ($0.latitude - 51) * 111_320 } ?? 0
+        // The receiver stands where the committed fixes end, or that much further.
+        let north = (open.travel.last.map { ($0.latitude - 51) * 111_320 } ?? 0) + further
         var world = World(machine: machine, second: 100, north: north)
+        for _ in 0..<dark {
+            world.second += 1
+            world.actions += world.machine.flushDue(at: t0 + Int64(world.second) * 1000)
+        }
         world.run(15, speed: 0)
         return (world, try #require(world.actions.first { $0.endsRide }))
     }
@@ -68,6 +74,23 @@ struct RideRecoveryTests: StateMachineSuite {
         // A part of a ride continued at its size limit never is.
         let (_, part) = try Self.continuedThenStill(Self.interrupted(travel: Self.travel(10), continued: true))
         #expect(part.discards == false)
+    }
+
+    /// Seed 2011 of the simulated life: the bike went on 308 m while the box was off (or its
+    /// receiver dark) and then stood. The first fix after the boot is movement from the last
+    /// committed one: it is stored, and the ride's end judges the way its stored fixes came, not
+    /// a way to fixes dropped as its still tail.
+    @Test func aRideContinuedFarFromItsLastCommittedFixStoresTheFixThatGotThere() throws {
+        let before = Self.travel(10)
+        let (world, end) = try Self.continuedThenStill(Self.interrupted(travel: before), further: 308, dark: 3)
+        #expect(end.discards == false)
+        var stored = before
+        stored.pass(world.staged.flatMap(\.fixes))
+        #expect(stored.metres > 300, "the stored fixes came \(stored.metres) m")
+        let ended = world.actions.compactMap { action -> Double? in
+            if case .journal(.ride(.ended(.motion, let distance, _)), _) = action { distance } else { nil }
+        }
+        #expect(ended.count == 1 && abs(ended[0] - stored.metres) < 1, "judged \(ended), stored \(stored.metres) m")
     }
 
     /// Whether ending `open` by power discards it, with `settings`.

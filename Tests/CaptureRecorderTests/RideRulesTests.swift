@@ -141,6 +141,27 @@ struct RideRulesTests: StateMachineSuite {
         #expect(world.actions.contains { if case .journal(.ride(.ended(.motion, _, true)), _) = $0 { true } else { false } })
     }
 
+    /// A ride is judged by the way its stored fixes came: the fixes its end drops as the still
+    /// tail add nothing. Here the bike moves 35 m, is pushed 20 m on while the receiver is dark
+    /// (less than the detector's 25 m: standing) and stands: 35 m stored, discarded.
+    @Test func theFixesOfAStillTailAddNothingToTheWayARideIsJudgedBy() throws {
+        var world = World(machine: Self.armed(accelerometer: false), accelerometer: false)
+        world.run(2, speed: 0)
+        world.run(7, speed: 5)
+        for _ in 0..<8 {
+            world.second += 1
+            world.actions += world.machine.flushDue(at: Self.t0 + Int64(world.second) * 1000)
+        }
+        world.north += 20
+        world.run(15, speed: 0)
+        let end = try #require(world.actions.first { $0.endsRide })
+        #expect(end.discards == true)
+        let ended = world.actions.compactMap { action -> Double? in
+            if case .journal(.ride(.ended(.motion, let distance, _)), _) = action { distance } else { nil }
+        }
+        #expect(ended.count == 1 && abs(ended[0] - 35) < 1, "\(ended)")
+    }
+
     @Test func withOnlyAReceiverItsFixesDecide() throws {
         var world = World(machine: Self.armed(accelerometer: false), accelerometer: false)
         world.run(5, speed: 0)

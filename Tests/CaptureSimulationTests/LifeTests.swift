@@ -94,6 +94,54 @@ struct LifeTests {
         #expect(Self.broken(result) == [], "\(Self.tail(result))")
     }
 
+    /// Seed 2011, shrunk: a ride continued after a cut whose receiver is dark while the bike
+    /// rides on 308 m and then stands. The first fixes after the boot are movement from the
+    /// last committed fix, stored; the ride is not kept as a few metres of stored fixes judged
+    /// by a way to fixes it dropped.
+    @Test func aContinuedRideThatMovedInTheDarkStoresTheFixesThatGotThere() throws {
+        let events: [SimulatedEvent] = [
+            .boot(offFor: 34_000, skew: -216_006_000), .move(seconds: 6, speed: 1.31, heading: 143.51),
+            .boot(offFor: 76_000, skew: -216_006_000), .noFix(seconds: 60), .move(seconds: 48, speed: 6.42, heading: 165.29),
+            .stand(seconds: 722),
+        ]
+        let result = try Life.run(seed: 2_011, events: events)
+        #expect(Self.broken(result) == [], "\(Self.tail(result))")
+    }
+
+    /// Seed 530019's shrunk log with the push in the dark under the detector's 25 m: the first
+    /// fixes after it stand, held and dropped as the ride's still tail. The ride is judged by
+    /// the way its stored fixes came (36 m, discarded), not with the 18 m to the fixes it dropped.
+    @Test func aContinuedRideIsJudgedByTheWayItsStoredFixesCame() throws {
+        let events: [SimulatedEvent] = [
+            .boot(offFor: 26_000, skew: 0), .move(seconds: 25, speed: 1.46, heading: 298.65), .boot(offFor: 9_000, skew: 0),
+            .noFix(seconds: 65), .move(seconds: 14, speed: 1.3, heading: 297.51), .stand(seconds: 526),
+        ]
+        let result = try Life.run(seed: 530_019, events: events)
+        #expect(Self.broken(result) == [], "\(Self.tail(result))")
+    }
+
+    /// Finds of a batch of fresh seeds (docs/faults.md, "A batch of fresh seeds"), shrunk, as
+    /// the event log prints them: a ride continued after the bike went on while the box was off
+    /// (530021), and one begun on a clock 1.6 days ahead, continued after a dark ride (530023).
+    static let found: [UInt64: [String]] = [
+        530_021: [
+            "boot off=6188000 skew=0", "move s=19 speed=1.43 heading=157.79", "cut actions=0",
+            "move s=52 speed=1.39 heading=187.00", "boot off=51000 skew=0", "stand s=687",
+        ],
+        530_023: [
+            "boot off=27407000 skew=136739000", "stand s=36", "nofix s=88", "move s=91 speed=3.38 heading=269.92",
+            "boot off=69000 skew=136739000", "nofix s=253", "move s=65 speed=3.08 heading=284.34", "stand s=761",
+        ],
+    ]
+
+    @Test(arguments: [530_021, 530_023] as [UInt64]) func freshSeedsFindsKeepEveryInvariant(seed: UInt64) throws {
+        let lines = Self.found[seed] ?? []
+        let events = lines.compactMap(SimulatedEvent.init(line:))
+        try #require(events.count == lines.count && !events.isEmpty)
+        let result = try Life.run(seed: seed, events: events)
+        #expect(Self.broken(result) == [], "seed \(seed): \(Self.tail(result))")
+    }
+
     /// Short lives on fixed seeds keep every invariant. Needs the fixes of items 1 and 2.
     @Test(arguments: [11, 12, 13] as [UInt64]) func shortLivesKeepEveryInvariant(seed: UInt64) throws {
         let result = try Life.run(seed: seed, days: 2)
