@@ -8,13 +8,15 @@ struct ScopedSettings: SettingsReader {
     /// `ride`, or nil for full dotted names.
     let prefix: String?
 
-    private func key(_ name: String) -> ConfigKey? { ConfigKey(name: prefix.map { $0 + "." + name } ?? name) }
+    private func dotted(_ name: String) -> String { prefix.map { $0 + "." + name } ?? name }
+
+    private func key(_ name: String) -> ConfigKey? { ConfigKey(name: dotted(name)) }
 
     func value(_ name: String) -> SettingValue? { key(name).flatMap { entries[$0]?.value } }
 
     func invalid(_ name: String, found: String) -> SettingsError {
         guard let key = key(name) else {
-            return SettingsError(place: "capture", line: nil, key: name, expected: "a declared key", found: found)
+            return SettingsError(place: "capture", line: nil, key: dotted(name), expected: "a declared key", found: found)
         }
         let origin = entries[key]?.origin ?? .builtIn
         let line: Int? = if case .file = origin { lines[key] } else { nil }

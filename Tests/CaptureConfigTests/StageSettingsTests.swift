@@ -44,6 +44,7 @@ import Testing
         #expect(wrongKind?.expected == ConfigKey.minDistance.expected)
         let undeclared = #expect(throws: SettingsError.self) { try ride.bool("min_distanse") }
         #expect(undeclared?.found.contains("not declared") == true)
+        #expect(undeclared?.key == "ride.min_distanse")
     }
 
     @Test func eachStageReadsItsOwnPrefix() throws {
