@@ -203,7 +203,7 @@ extension Recorder {
             try staged.commit(stop, steps: steps, to: id, now: clock())
             publishStaged(staged)
             lane.journal?.note(
-                RecorderStateMachine.JournalEntry.summary(captured: captured, lost: [:], commitsDeferred: staged.deferred).fields,
+                RecorderStateMachine.JournalEntry.summary(captured: captured, lost: [:], commitsDeferred: staged.deferred).line,
                 at: clock())
             lane.journal = nil
             lane.measurement = nil
@@ -240,7 +240,7 @@ extension Recorder {
             }
             // Its journal is registered already (a power cut may have torn its last line: cut off).
             RecorderJournal(directory: directory, measurement: id, store: nil)?
-                .note(RecorderStateMachine.JournalEntry.interrupted(committedUntil: end, foundAt: now).fields, at: end)
+                .note(RecorderStateMachine.JournalEntry.interrupted(committedUntil: end, foundAt: now).line, at: end)
         case .stage(let flush):
             guard let staged = lane.staged, let measurement = lane.measurement else { return }
             let now = clock()
@@ -288,7 +288,7 @@ extension Recorder {
             machine.withLock { $0.renamed(names) }
             try store.updateSources(names.joined(separator: "\n"), of: lane.measurement ?? 0)
         case .journal(let entry, let time):
-            lane.journal?.note(entry.fields, at: time ?? clock())
+            lane.journal?.note(entry.line, at: time ?? clock())
         case .trace(let records, let flush):
             guard let trace = lane.trace else { return }
             for record in records { trace.append(record) }
@@ -303,10 +303,10 @@ extension Recorder {
             guard !lane.finished else { return }
             lane.finished = true
             let deferred = lane.staged?.deferred ?? 0
-            var fields = RecorderStateMachine.JournalEntry.summary(captured: captured, lost: lost, commitsDeferred: deferred).fields
+            var line = RecorderStateMachine.JournalEntry.summary(captured: captured, lost: lost, commitsDeferred: deferred).line
             // What ended it, when a failure did, for `capture status` (RecordingEnd).
-            if let failure = machine.withLock({ $0.failure }) { fields.merge(RecordingEnd.fields(for: failure)) { $1 } }
-            lane.journal?.note(fields, at: clock())
+            if let failure = machine.withLock({ $0.failure }) { line.end(by: failure) }
+            lane.journal?.note(line, at: clock())
             lane.staged?.close()
             stopSignal.stop()
             done.signal()

@@ -43,13 +43,11 @@ final class RecorderJournal {
 
     deinit { close(descriptor) }
 
-    /// Appends one line: `fields` and `t`.
-    func note(_ fields: [String: Any], at time: Int64 = WallClock.now()) {
-        var object = fields
-        object["t"] = time
-        guard var data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-        else { return }
-        data.append(0x0A)
+    /// Appends `line`, at `time`.
+    func note(_ line: JournalLine, at time: Int64 = WallClock.now()) {
+        var line = line
+        line.t = time
+        guard let data = try? line.encoded() else { return }
         data.withUnsafeBytes { bytes in
             var done = 0
             while done < bytes.count {
@@ -60,42 +58,5 @@ final class RecorderJournal {
             }
         }
         while fdatasync(descriptor) != 0, errno == EINTR {}
-    }
-}
-
-extension RecorderStateMachine.JournalEntry {
-    /// The entry's fields as the journal writes them (`t` is added when written).
-    var fields: [String: Any] {
-        switch self {
-        case .start(let modality, let sources, let flushInterval):
-            return ["event": "start", "modality": modality.rawValue, "sources": sources, "flush_interval_ms": flushInterval]
-        case .recovered(let committedUntil, let sources):
-            return ["event": "recovered", "committed_until": committedUntil, "sources": sources]
-        case .command(let command, let origin):
-            var fields: [String: Any] = ["event": command.verb, "by": origin]
-            if case .modality(let modality) = command { fields["modality"] = modality.rawValue }
-            if case .start(let modality) = command { fields["modality"] = modality.rawValue }
-            return fields
-        case .note(let source, let line, let lostSoFar):
-            var fields: [String: Any] = ["source": source, "note": line]
-            if let lostSoFar { fields["lost_so_far"] = lostSoFar }
-            return fields
-        case .sourceFailed(let source, let error):
-            return ["event": "source_failed", "source": source, "error": error]
-        case .summary(let captured, let lost, let commitsDeferred):
-            // The kinds captured, by their short names, as `capture status` names them.
-            let kinds: [(String, Int)] = [
-                ("acc", captured.accelerometer), ("gyr", captured.gyroscope), ("mag", captured.magnetometer),
-                ("prs", captured.pressure), ("fix", captured.locations),
-            ]
-            let counts = Dictionary(uniqueKeysWithValues: kinds.filter { $0.1 > 0 })
-            // Staged commits that gave way to another process's transaction (none lost: they went
-            // in at a later flush); many mean a reader holding the store for long.
-            return ["event": "summary", "captured": counts, "lost": lost, "commits_deferred": commitsDeferred]
-        case .interrupted(let committedUntil, let foundAt):
-            return ["event": "stop", "by": "interruption", "committed_until": committedUntil, "found_at": foundAt]
-        case .ride(let event):
-            return event.fields
-        }
     }
 }

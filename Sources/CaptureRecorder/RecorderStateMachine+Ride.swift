@@ -34,18 +34,6 @@ public enum RideEvent: Sendable, Equatable {
     case moving(stillFor: Int64)
     /// The ride ended having moved `distance` metres; `discarded` when below `ride.min_distance`.
     case ended(by: End, distance: Double, discarded: Bool)
-
-    /// The journal's fields.
-    var fields: [String: Any] {
-        switch self {
-        case .armed: ["event": "armed"]
-        case .begun(let begin, let from): ["event": "ride_begun", "by": begin.rawValue, "samples_from": from]
-        case .still: ["event": "still"]
-        case .moving(let stillFor): ["event": "moving", "still_for_ms": stillFor]
-        case .ended(let end, let distance, let discarded):
-            ["event": "ride_ended", "by": end.rawValue, "distance_m": (distance * 10).rounded() / 10, "discarded": discarded]
-        }
-    }
 }
 
 /// Where the ride rules stand, for `capture status`. Field names are the `--json` output's.

@@ -45,34 +45,25 @@ public struct RecordingEnd: Codable, Sendable, Equatable {
         self.sourcesGone = sourcesGone
     }
 
-    /// The journal's fields that record a failure's end (written into the closing summary).
-    static func fields(for failure: StoreError) -> [String: Any] {
-        let kind: Kind = if case .diskFull = failure { .storeFull } else { .storeFailed }
-        return ["ended": kind.rawValue, "reason": failure.description]
-    }
-
     /// Reads the journal `text`; nil when it says the recording finished normally, or when
     /// there is nothing to read. `bootedAt` is when this machine booted (Unix ms), nil if unknown.
     public static func read(journal text: String, bootedAt: Int64?) -> RecordingEnd? {
-        let lines = text.split(separator: "\n").compactMap { line in
-            line.data(using: .utf8).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
-        }
+        let lines = JournalLine.lines(of: text)
         // The last run: from the last start (or recovery after a crash) on.
-        let runStart = lines.lastIndex { ["start", "recovered"].contains($0["event"] as? String) } ?? 0
+        let runStart = lines.lastIndex { ["start", "recovered"].contains($0.event) } ?? 0
         let run = lines[runStart...]
-        func time(_ object: [String: Any]) -> Int64? { (object["t"] as? NSNumber)?.int64Value }
-        let sources = run.first.flatMap { $0["sources"] as? [String] } ?? []
-        let failed = run.filter { $0["event"] as? String == "source_failed" }
-        let gone = failed.map { "\($0["source"] as? String ?? "?"): \($0["error"] as? String ?? "failed")" }
+        let sources = run.first?.sources ?? []
+        let failed = run.filter { $0.event == "source_failed" }
+        let gone = failed.map { "\($0.source ?? "?"): \($0.error ?? "failed")" }
         let sourcesGone = gone.isEmpty ? nil : gone
-        if let summary = run.last(where: { $0["event"] as? String == "summary" }) {
-            guard let ended = (summary["ended"] as? String).flatMap(Kind.init(rawValue:)) else { return nil }
-            return RecordingEnd(kind: ended, reason: summary["reason"] as? String, lastJournalAt: time(summary), sourcesGone: sourcesGone)
+        if let summary = run.last(where: { $0.event == "summary" }) {
+            guard let ended = summary.ended.flatMap(Kind.init(rawValue:)) else { return nil }
+            return RecordingEnd(kind: ended, reason: summary.reason, lastJournalAt: summary.t, sourcesGone: sourcesGone)
         }
-        guard let last = lines.last.flatMap(time) else { return nil }
-        let failedNames = Set(failed.compactMap { $0["source"] as? String })
+        guard let last = lines.last?.t else { return nil }
+        let failedNames = Set(failed.compactMap(\.source))
         if !sources.isEmpty, Set(sources).isSubset(of: failedNames) {
-            return RecordingEnd(kind: .sourceGone, lastJournalAt: failed.last.flatMap(time), sourcesGone: sourcesGone)
+            return RecordingEnd(kind: .sourceGone, lastJournalAt: failed.last?.t, sourcesGone: sourcesGone)
         }
         if let bootedAt, last < bootedAt { return RecordingEnd(kind: .restarted, lastJournalAt: last, sourcesGone: sourcesGone) }
         return RecordingEnd(kind: .recorderEnded, lastJournalAt: last, sourcesGone: sourcesGone)

@@ -41,7 +41,7 @@ public enum Recovery {
         let (id, more) = try stopInterrupted(store: store)
         let end = try store.lastTimestamp(of: id) ?? now
         RecorderJournal(directory: directory, measurement: id, store: store)?
-            .note(RecorderStateMachine.JournalEntry.interrupted(committedUntil: end, foundAt: now).fields, at: end)
+            .note(RecorderStateMachine.JournalEntry.interrupted(committedUntil: end, foundAt: now).line, at: end)
         try store.countRide(.endedByPower)
         return (id, givenUp + more, false)
     }
@@ -59,13 +59,8 @@ public enum Recovery {
     static func continuesARide(_ id: Int64, directory: String) -> Bool {
         let path = Store.attachmentDirectory(of: id, in: directory) + "/" + RecorderJournal.name
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return false }
-        let begun = RideEvent.begun(by: .size, preRollFrom: 0).fields
-        return text.split(separator: "\n").contains { line in
-            guard let data = line.data(using: .utf8),
-                let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-            else { return false }
-            return object["event"] as? String == begun["event"] as? String && object["by"] as? String == begun["by"] as? String
-        }
+        let begun = RideEvent.begun(by: .size, preRollFrom: 0).line
+        return JournalLine.lines(of: text).contains { $0.event == begun.event && $0.by == begun.by }
     }
 
     /// The interrupted open measurement and its sources as they stand once `records` (flush-log

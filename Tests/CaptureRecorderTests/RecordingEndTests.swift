@@ -11,13 +11,15 @@ import Testing
     let note = #"{"note":"gnss: 3d","source":"gpsd","t":5000}"#
 
     @Test func aFailureWrittenIntoTheSummaryIsTheReason() throws {
-        let fields = RecordingEnd.fields(for: .diskFull(path: "/d/capture.sqlite"))
-        let summary = String(decoding: try JSONSerialization.data(withJSONObject: fields.merging(["event": "summary", "t": 9000]) { $1 }), as: UTF8.self)
+        var line = JournalLine(t: 9000, event: "summary")
+        line.end(by: .diskFull(path: "/d/capture.sqlite"))
+        let summary = String(decoding: try line.encoded(), as: UTF8.self)
         let end = RecordingEnd.read(journal: [start, note, summary].joined(separator: "\n") + "\n", bootedAt: 0)
         #expect(end == RecordingEnd(kind: .storeFull, reason: StoreError.diskFull(path: "/d/capture.sqlite").description, lastJournalAt: 9000))
         #expect(end?.text.hasPrefix("the store was full: the disk holding /d/capture.sqlite is full") == true)
-        let other = RecordingEnd.fields(for: .database("disk I/O error"))
-        #expect(other["ended"] as? String == "store-failed")
+        var other = JournalLine(event: "summary")
+        other.end(by: .database("disk I/O error"))
+        #expect(other.ended == "store-failed")
     }
 
     @Test func aJournalCutOffBeforeTheBootIsARestartAfterItTheRecordersEnd() {
@@ -54,8 +56,29 @@ import Testing
                 == [.journal(.sourceFailed(source: "iio:iio:device0", error: "the device vanished"), at: nil)])
         let status = machine.status(at: 2000)
         #expect(status.sources.map(\.state) == [.failed, .running] && status.failedSources == 1)
-        let fields = RecorderStateMachine.JournalEntry.sourceFailed(source: "gpsd", error: "gone").fields
-        #expect(fields["event"] as? String == "source_failed" && fields["source"] as? String == "gpsd")
+        let line = String(decoding: try RecorderStateMachine.JournalEntry.sourceFailed(source: "gpsd", error: "gone").line.encoded(), as: UTF8.self)
+        #expect(line == #"{"error":"gone","event":"source_failed","source":"gpsd"}"# + "\n")
+    }
+
+    /// The journal's lines are written and read by one type (issue 48, item 4): each entry is
+    /// one line under the file's names, and reads back as written.
+    @Test func everyEntryIsOneLineThatReadsBackAsWritten() throws {
+        var counts = SampleCounts()
+        (counts.accelerometer, counts.locations) = (10, 2)
+        let entries: [RecorderStateMachine.JournalEntry] = [
+            .start(modality: .bicycle, sources: ["gpsd", "iio:iio:device0@100"], flushInterval: 1000),
+            .recovered(committedUntil: 5000, sources: ["gpsd"]), .command(.modality(.car), by: "cli"),
+            .note(source: "gpsd", line: "gnss: 3d", lostSoFar: 3), .sourceFailed(source: "gpsd", error: "gone"),
+            .summary(captured: counts, lost: ["gpsd": 1], commitsDeferred: 0),
+            .interrupted(committedUntil: 7000, foundAt: 9000), .ride(.begun(by: .size, preRollFrom: 4000)),
+            .ride(.moving(stillFor: 30_000)), .ride(.ended(by: .fullStore, distance: 1234.56, discarded: false)),
+        ]
+        let text = try entries.map { String(decoding: try $0.line.encoded(), as: UTF8.self) }.joined()
+        #expect(text.split(separator: "\n").count == entries.count)
+        #expect(JournalLine.lines(of: text) == entries.map(\.line))
+        #expect(text.contains(#"{"by":"cli","event":"modality","modality":"CAR"}"#))
+        #expect(text.contains(#"{"by":"full_store","discarded":false,"distance_m":1234.6,"event":"ride_ended"}"#))
+        #expect(text.contains(#"{"captured":{"acc":10,"fix":2},"commits_deferred":0,"event":"summary","lost":{"gpsd":1}}"#))
     }
 
     /// Issue 42: a recording whose sources all failed before their first sample was finished
@@ -121,8 +144,9 @@ import Testing
         let id = try store.begin(try engine.apply(.start(.car), at: 1_000), sources: "trace:/nowhere.trace")
         let folder = Store.attachmentDirectory(of: id, in: directory)
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let fields = RecordingEnd.fields(for: .diskFull(path: directory))
-        let summary = String(decoding: try JSONSerialization.data(withJSONObject: fields.merging(["event": "summary", "t": 9000]) { $1 }), as: UTF8.self)
+        var line = JournalLine(t: 9000, event: "summary")
+        line.end(by: .diskFull(path: directory))
+        let summary = String(decoding: try line.encoded(), as: UTF8.self)
         try Data((start + "\n" + summary + "\n").utf8).write(to: URL(fileURLWithPath: folder + "/" + RecorderJournal.name))
         let status = try RecorderControl(directory: directory).status()
         #expect(status.state == .interrupted)
