@@ -10,16 +10,22 @@ extension RecorderStateMachine {
     /// out for good.
     static let retryInterval: Int64 = 1_000
 
+    /// The time between two tries of what waits for a busy store, and of a reservation, ms.
+    var retryEvery: Int64 { max(flushInterval, Self.retryInterval) }
+
+    /// Lifecycle events durable in the flush log that the database has not taken yet (another
+    /// process held it, or it was full): a flush tries again (``retryDue(at:)``) until they
+    /// go in, and a recorder that stops with them waiting commits them before it exits.
+    public var eventsWaiting: Bool { waits.events }
+
     /// A try of what waits in the flush log, if events wait and the last try is long enough ago.
     mutating func retryDue(at now: Int64) -> [Action] {
-        guard eventsWaiting, now >= nextRetry else { return [] }
-        nextRetry = now + max(flushInterval, Self.retryInterval)
+        guard waits.events, waits.tries.take(at: now, every: retryEvery) else { return [] }
         return [commitStagedNow]
     }
 
-    /// Ids kept reserved ahead: a ride's end and the next one's begin while the store is busy,
-    /// or a ride continued at its size limit and the next.
-    static let idsAhead = 2
+    /// Ids kept reserved ahead (``IDReservations/ahead``).
+    static let idsAhead = IDReservations.ahead
 
     /// The reservation, once ids are wanted and none is under way: while armed or recording with
     /// `ride.detect: auto`, at a flush until it goes through, at most once a second (a try, like
@@ -27,27 +33,15 @@ extension RecorderStateMachine {
     mutating func reservationDue(at now: Int64) -> [Action] {
         // Not while events wait: the store is busy, and a try would only keep readers out longer.
         // Nor while the store has no room (``outOfRoom(at:)``): a reservation writes.
-        guard ride.settings.detect == .auto, !reserving, !eventsWaiting, waitingForRoomSince == nil,
-            reservedIDs.count < Self.idsAhead, now >= nextReservation
+        guard ride.settings.detect == .auto, !waits.events, room.since == nil,
+            reservations.due(at: now, every: retryEvery)
         else { return [] }
-        reserving = true
-        nextReservation = now + max(flushInterval, Self.retryInterval)
         return [.reserveMeasurementIDs]
     }
 
     /// The store reserved `ids` (empty: the reservation failed, another process held the store;
     /// the next flush tries again). Those a ride took already are left out.
     public mutating func reserved(_ ids: [Int64]) {
-        reserving = false
-        guard !ids.isEmpty else { return }
-        reservedIDs = ids.filter { $0 > lastReservedTaken }
-    }
-
-    /// The next reserved id, taken by a ride that begins now; `nil` when none is.
-    mutating func takeReservedID() -> Int64? {
-        guard !reservedIDs.isEmpty else { return nil }
-        let id = reservedIDs.removeFirst()
-        lastReservedTaken = id
-        return id
+        reservations.answered(ids)
     }
 }

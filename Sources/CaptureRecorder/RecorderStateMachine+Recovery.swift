@@ -161,10 +161,10 @@ extension RecorderStateMachine {
     /// Records left mean the database was busy: they wait as a command's events do, tried again
     /// at a flush (``retryDue(at:)``) and before the recorder exits, whatever comes.
     public mutating func leftInLog(_ records: [FlushLog.Record], reserved ids: [Int64]) {
-        if !records.isEmpty { eventsWaiting = true }
+        if !records.isEmpty { waits.events = true }
         for record in records {
             guard case .begin? = record.steps.first else { continue }
-            lastReservedTaken = max(lastReservedTaken, record.measurement)
+            reservations.takenEarlier(record.measurement)
         }
         reserved(ids)
     }

@@ -160,7 +160,7 @@ extension RecorderStateMachine {
         }
         let oldest = ride.preRoll.first?.arrived ?? read.arrived
         // No ride begins while the store has no room for it (``outOfRoom(at:)``).
-        let moving = ride.detector.verdict(at: read.arrived) == .moving && waitingForRoomSince == nil
+        let moving = ride.detector.verdict(at: read.arrived) == .moving && room.since == nil
         // Trimmed at a ride's begin, else once it holds twice its length (not at every read).
         if moving || read.arrived - oldest > 2 * ride.settings.preRoll { ride.trimPreRoll(before: read.arrived - ride.settings.preRoll) }
         return moving ? beginRide(at: read.arrived) : []
@@ -224,7 +224,7 @@ extension RecorderStateMachine {
         guard let flush = try? engine.apply(.start(ride.modality), at: time) else { return [] }
         trackStart = time
         measurementStart = time - (correction ?? 0)
-        let id = takeReservedID()
+        let id = reservations.take()
         state = .recording(measurement: id ?? 0)
         ride.stillSince = nil
         ride.travel = RideTravel()
@@ -263,10 +263,10 @@ extension RecorderStateMachine {
     /// keeps them waiting in the flush log (``storeFailed(_:during:)``) while the recorder goes on.
     mutating func endRide(at time: Int64, by end: RideEvent.End) -> [Action] {
         guard case .recording(let id) = state else { return [] }
-        if waitingBegin != nil {
+        if waits.begin != nil {
             // Its begin never reached the store (another process held it all along): nothing of
             // it is durable, and there is nothing to stop.
-            waitingBegin = nil
+            waits.begin = nil
             engine = Recording()
             trackStart = .min
             ride.stillSince = nil
@@ -343,7 +343,7 @@ extension RecorderStateMachine {
         guard ride.settings.detect == .auto else { return nil }
         switch state {
         case .armed:
-            if let since = waitingForRoomSince {
+            if let since = room.since {
                 var status = RideStatus(state: .waitingForRoom, since: since, lastRide: ride.lastRide)
                 status.reason = RecordingEnd.Kind.storeFull.rawValue
                 return status

@@ -6,13 +6,12 @@ import CaptureStorage
 // last one staged with no ceiling). It waits armed, beginning no ride and reserving no id,
 // looks for room now and then, and arms as before once delivery, a prune or a deletion made some.
 extension RecorderStateMachine {
-    /// The least time between two looks for room, ms: a look reads the store and may prune
-    /// delivered rides.
-    static let roomCheckInterval: Int64 = 2_000
-
     /// Whether a full store is waited out armed rather than an end of the recording
     /// (`ride.detect: auto`).
     public var waitsForRoom: Bool { ride.settings.detect == .auto && !isFinished }
+
+    /// Since when the recorder waits armed for room (``outOfRoom(at:)``); `nil` while it has room.
+    public var waitingForRoomSince: Int64? { room.since }
 
     /// The store is full and nothing may go (``StoreFailureDecision/waitForRoom``), at `now`
     /// (host clock): a ride under way ends here, by ``RideEvent/End/fullStore`` (its end waits
@@ -22,19 +21,15 @@ extension RecorderStateMachine {
     public mutating func outOfRoom(at now: Int64) -> [Action] {
         guard waitsForRoom else { return [] }
         // What did not fit is tried again as waiting events are (``retryDue(at:)``).
-        eventsWaiting = true
-        if waitingForRoomSince == nil {
-            waitingForRoomSince = now
-            nextRoomCheck = now + Self.roomCheckInterval
-        }
+        waits.events = true
+        room.begin(at: now)
         guard case .recording = state else { return [] }
         return endRide(at: now + (correction ?? 0), by: .fullStore)
     }
 
-    /// A look for room, while waiting armed for it and at most every ``roomCheckInterval``.
+    /// A look for room, while waiting armed for it and at most every ``RoomWait/checkInterval``.
     mutating func roomCheckDue(at now: Int64) -> [Action] {
-        guard waitingForRoomSince != nil, state == .armed, now >= nextRoomCheck else { return [] }
-        nextRoomCheck = now + Self.roomCheckInterval
+        guard state == .armed, room.checkDue(at: now) else { return [] }
         return [.checkRoom]
     }
 
@@ -42,8 +37,8 @@ extension RecorderStateMachine {
     /// the database, the recorder arms as before (motion begins a ride, with its pre-roll, kept
     /// while waiting; ids are reserved).
     public mutating func roomChecked(_ room: Bool, at now: Int64) -> [Action] {
-        guard room, !eventsWaiting, waitingForRoomSince != nil, state == .armed else { return [] }
-        waitingForRoomSince = nil
+        guard room, !waits.events, self.room.since != nil, state == .armed else { return [] }
+        self.room.end()
         ride.since = now
         return reservationDue(at: now)
     }

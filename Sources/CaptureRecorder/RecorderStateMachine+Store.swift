@@ -13,12 +13,12 @@ extension RecorderStateMachine {
     /// (``StoreFailureDecision/waitForRoom``, ``outOfRoom(at:)``).
     public mutating func storeFailed(_ error: StoreError, during action: Action? = nil) -> StoreFailureDecision {
         if case .busy = error, case .commitStaged = action {
-            eventsWaiting = true
+            waits.events = true
             return .wait
         }
-        // A ride begun with no id reserved: it begins once the store lets it (``waitingBegin``).
+        // A ride begun with no id reserved: it begins once the store lets it (``StoreWaits/begin``).
         if case .busy = error, case .beginRide(_, _, _, nil) = action, case .recording(0) = state {
-            waitingBegin = action
+            waits.begin = action
             return .wait
         }
         if case .diskFull = error, canPrune {
@@ -50,11 +50,11 @@ extension RecorderStateMachine {
     /// gives way at once (``StagedCommits/patience``), so that the tries, one a flush, never
     /// keep other readers out for long (a commit waiting for its lock shuts out new readers).
     var commitStagedNow: Action {
-        .commitStaged(patience: eventsWaiting ? StagedCommits.patience : StagedCommits.lifecyclePatience)
+        .commitStaged(patience: waits.events ? StagedCommits.patience : StagedCommits.lifecyclePatience)
     }
 
     /// A ``Action/commitStaged(patience:)`` went through: no event waits in the flush log any more.
     public mutating func caughtUp() {
-        eventsWaiting = false
+        waits.events = false
     }
 }

@@ -174,7 +174,7 @@ public struct RecorderStateMachine: Sendable {
     var sources: [SourceInfo]
     var sourceStates: [RecorderStatus.SourceState]
     /// The last note written to the journal per source, so that a repeated note is written once.
-    private var journaled: [String?]
+    var journaled: [String?]
     var captured = SampleCounts()
     /// Captured counts over the last 10 s, one entry per flush, for the rates in `status`.
     var history: [(time: Int64, captured: SampleCounts)] = []
@@ -190,12 +190,8 @@ public struct RecorderStateMachine: Sendable {
     /// Samples that arrived while capturing but were taken before the track began (a device
     /// buffer read just after a resume); counted with those dropped while paused.
     var droppedBeforeTrack = 0
-    /// Lifecycle events durable in the flush log that the database has not taken yet (another
-    /// process held it): a flush tries again (``retryDue(at:)``) until they go in, and
-    /// a recorder that stops with them waiting commits them before it exits.
-    public internal(set) var eventsWaiting = false
-    /// When what waits may be tried again (``retryDue(at:)``).
-    var nextRetry: Int64 = .min
+    /// What a busy or full store keeps waiting (``retryDue(at:)``).
+    var waits = StoreWaits()
     /// Each source with its error, when every source failed before any delivered a sample:
     /// the run ended at once, its measurement discarded (``sourceFailed(_:error:at:)``).
     public internal(set) var nothingRecorded: [String]?
@@ -204,21 +200,11 @@ public struct RecorderStateMachine: Sendable {
     /// Whether this recorder continues a measurement an earlier one recorded (``recover(_:at:)``):
     /// its sources failing does not make that measurement empty.
     var continuing = false
-    /// Measurement ids reserved in the store for rides to come (``reserved(_:)``), and whether
-    /// a reservation is under way; the last id a ride took.
-    var reservedIDs: [Int64] = []
-    var reserving = false
-    var nextReservation: Int64 = .min
-    var lastReservedTaken: Int64 = 0
-    /// With `ride.detect: auto`, since when the recorder waits armed for room in a store full of
-    /// what may not go (``outOfRoom(at:)``); `nil` while it has room.
-    public internal(set) var waitingForRoomSince: Int64?
-    /// When room is looked for next (``roomCheckDue(at:)``).
-    var nextRoomCheck: Int64 = .min
-    /// The begin of a ride that found no id reserved and the store held by another process
-    /// (``storeFailed(_:during:)``): tried again at a flush, at most once a second, until the
-    /// store takes it; meanwhile the ride's samples wait in the recording, nothing is staged.
-    var waitingBegin: Action?
+    /// Measurement ids reserved in the store for rides to come (``reserved(_:)``).
+    var reservations = IDReservations()
+    /// With `ride.detect: auto`, the wait armed for room in a store full of what may not go
+    /// (``outOfRoom(at:)``).
+    var room = RoomWait()
 
     /// - Parameters:
     ///   - tracing: whether what the sources deliver is also recorded as a trace.
@@ -269,7 +255,7 @@ public struct RecorderStateMachine: Sendable {
     /// The store gave the new measurement `id`.
     public mutating func began(measurement id: Int64, at now: Int64) -> [Action] {
         state = .recording(measurement: id)
-        waitingBegin = nil
+        waits.begin = nil
         let modality = engine.lifecycle.modality ?? .unknown
         return [
             .journal(.start(modality: modality, sources: sources.map(\.name), flushInterval: flushInterval), at: now),
@@ -386,10 +372,8 @@ public struct RecorderStateMachine: Sendable {
 
     private mutating func recordingFlushDue(at now: Int64) -> [Action] {
         // A ride whose begin waits for a busy store: its samples wait in the recording.
-        if let begin = waitingBegin {
-            guard now >= nextRetry else { return [] }
-            nextRetry = now + max(flushInterval, Self.retryInterval)
-            return [begin]
+        if let begin = waits.begin {
+            return waits.tries.take(at: now, every: retryEvery) ? [begin] : []
         }
         // The rates are over the last 10 s of capturing: a pause starts them afresh, so that after
         // a resume they are the sources' again, not an average over the pause.
@@ -403,104 +387,5 @@ public struct RecorderStateMachine: Sendable {
         if let last = flush.lastSampleTime { stagedUntil = max(stagedUntil, last) }
         // Events that waited for a busy store go in with this flush, if it lets them.
         return rule + [.stage(flush)] + retryDue(at: now) + [.trace([], flush: true)]
-    }
-
-    // MARK: - Commands
-
-    /// A lifecycle command at `time` (host clock, Unix ms): commits what came before it, then its
-    /// events. A source's mark the lifecycle refuses (a `pause` after `capture pause`) is left out
-    /// and noted on the source.
-    public mutating func command(_ command: LifecycleCommand, at time: Int64, by origin: Origin) -> CommandResult {
-        if case .finished(_, let failure?) = state { return .failed(failure) }
-        if command == .stop, origin == .control, ride.settings.detect == .auto { return stopRide(at: time) }
-        if case .modality(let next) = command, state == .armed { return armedModality(next) }
-        var time = time
-        let originName: String
-        switch origin {
-        case .control:
-            time += correction ?? 0
-            originName = "capture " + command.verb
-        case .source(let index):
-            guard case .recording = state else { return .applied([], outcome: nil) }
-            if sources[index].clock == .host, let correction { time += correction }
-            originName = sources[index].name
-        }
-        let modalityBefore = engine.lifecycle.modality
-        let flush: Flush
-        do {
-            flush = try engine.apply(command, at: time)
-        } catch {
-            if case .source(let index) = origin {
-                sourceStates[index].note = "left out its \(command.verb) mark: \(error)"
-            }
-            return .refused(error)
-        }
-        if command.beginsTrack { trackStart = time }
-        // Durable once staged; in the database as soon as no other process holds it.
-        var actions: [Action] = [
-            .stage(flush), commitStagedNow, .trace([.mark(command, at: time)], flush: true),
-            .journal(.command(command, by: originName), at: time),
-        ]
-        if command == .stop { actions += finish(failure: nil) }
-        var outcome: LifecycleOutcome?
-        if case .modality(let modality) = command {
-            // The lifecycle ignores the modality in force; say so rather than "is now".
-            outcome = modality == modalityBefore ? .unchanged : .changed
-        }
-        return .applied(actions, outcome: outcome)
-    }
-
-    // MARK: - Sources
-
-    /// The source at `index` returned: it has nothing more to give.
-    public mutating func sourceEnded(_ index: Int) {
-        sourceStates[index].state = .ended
-    }
-
-    /// The source at `index` failed for good (a device unplugged), at `now`; the others go on.
-    /// The journal says so, so that `capture status` can tell why a recording whose every source
-    /// went recorded nothing more (``RecordingEnd``). A source that drives the measurement (a
-    /// trace broken mid-file) stops it at `now`, as its end would: nothing would ever stop it
-    /// otherwise, and the next `capture replay` or `start` would be refused. When it was the last
-    /// and no source ever delivered a sample, the run ends at once (``endingWithNothingRecorded(at:)``).
-    public mutating func sourceFailed(_ index: Int, error: String, at now: Int64) -> [Action] {
-        sourceStates[index].state = .failed
-        sourceStates[index].error = error
-        let failed: [Action] = [.journal(.sourceFailed(source: sourceStates[index].name, error: error), at: nil)]
-        if sources[index].drivesLifecycle, case .applied(let stop, _) = command(.stop, at: now, by: .source(index)) {
-            return failed + stop
-        }
-        return failed + endingWithNothingRecorded(at: now)
-    }
-
-    /// Something the source at `index` told besides samples; a line in the journal when it says
-    /// something new.
-    public mutating func note(_ note: SourceNote, from index: Int) -> [Action] {
-        switch note {
-        case .lost(let count, let reason):
-            sourceStates[index].lost = (sourceStates[index].lost ?? 0) + count
-            sourceStates[index].note = reason
-        case .skipped(let count): sourceStates[index].skipped = (sourceStates[index].skipped ?? 0) + count
-        case .gnss(let state): sourceStates[index].gnss = state
-        case .info(let text): sourceStates[index].note = text
-        }
-        let line: String? =
-            switch note {
-            case .lost(_, let reason): "lost samples: \(reason)"
-            case .gnss(let state): "gnss: \(state)"
-            case .info(let text): text
-            case .skipped: nil
-            }
-        guard let line, journaled[index] != line else { return [] }
-        journaled[index] = line
-        let lostSoFar: Int? = if case .lost = note { sourceStates[index].lost ?? 0 } else { nil }
-        return [.journal(.note(source: sourceStates[index].name, line: line, lostSoFar: lostSoFar), at: nil)]
-    }
-
-    mutating func finish(failure: StoreError?) -> [Action] {
-        state = .finished(measurement: measurement, failure: failure)
-        var lost: [String: Int] = [:]
-        for state in sourceStates { if let count = state.lost { lost[state.name] = count } }
-        return [.finish(captured: captured, lost: lost)]
     }
 }

@@ -145,7 +145,7 @@ import Testing
             try cut()
             // Armed for the next ride: the id the dead recorder reserved serves, read only.
             try recorder.arm(modality: .bicycle)
-            #expect(recorder.machine.withLock { $0.reservedIDs } == [2])
+            #expect(recorder.machine.withLock { $0.reservations.ids } == [2])
             #expect(recorder.machine.withLock { $0.state == .armed && $0.eventsWaiting && $0.failure == nil })
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM event") == 2)
         }
@@ -182,7 +182,7 @@ import Testing
             let recorder = try self.recorder()
             #expect(try recorder.endInterrupted() == nil)
             try recorder.arm(modality: .bicycle)
-            #expect(recorder.machine.withLock { $0.state == .armed && $0.reservedIDs == [2] })
+            #expect(recorder.machine.withLock { $0.state == .armed && $0.reservations.ids == [2] })
         }
         let booted = try Self.booted(cuts[0])
         #expect(booted.status == .finished && booted.accelerometer == 180 && booted.power == 0)

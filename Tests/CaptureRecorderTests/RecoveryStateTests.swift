@@ -82,7 +82,7 @@ struct RecoveryStateTests: StateMachineSuite {
         // Its id is taken though the database still counts it reserved.
         var machine = Machine(sources: [.init(name: "iio")], flushInterval: 1000, ride: RideSettings(detect: .auto))
         machine.leftInLog(records, reserved: [5, 6])
-        #expect(machine.takeReservedID() == 6)
+        #expect(machine.reservations.take() == 6)
         // They wait for a busy store: armed, a flush tries again (giving way at once), no ids
         // reserved meanwhile.
         #expect(machine.eventsWaiting)
