@@ -101,7 +101,7 @@ let package = Package(
         // The recorder process: sources → recording engine → store, driven over a local socket.
         .target(
             name: "CaptureRecorder",
-            dependencies: ["CaptureCore", "CaptureStorage", "CaptureSensors"],
+            dependencies: ["CaptureCore", "CaptureStorage", "CaptureSensors", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: strict),
         // Resumable upload to a Cyface collector: a pure state machine, the metadata, and an
         // HTTP driver over AsyncHTTPClient.
@@ -125,7 +125,7 @@ let package = Package(
             name: "CaptureDoctor",
             dependencies: [
                 "CaptureCore", "CaptureStorage", "CaptureSensors", "CaptureRecorder", "CaptureUpload", "CaptureConfig",
-                "CaptureWiring",
+                "CaptureWiring", .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict),
         .testTarget(
@@ -140,7 +140,7 @@ let package = Package(
         .target(
             name: "CaptureCollector",
             dependencies: [
-                "CaptureCore", "CaptureTransfer",
+                "CaptureCore", "CaptureTransfer", .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "JWTKit", package: "jwt-kit"),

@@ -2,6 +2,7 @@ public import CaptureConfig
 import CaptureWiring
 import Foundation
 import Glibc
+import SystemPackage
 
 /// How fast the data directory's medium makes a small write durable (`capture doctor --storage`),
 /// measured as PX4's `sd_bench` does: 4 KiB written, then `fdatasync`, again and again for a few
@@ -57,12 +58,10 @@ public struct StorageLatency: Encodable, Sendable, Equatable {
         let deadline = now() + seconds
         repeat {
             let began = now()
-            var written = 0
-            while written < block.count {
-                let count = block.withUnsafeBytes { pwrite(fd, $0.baseAddress! + written, block.count - written, off_t(offset + written)) }
-                if count < 0, errno == EINTR { continue }
-                guard count > 0 else { throw StorageLatencyError(directory: directory, errno: count < 0 ? errno : EIO) }
-                written += count
+            do {
+                try FileDescriptor(rawValue: fd).writeAll(toAbsoluteOffset: Int64(offset), block)
+            } catch {
+                throw StorageLatencyError(directory: directory, errno: (error as? Errno)?.rawValue ?? EIO)
             }
             while fdatasync(fd) != 0 {
                 guard errno == EINTR else { throw StorageLatencyError(directory: directory, errno: errno) }

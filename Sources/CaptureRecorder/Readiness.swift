@@ -3,6 +3,7 @@ import CaptureSensors
 import CaptureStorage
 public import Foundation
 import Glibc
+import SystemPackage
 
 /// What a background recorder tells the process that launched it, once: one JSON line on the
 /// readiness pipe (fd 3 of `capture _record`), then the pipe is closed.
@@ -129,14 +130,7 @@ public struct ReadinessPipe: Sendable {
 
     /// Writes `readiness` as one line and closes the pipe.
     public func report(_ readiness: Readiness) {
-        let bytes = Array(readiness.encoded()) + [0x0A]
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            if written < 0, errno == EINTR { continue }
-            if written <= 0 { break }
-            offset += written
-        }
+        _ = try? FileDescriptor(rawValue: descriptor).writeAll(Array(readiness.encoded()) + [0x0A])
         close(descriptor)
     }
 }

@@ -3,6 +3,7 @@ import CaptureSensors
 import CaptureStorage
 import Foundation
 import Glibc
+import SystemPackage
 
 /// The recorder's log of one measurement, `recorder.jsonl` among its attachments (uploaded after
 /// it, §2.8): one JSON object per line with `t` (Unix ms) and what happened: the start (sources,
@@ -47,16 +48,7 @@ final class RecorderJournal {
     func note(_ line: JournalLine, at time: Int64 = WallClock.now()) {
         var line = line
         line.t = time
-        guard let data = try? line.encoded() else { return }
-        data.withUnsafeBytes { bytes in
-            var done = 0
-            while done < bytes.count {
-                let n = write(descriptor, bytes.baseAddress! + done, bytes.count - done)
-                if n < 0, errno == EINTR { continue }
-                if n <= 0 { return }
-                done += n
-            }
-        }
+        guard let data = try? line.encoded(), (try? FileDescriptor(rawValue: descriptor).writeAll(data)) != nil else { return }
         while fdatasync(descriptor) != 0, errno == EINTR {}
     }
 }

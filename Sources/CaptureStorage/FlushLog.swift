@@ -2,6 +2,7 @@ import CZlib
 public import CaptureCore
 import Foundation
 import Glibc
+import SystemPackage
 
 /// The flush log (`capture.flushlog`): where live capture makes each flush durable between
 /// database transactions.
@@ -151,14 +152,10 @@ public final class FlushLog {
     /// Appends a record at the next boundary and makes it durable.
     public func append(_ flush: EncodedFlush, steps: [Step] = [], sequence: UInt64, measurement: Int64) throws(StoreError) {
         let bytes = Self.encode(flush, steps: steps, sequence: sequence, measurement: measurement)
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress! + written, bytes.count - written, off_t(offset + written)) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw Self.failure(errno, path: path)
-            }
-            written += count
+        do {
+            try FileDescriptor(rawValue: fd).writeAll(toAbsoluteOffset: Int64(offset), bytes)
+        } catch {
+            throw Self.failure((error as? Errno)?.rawValue ?? EIO, path: path)
         }
         while fdatasync(fd) != 0 {
             if errno != EINTR { throw Self.failure(errno, path: path) }

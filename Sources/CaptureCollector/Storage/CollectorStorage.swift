@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+import SystemPackage
 
 /// The collector's storage in its data directory: the one it runs with
 /// (``CollectorStorageDriver``).
@@ -80,12 +81,10 @@ final class CollectorStorage: CollectorStorageDriver {
         deinit { close(descriptor) }
 
         func write(_ bytes: UnsafeRawBufferPointer) throws {
-            var done = 0
-            while done < bytes.count {
-                let n = Glibc.write(descriptor, bytes.baseAddress! + done, bytes.count - done)
-                if n < 0, errno == EINTR { continue }
-                if n < 0 { throw CocoaError(.fileWriteUnknown) }
-                done += n
+            do {
+                try FileDescriptor(rawValue: descriptor).writeAll(bytes)
+            } catch {
+                throw CocoaError(.fileWriteUnknown)
             }
         }
     }
