@@ -78,6 +78,8 @@ let package = Package(
         // System zlib (raw deflate for Cyface transfer files).
         .systemLibrary(
             name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // glibc's <sys/timex.h> (adjtimex), which the Glibc module leaves out: `capture doctor --system`.
+        .systemLibrary(name: "CTimex", path: "Sources/CTimex"),
         // SQLite store (GRDB over the system libsqlite3).
         .target(
             name: "CaptureStorage",
@@ -125,7 +127,7 @@ let package = Package(
             name: "CaptureDoctor",
             dependencies: [
                 "CaptureCore", "CaptureStorage", "CaptureSensors", "CaptureRecorder", "CaptureUpload", "CaptureConfig",
-                "CaptureWiring", .product(name: "SystemPackage", package: "swift-system"),
+                "CaptureWiring", "CTimex", .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict),
         .testTarget(

@@ -37,6 +37,19 @@ public enum DoctorRemedy: Sendable, Equatable, CustomStringConvertible {
     /// The recorder waits for room in a store full of rides the collector has not taken:
     /// deliver them, or remove some.
     case makeRoom
+    /// The board browns out or throttles: a steadier supply (or cooling).
+    case steadyPower
+    /// Swap on the SD card wears it: turn it off, or swap to memory.
+    case keepSwapOffCard
+    /// journald writes to the SD card without a cap.
+    case capJournal
+    /// The data directory's file system on the SD card is mounted without `noatime` or `commit=`;
+    /// its mount point.
+    case mountForCard(String)
+    /// The clock is not synchronised and there is no RTC.
+    case synchronizeClock
+    /// The SD card is near or past the end of its life.
+    case replaceCard
 
     /// What to do, without naming a command.
     public var description: String {
@@ -56,6 +69,12 @@ public enum DoctorRemedy: Sendable, Equatable, CustomStringConvertible {
         case .allowOfflineAccess: "allow the client the offline_access scope at the issuer, then log in again"
         case .refreshLogin: "let a sync pass refresh it (one does once half its life has passed)"
         case .makeRoom: "let the collector take the rides waiting, or remove some; the recorder records again by itself"
+        case .steadyPower: "use a supply that holds 5.1 V under load and a short, thick cable; with good power, cool the board"
+        case .keepSwapOffCard: "turn the swap file off (`dphys-swapfile swapoff`, `dphys-swapfile uninstall`), or use zram"
+        case .capJournal: "set SystemMaxUse=50M (or Storage=volatile) in /etc/systemd/journald.conf.d/"
+        case .mountForCard(let mountPoint): "add noatime,commit=60 to the options of \(mountPoint) in /etc/fstab"
+        case .synchronizeClock: "enable systemd-timesyncd for when the box is online, or fit an RTC; rides take GNSS time once there is a fix"
+        case .replaceCard: "copy the data off and replace the card (an industrial or high-endurance one lasts longer)"
         }
     }
 }

@@ -28,6 +28,11 @@ struct Doctor: AsyncParsableCommand {
             staged commit) at p99 take over half of capture.flush_interval. JSON adds storage: \
             {rounds, p50Milliseconds, p99Milliseconds, maxMilliseconds}.
 
+            --system checks the board itself instead: power (a Raspberry Pi's under-voltage and \
+            throttling, now and since boot), swap on the SD card, journald writing to the card \
+            uncapped, the data directory on the card without noatime and commit=, a clock not \
+            synchronised on a board without an RTC, and the card's wear where the kernel reports it.
+
             EXIT CODES: 0 no check failed (warnings allowed); 1 at least one check failed; \
             64 bad arguments.
             """)
@@ -37,14 +42,18 @@ struct Doctor: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How long each source is watched (0: only open it).", valueName: "seconds"))
     var seconds: Double = 3
 
-    @Option(help: "Where sys/bus/iio/devices and dev are looked up.")
+    @Option(help: "Where sys, dev, proc, etc and run are looked up.")
     var sysfsRoot = "/"
 
     @Flag(help: "Measure the data directory's medium (write + fdatasync latency) for --seconds instead.")
     var storage = false
 
+    @Flag(help: "Check the board itself instead: power, swap, journal, the data directory's medium, clock, card wear.")
+    var system = false
+
     func validate() throws {
         guard seconds >= 0, seconds <= 600 else { throw ValidationError("--seconds: 0 to 600") }
+        guard !(storage && system) else { throw ValidationError("--storage and --system: one at a time") }
     }
 
     func run() async throws {
@@ -52,7 +61,7 @@ struct Doctor: AsyncParsableCommand {
             seconds: seconds, sysfsRoot: sysfsRoot, describe: { CLIError.from($0).message }, advise: { $0.advice })
         // The configuration first: the other checks go on with the defaults if it is broken.
         guard let (configuration, device) = doctor.configuration(data.configFlags) else { throw ExitCode(1) }
-        let report = storage ? doctor.storage(device) : await doctor.run(device, configuration: configuration)
+        let report = storage ? doctor.storage(device) : system ? doctor.system(device) : await doctor.run(device, configuration: configuration)
         try output.print(report, report.text)
         if report.failed > 0 { throw ExitCode(1) }
     }
@@ -77,6 +86,7 @@ extension DoctorRemedy {
         case .allowOfflineAccess: "allow the client the offline_access scope at the issuer (docs/upload.md, Keycloak), then `capture login`"
         case .refreshLogin: "`capture sync` refreshes it once half its life has passed: is its timer running?"
         case .makeRoom: "`capture sync` delivers the rides waiting (is the collector reachable?), `capture prune` or `capture delete ID` removes some"
+        case .steadyPower, .keepSwapOffCard, .capJournal, .mountForCard, .synchronizeClock, .replaceCard: description
         }
     }
 }

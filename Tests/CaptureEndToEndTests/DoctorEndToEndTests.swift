@@ -34,6 +34,20 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: device.data).isEmpty)
     }
 
+    /// `--system` checks the board instead (issue 44, item 4): a browning-out Pi fails with 1.
+    @Test func systemChecksTheBoard() throws {
+        let device = Device()
+        device.write("data_dir: \(device.data)\n")
+        let root = device.data + "-board"
+        try FileManager.default.createDirectory(atPath: root + "/sys/devices/platform/soc/soc:firmware", withIntermediateDirectories: true)
+        try "0x50005\n".write(toFile: root + "/sys/devices/platform/soc/soc:firmware/get_throttled", atomically: true, encoding: .utf8)
+        let run = try Self.doctor(device, ["--system", "--sysfs-root", root])
+        #expect(run.status == 1 && run.order == ["power", "swap", "journal", "data medium", "clock", "card"], "\(run.checks)")
+        #expect(run.checks["power"]?["status"] == "fail" && run.checks["power"]?["advice"]?.contains("5.1 V") == true)
+        let both = try device.run(["doctor", "--system", "--storage"], ["CAPTURE_CONFIG": device.config])
+        #expect(both.status == 64 && both.stderr.hasPrefix("capture: --storage and --system: one at a time"), "\(both.stderr)")
+    }
+
     @Test func aHealthyDevicePassesEveryCheckAndUploadsNothing() throws {
         let collector = try CollectorProcess()
         let device = Device()

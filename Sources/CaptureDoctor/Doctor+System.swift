@@ -1,0 +1,87 @@
+public import CaptureConfig
+import CTimex
+
+// `capture doctor --system`: the board itself, as the field reports say boards fail — power
+// that browns out, swap and a journal wearing the SD card, a card mounted for a desktop, a
+// clock that starts years off, a card near the end of its life.
+extension Doctor {
+    /// The board's checks, read under ``sysfsRoot`` for the data directory of `device`.
+    public func system(_ device: DeviceConfiguration) -> DoctorReport {
+        let board = BoardState(
+            root: sysfsRoot, dataDirectory: device.dataDirectory.value, synchronized: sysfsRoot == "/" && Self.kernelClockSynchronized())
+        return DoctorReport(checks: system(board))
+    }
+
+    /// One check per part of `board`.
+    func system(_ board: BoardState) -> [DoctorCheck] {
+        [power(board), swap(board), journal(board), medium(board), clock(board), card(board)]
+    }
+
+    private func power(_ board: BoardState) -> DoctorCheck {
+        let flags = board.throttled.map { "get_throttled 0x" + String($0, radix: 16) }
+        let now = (board.throttled ?? 0) & 0x1 != 0 || board.underVoltageAlarm == true
+        if now {
+            return .fail("power", "under-voltage now (\(flags ?? "hwmon in0_lcrit_alarm"))", advise(.steadyPower))
+        }
+        guard let throttled = board.throttled else {
+            return .pass("power", board.underVoltageAlarm == nil ? "the board reports no power state" : "no under-voltage now (hwmon)")
+        }
+        if throttled & 0x1_0000 != 0 {
+            return .warn("power", "under-voltage since boot (\(flags!))", advise(.steadyPower))
+        }
+        if throttled & 0xE_000E != 0 {
+            return .warn("power", "throttled or capped since boot, by heat (\(flags!))", advise(.steadyPower))
+        }
+        return .pass("power", "no under-voltage or throttling since boot (\(flags!))")
+    }
+
+    private func swap(_ board: BoardState) -> DoctorCheck {
+        board.swapOnCard.isEmpty
+            ? .pass("swap", "no swap on the SD card")
+            : .warn("swap", "swap on the SD card (\(board.swapOnCard.joined(separator: ", "))) wears it", advise(.keepSwapOffCard))
+    }
+
+    private func journal(_ board: BoardState) -> DoctorCheck {
+        board.uncappedJournalOnCard
+            ? .warn("journal", "journald keeps its journal on the SD card with no SystemMaxUse= cap", advise(.capJournal))
+            : .pass("journal", "journald's journal is not on the SD card, or capped")
+    }
+
+    private func medium(_ board: BoardState) -> DoctorCheck {
+        guard let mount = board.dataOnCard else { return .pass("data medium", "the data directory is not on an SD card") }
+        var missing: [String] = []
+        if !mount.options.contains("noatime") { missing.append("noatime") }
+        if !mount.options.contains(where: { $0.hasPrefix("commit=") }) { missing.append("commit=") }
+        let on = "the data directory is on the SD card (\(mount.mountPoint), \(mount.options.joined(separator: ",")))"
+        return missing.isEmpty
+            ? .pass("data medium", on)
+            : .warn("data medium", on + " without " + missing.joined(separator: " and "), advise(.mountForCard(mount.mountPoint)))
+    }
+
+    private func clock(_ board: BoardState) -> DoctorCheck {
+        if board.clockSynchronized { return .pass("clock", "synchronised") }
+        if board.hasRTC { return .pass("clock", "not synchronised now; the board's RTC keeps the time across boots") }
+        return .warn("clock", "not synchronised and the board has no RTC: after a boot it may be far off", advise(.synchronizeClock))
+    }
+
+    private func card(_ board: BoardState) -> DoctorCheck {
+        guard board.cardLifeTime != nil || board.cardPreEOL != nil else { return .pass("card", "the card does not report its wear") }
+        // Estimates in steps of 10 % of the card's life used; 11 (0x0B): beyond it.
+        let estimates = (board.cardLifeTime ?? []).filter { $0 > 0 }
+        let used = zip(["A", "B"], estimates).map { type, n in
+            n >= 11 ? "type \(type) beyond its life" : "type \(type) \((n - 1) * 10)–\(n * 10) % used"
+        }
+        let eol = board.cardPreEOL.map { ["", "normal", "warning", "urgent"][min(max($0, 0), 3)] }
+        let detail = (used + (eol.map { ["reserved blocks: \($0)"] } ?? [])).joined(separator: ", ")
+        let worst = estimates.max() ?? 0
+        if worst >= 11 || board.cardPreEOL == 3 { return .fail("card", "worn out: " + detail, advise(.replaceCard)) }
+        if worst >= 9 || board.cardPreEOL == 2 { return .warn("card", "near the end of its life: " + detail, advise(.replaceCard)) }
+        return .pass("card", detail)
+    }
+
+    /// Whether the kernel's clock is synchronised: `adjtimex` does not answer `TIME_ERROR`.
+    static func kernelClockSynchronized() -> Bool {
+        var state = timex()
+        return adjtimex(&state) != TIME_ERROR
+    }
+}
