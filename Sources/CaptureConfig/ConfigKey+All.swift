@@ -16,6 +16,7 @@ extension ConfigKey {
         rideDetect, resumeWithin, endAfterStill, preRoll, minDistance, maxDuration,
         privacyZones,
         surfaceThresholds,
+        fleetPushURL, fleetInterval, fleetUsername, fleetPasswordFile, fleetTokenFile,
     ]
 
     public static let dataDirectory = ConfigKey(
@@ -178,4 +179,25 @@ extension ConfigKey {
         expected: "MODALITY=A,B,C items separated by semicolons, each three ascending positive numbers (m/s²), "
             + "such as BICYCLE=1.2,2.2,3.5;CAR=0.6,1.2,2.2 (* for any other modality)",
         meaning: "upper bounds of surface classes 0, 1 and 2 per modality: the standard deviation of vertical acceleration")
+
+    public static let fleetPushURL = ConfigKey(
+        "fleet.push_url", environment: "CAPTURE_FLEET_PUSH_URL", type: .url, default: .unset,
+        expected: "an http or https URL with a host, such as https://push.example.org",
+        meaning: "the Prometheus Pushgateway the box pushes its heartbeat to; unset, none is pushed")
+
+    public static let fleetInterval = ConfigKey(
+        "fleet.interval", environment: "CAPTURE_FLEET_INTERVAL", type: .duration(in: 1...86_400), default: "5m",
+        expected: "a duration from 1s to 1d, such as 5m", meaning: "how often the heartbeat is pushed")
+
+    public static let fleetUsername = ConfigKey(
+        "fleet.username", environment: "CAPTURE_FLEET_USERNAME", type: .word, default: .unset,
+        expected: "a user name", meaning: "the Pushgateway's basic authentication user, with fleet.password_file")
+
+    public static let fleetPasswordFile = ConfigKey(
+        "fleet.password_file", environment: "CAPTURE_FLEET_PASSWORD_FILE", type: .path, default: .unset,
+        expected: "a path", meaning: "a file (mode 600) holding the basic authentication password")
+
+    public static let fleetTokenFile = ConfigKey(
+        "fleet.token_file", environment: "CAPTURE_FLEET_TOKEN_FILE", type: .path, default: .unset,
+        expected: "a path", meaning: "a file (mode 600) holding a bearer token for the Pushgateway")
 }

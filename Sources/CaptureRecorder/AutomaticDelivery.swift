@@ -15,13 +15,16 @@ public enum AutomaticDelivery {
         case failed(String)
     }
 
-    /// Starts `capture sync --data-dir directory` from `executable` (this program by default).
-    public static func start(directory: String, executable: String = DetachedProcess.currentExecutable) -> Outcome {
+    /// Starts `capture sync --data-dir directory` (or another `command`: the heartbeat's
+    /// `metrics --push`) from `executable` (this program by default).
+    public static func start(
+        directory: String, command: [String] = ["sync"], executable: String = DetachedProcess.currentExecutable
+    ) -> Outcome {
         let log = directory + "/sync.log"
         let logFD = PrivateFiles.open(log, O_WRONLY | O_APPEND)
         guard logFD >= 0 else { return .failed("cannot open \(log)") }
         defer { close(logFD) }
-        switch DetachedProcess.spawn(executable, ["capture", "sync", "--data-dir", directory], log: logFD) {
+        switch DetachedProcess.spawn(executable, ["capture"] + command + ["--data-dir", directory], log: logFD) {
         case .success(let pid): return .started(pid: pid, log: log)
         case .failure(let error): return .failed(String(cString: strerror(error.code.rawValue)))
         }

@@ -54,6 +54,8 @@ public final class Recorder: Sendable {
     /// Called on the driver thread with each ride that ended and was kept (`ride.detect: auto`):
     /// the automatic delivery.
     let rideEnded: @Sendable (Int64) -> Void
+    /// The heartbeat's interval and push (``init(directory:store:sources:flushInterval:trace:gnssTime:retention:ceiling:inboxCapacity:ride:rideEnded:heartbeat:clock:hostSynchronized:)``).
+    let heartbeat: (every: Int64, beat: @Sendable () -> Void)?
 
     let done = DispatchSemaphore(value: 0)
     /// Given at the end: wakes the sources and the control server, which wait in poll with its
@@ -82,6 +84,8 @@ public final class Recorder: Sendable {
     ///     in; more are dropped and counted as lost.
     ///   - ride: where rides begin and end; with `ride.detect: auto` call ``arm(modality:)``.
     ///   - rideEnded: given each ride that ended and was kept, on the driver thread.
+    ///   - heartbeat: `beat` is called on the driver thread at its start and then at the first
+    ///     flush `every` ms later, and so on: no wake-up of its own.
     ///   - clock: the time, Unix ms (the wall clock; a simulation's own).
     ///   - hostSynchronized: whether the host clock is synchronised (default: asked of the host).
     public init(
@@ -89,11 +93,13 @@ public final class Recorder: Sendable {
         gnssTime: GNSSTimePolicy = .auto, retention: RetentionPolicy? = nil, ceiling: Int64? = nil,
         inboxCapacity: Int = Recorder.defaultInboxCapacity, ride: RideSettings = .standard,
         rideEnded: @escaping @Sendable (Int64) -> Void = { _ in },
+        heartbeat: (every: Int64, beat: @Sendable () -> Void)? = nil,
         clock: @escaping @Sendable () -> Int64 = WallClock.now, hostSynchronized: Bool? = nil
     ) {
         self.clock = clock
         startedAt = clock()
         self.rideEnded = rideEnded
+        self.heartbeat = heartbeat
         self.directory = directory
         runtime = RuntimeDirectory(dataDirectory: directory)
         self.store = store
@@ -364,6 +370,7 @@ public final class Recorder: Sendable {
     /// performed in order as they come, until the recording has finished.
     private func drive() {
         var deadline = clock() + flushInterval
+        var nextBeat = clock()
         while true {
             let left = deadline - clock()
             if left > 0 {
@@ -371,6 +378,10 @@ public final class Recorder: Sendable {
             } else {
                 handle { $0.flushDue(at: clock()) }
                 deadline = clock() + flushInterval
+                if let heartbeat, clock() >= nextBeat {
+                    nextBeat = clock() + heartbeat.every
+                    heartbeat.beat()
+                }
             }
             if performQueued() { return }
         }

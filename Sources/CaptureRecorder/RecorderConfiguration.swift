@@ -35,6 +35,9 @@ public struct RecorderConfiguration: Sendable, Equatable, Codable {
     public var deliverAutomatically = false
     /// How much the recorder process writes to stderr (`log_level`).
     public var logLevel = LogLevel.warning
+    /// With `fleet.push_url`: how often (ms, `fleet.interval`) the recorder has the heartbeat
+    /// pushed, at a flush's wake-up; nil: never.
+    public var heartbeatEvery: Int64?
 
     /// A configuration; only the directory and the sources have no default.
     public init(

@@ -52,7 +52,8 @@ public enum RecorderProcess {
             let recorder = Recorder(
                 directory: directory, store: store, sources: sources, flushInterval: configuration.flushInterval,
                 trace: trace, gnssTime: configuration.gnssTime, retention: configuration.retention,
-                ceiling: configuration.storeCeiling?.bytes, ride: ride, rideEnded: rideEnded)
+                ceiling: configuration.storeCeiling?.bytes, ride: ride, rideEnded: rideEnded,
+                heartbeat: configuration.heartbeatEvery.map { ($0, { pushHeartbeat(directory: directory) }) })
             try recorder.listen()
             let id: Int64
             do {
@@ -95,5 +96,13 @@ public enum RecorderProcess {
             if let modality = try? source.initialModality() { return modality }
         }
         return .unknown
+    }
+
+    /// With `fleet.push_url`: `capture metrics --push` in the background, so that the push never
+    /// holds up recording (``RecorderConfiguration/heartbeatEvery``); its lines go to sync.log.
+    private static func pushHeartbeat(directory: String) {
+        if case .failed(let why) = AutomaticDelivery.start(directory: directory, command: ["metrics", "--push"]) {
+            FileHandle.standardError.write(Data("capture: warning: cannot push the heartbeat: \(why)\n".utf8))
+        }
     }
 }

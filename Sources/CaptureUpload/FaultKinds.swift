@@ -39,3 +39,15 @@ extension UploadRunFailure: KindedError {
         }
     }
 }
+
+extension HeartbeatError: KindedError {
+    /// Credentials for a refused authentication or a secret's file that cannot be used;
+    /// unavailable for a Pushgateway that does not answer or refuses otherwise.
+    public var faultKind: FaultKind {
+        switch self {
+        case .unreachable: .unavailable
+        case .refused(_, let status): status == 401 || status == 403 ? .credentials : .unavailable
+        case .credentials(let error): error.faultKind
+        }
+    }
+}

@@ -23,6 +23,8 @@ extension DeviceConfiguration {
         (configuration.retention, configuration.ride) = (try retention(), try ride())
         configuration.deliverAutomatically = try delivery().automatic
         configuration.logLevel = logLevel.value
+        let fleet = try fleet()
+        configuration.heartbeatEvery = fleet.pushURL == nil ? nil : Int64((fleet.interval.seconds * 1000).rounded())
         return configuration
     }
 

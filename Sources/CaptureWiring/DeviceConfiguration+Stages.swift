@@ -33,7 +33,7 @@ extension DeviceConfiguration {
     /// Every stage's settings made once, so that a value a stage refuses stops a command before
     /// it starts anything (exit 78), as a value of the wrong type does.
     func checkStages() throws(DeviceConfigurationError) {
-        _ = try (retention(), delivery(), ride(), surfaceThresholds())
+        _ = try (retention(), delivery(), ride(), surfaceThresholds(), fleet())
     }
 
     private func stage<Settings>(_ make: () throws(SettingsError) -> Settings) throws(DeviceConfigurationError) -> Settings {

@@ -29,7 +29,8 @@ struct Sync: AsyncParsableCommand {
             <data dir>/sync.log). After every pass (delivered or not), sync prunes as retention.* allows (see \
             `capture prune`). Each pass refreshes a device login (`capture login`) once half its life has passed, \
             also when nothing waits; a login the issuer ended is said once per pass (exit 77), \
-            and the first pass after a new login delivers what waited.
+            and the first pass after a new login delivers what waited. With fleet.push_url, a \
+            pass pushes the heartbeat once fleet.interval has passed (a failure is a warning).
 
             EXIT CODES: 0 delivered, or nothing due; 75 the collector did not answer or a \
             measurement failed (the next attempt time is stored); 77 token rejected or the \
@@ -54,6 +55,7 @@ struct Sync: AsyncParsableCommand {
             outcome = await DeliveryPass.withoutStore(login: try device.oauth(), now: Delivery.nowMs(), note: Self.log)
         }
         if output.json { try printJSON(outcome.report) } else { Self.lines(outcome, directory: directory).forEach { print($0) } }
+        do { _ = try await device.beat(version: BuildInfo.version, force: false) } catch { Log.warning("capture: warning: heartbeat: " + CLIError.from(error).message) }
         switch outcome {
         case .unreachable: throw ExitCode(ExitStatus.uploadIncomplete.rawValue)
         case .loginGone: throw ExitCode(ExitStatus.tokenRejected.rawValue)
@@ -79,7 +81,7 @@ struct Sync: AsyncParsableCommand {
     }
 }
 
-struct Metrics: ParsableCommand {
+struct Metrics: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "metrics",
         abstract: "Print delivery and store figures in the Prometheus text format.",
@@ -91,10 +93,19 @@ struct Metrics: ParsableCommand {
             retries, failed sync passes in a row, the next attempt time, the oldest waiting measurement's \
             age, the database size, whether the recorder waits for room in a full store, when the device \
             login ends unless refreshed and whether it is gone. Reads only; without a store every figure is 0.
+
+            --push sends them instead, with the heartbeat's figures, to the Pushgateway of \
+            fleet.push_url now (docs/fleet.md); `capture sync` does every fleet.interval. \
+            EXIT CODES: 0 pushed; 69 no answer; 77 credentials refused; 78 no fleet.push_url.
             """)
     @OptionGroup var data: DataDirectoryOptions
+    @Flag(help: "Push the heartbeat to fleet.push_url now instead of printing.") var push = false
 
-    func run() throws {
+    func run() async throws {
+        if push {
+            guard try await data.device().beat(version: BuildInfo.version, force: true) else { throw CLIError(.configuration, "no fleet.push_url is set (docs/fleet.md)") }
+            return
+        }
         let login = LoginLifetime.report(loginFile: data.path + "/" + LoginLifetime.fileName, now: Delivery.nowMs())
         print(try DeliveryMetrics.text(of: try data.existingStore(), now: Delivery.nowMs(), login: login, waitingForRoom: RecorderControl(directory: data.controlPath).waitingForRoom), terminator: "")
     }

@@ -26,6 +26,28 @@ import Testing
         #expect(error?.description.hasSuffix(", not 'BICYCLE=3,2,1'") == true)
     }
 
+    /// `fleet.*` (issue 44): basic authentication needs a user and its password file, and a
+    /// bearer token goes without them.
+    @Test func fleetAuthenticationIsOneWayAndWhole() throws {
+        func fleet(_ yaml: String) throws -> FleetSettings {
+            let scratch = Scratch()
+            return try DeviceConfiguration.load(
+                environment: ["CAPTURE_CONFIG": scratch.write("data_dir: \(scratch.directory)/data\nfleet:\n" + yaml), "HOME": "/nonexistent"]
+            ).fleet()
+        }
+        let basic = try fleet("  push_url: https://push.example.org\n  username: box\n  password_file: /etc/capture/push\n")
+        #expect(basic.pushURL == "https://push.example.org" && basic.username == "box" && basic.interval.seconds == 300)
+        #expect(try fleet("  interval: 30s\n").pushURL == nil)
+        for (yaml, key) in [
+            ("  username: box\n", "fleet.username"), ("  password_file: /p\n", "fleet.password_file"),
+            ("  username: box\n  password_file: /p\n  token_file: /t\n", "fleet.token_file"),
+        ] {
+            let error = #expect(throws: DeviceConfigurationError.self) { try fleet(yaml) }
+            #expect(error?.key == key, "\(yaml)")
+        }
+        #expect(throws: DeviceConfigurationError.self) { try fleet("  interval: 0s\n") }
+    }
+
     @Test func fromTheEnvironmentItNamesTheVariable() throws {
         let device = try DeviceConfiguration.load(
             environment: ["CAPTURE_CONFIG": "/dev/null", "HOME": "/nonexistent", "CAPTURE_SURFACE_THRESHOLDS": "CAR=1"])

@@ -1,0 +1,42 @@
+public import CaptureConfig
+import CaptureCore
+import CaptureRecorder
+public import CaptureSensors
+import CaptureStorage
+public import CaptureUpload
+
+/// The box's heartbeat for the fleet (docs/fleet.md): `fleet.*` from the configuration, the
+/// figures of the data directory, pushed by `capture sync` passes (the timer's wake-ups) when
+/// `fleet.interval` has passed, and by `capture metrics --push` at once.
+extension DeviceConfiguration {
+    /// `fleet.*`, as the heartbeat's settings.
+    public func fleet() throws(DeviceConfigurationError) -> FleetSettings {
+        do {
+            return try FleetSettings(reading: settings(under: "fleet"))
+        } catch {
+            throw DeviceConfigurationError(error)
+        }
+    }
+
+    /// Pushes the heartbeat of the data directory (its store made if there is none yet, so that
+    /// a box is seen before its first ride) if `fleet.push_url` is set and, unless `force`, one
+    /// is due. Returns whether one went out.
+    public func beat(version: String, force: Bool, now: Int64 = WallClock.now()) async throws -> Bool {
+        let settings = try fleet()
+        let directory = dataDirectory.value
+        guard settings.pushURL != nil, force || Heartbeat.isDue(directory: directory, interval: settings.interval, now: now) else {
+            return false
+        }
+        let store = try Store(directory: directory)
+        let control = RecorderControl(directory: directory)
+        let login = LoginLifetime.report(loginFile: directory + "/" + LoginLifetime.fileName, now: now)
+        let metrics = try DeliveryMetrics.text(of: store, now: now, login: login, waitingForRoom: control.waitingForRoom)
+        let state = (try? control.status().state.rawValue) ?? "unknown"
+        let budget = try retention().maxStoreSize?.bytes
+        let text = Heartbeat.text(
+            metrics: metrics, now: now, interval: settings.interval, storeBudget: budget, state: state, version: version)
+        try await Heartbeat.push(text, device: try store.deviceID(), settings: settings)
+        Heartbeat.pushed(directory: directory, at: now)
+        return true
+    }
+}
