@@ -184,7 +184,10 @@ import Testing
         defer { recorder.abandon() }
         var fed = 0
         for round in 0..<600 where !thread.isFinished {
-            feed.feed(acceleration(200, from: WallClock.now() + Int64(round)))
+            // The recording may end while these go in: then they are not taken.
+            let target = feed.delivered + 200
+            feed.push(acceleration(200, from: WallClock.now() + Int64(round)))
+            #expect(waitUntil { feed.delivered >= target || thread.isFinished })
             fed += 200
             usleep(50_000)
         }
