@@ -253,6 +253,10 @@ let package = Package(
             name: "CaptureCoreTests",
             dependencies: ["CaptureCore", "CaptureGNSS", "CaptureIIO", "CaptureTransfer", "CaptureFuzzHarness", "CaptureTestSupport", "CyfaceSchema"],
             swiftSettings: strict),
+        // CaptureIIO: NMEAEpochAssemblerTests.degenerateInputsDoNotTrap checks two IIO helpers too.
+        .testTarget(
+            name: "CaptureGNSSTests", dependencies: ["CaptureCore", "CaptureGNSS", "CaptureIIO", "CaptureTestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "CaptureStorageTests",
             dependencies: ["CaptureCore", "CaptureTransfer", "CaptureStorage", .product(name: "Crypto", package: "swift-crypto")],
