@@ -257,6 +257,7 @@ let package = Package(
         .testTarget(
             name: "CaptureGNSSTests", dependencies: ["CaptureCore", "CaptureGNSS", "CaptureIIO", "CaptureTestSupport"],
             swiftSettings: strict),
+        .testTarget(name: "CaptureIIOTests", dependencies: ["CaptureCore", "CaptureIIO"], swiftSettings: strict),
         .testTarget(
             name: "CaptureStorageTests",
             dependencies: ["CaptureCore", "CaptureTransfer", "CaptureStorage", .product(name: "Crypto", package: "swift-crypto")],
