@@ -259,6 +259,9 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "CaptureIIOTests", dependencies: ["CaptureCore", "CaptureIIO"], swiftSettings: strict),
         .testTarget(
+            name: "CaptureTransferTests", dependencies: ["CaptureCore", "CaptureTransfer", "CaptureTestSupport", "CyfaceSchema"],
+            swiftSettings: strict),
+        .testTarget(
             name: "CaptureStorageTests",
             dependencies: ["CaptureCore", "CaptureTransfer", "CaptureStorage", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
