@@ -251,9 +251,20 @@ let package = Package(
         .target(
             name: "CyfaceSchema", dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")],
             path: "Tests/CyfaceSchema", swiftSettings: strict),
+        // CaptureIIO: BarometerTests converts one pressure from IIO's kPa.
+        .testTarget(name: "CaptureCoreTests", dependencies: ["CaptureCore", "CaptureIIO"], swiftSettings: strict),
+        // CaptureIIO: NMEAEpochAssemblerTests.degenerateInputsDoNotTrap checks two IIO helpers too.
         .testTarget(
-            name: "CaptureCoreTests",
-            dependencies: ["CaptureCore", "CaptureGNSS", "CaptureIIO", "CaptureTransfer", "CaptureFuzzHarness", "CaptureTestSupport", "CyfaceSchema"],
+            name: "CaptureGNSSTests", dependencies: ["CaptureCore", "CaptureGNSS", "CaptureIIO", "CaptureTestSupport"],
+            swiftSettings: strict),
+        .testTarget(name: "CaptureIIOTests", dependencies: ["CaptureCore", "CaptureIIO"], swiftSettings: strict),
+        .testTarget(
+            name: "CaptureTransferTests", dependencies: ["CaptureCore", "CaptureTransfer", "CaptureTestSupport", "CyfaceSchema"],
+            swiftSettings: strict),
+        // FuzzRegressionTests: the fuzz corpora and regressions through the harness's entry points.
+        .testTarget(
+            name: "CaptureFuzzHarnessTests",
+            dependencies: ["CaptureCore", "CaptureGNSS", "CaptureTransfer", "CaptureFuzzHarness"],
             swiftSettings: strict),
         .testTarget(
             name: "CaptureStorageTests",

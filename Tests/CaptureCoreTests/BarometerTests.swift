@@ -1,6 +1,6 @@
+import CaptureCore
+import CaptureIIO
 import Testing
-@testable import CaptureCore
-@testable import CaptureIIO
 
 @Suite struct BarometerTests {
     @Test(arguments: [(1000.0, 110.9), (950.0, 540.4), (900.0, 988.6), (850.0, 1457.5)])

@@ -1,7 +1,6 @@
+import CaptureCore
 import Foundation
 import Testing
-
-@testable import CaptureCore
 
 @Suite struct ByteSizeTests {
     @Test(arguments: [

@@ -1,6 +1,5 @@
+import CaptureCore
 import Testing
-
-@testable import CaptureCore
 
 @Suite struct LifecycleTests {
     @Test func startRecordsStartThenModalityAtTheSameTime() throws {

@@ -1,6 +1,5 @@
+import CaptureCore
 import Testing
-
-@testable import CaptureCore
 
 /// The report arithmetic that `show` and the exports share: modality at a time, barometric profile.
 @Suite struct MeasurementArithmeticTests {

@@ -1,6 +1,5 @@
+import CaptureCore
 import Testing
-
-@testable import CaptureCore
 
 @Suite struct TraceFormatTests {
     /// Parses lines (the magic line is prepended) and returns the records or the error.

@@ -1,7 +1,7 @@
+import CaptureCore
+import CaptureGNSS
 import CaptureTestSupport
 import Testing
-@testable import CaptureCore
-@testable import CaptureGNSS
 
 /// gpsd's `IMU` and `ATT` reports become motion samples on GNSS time.
 @Suite struct GPSDMotionTests {

@@ -1,7 +1,7 @@
+import CaptureCore
+import CaptureTransfer
 import Foundation
 import Testing
-@testable import CaptureCore
-@testable import CaptureTransfer
 
 /// Helpers shared by the Cyface tests.
 enum CyfaceTestSupport {

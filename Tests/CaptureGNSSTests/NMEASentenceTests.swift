@@ -1,6 +1,6 @@
+import CaptureCore
+import CaptureGNSS
 import Testing
-@testable import CaptureCore
-@testable import CaptureGNSS
 
 @Suite struct NMEASentenceTests {
     @Test func checksumIsXorBetweenDollarAndStar() throws {

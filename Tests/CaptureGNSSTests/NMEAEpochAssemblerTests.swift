@@ -1,7 +1,7 @@
+import CaptureCore
+import CaptureGNSS
+import CaptureIIO
 import Testing
-@testable import CaptureCore
-@testable import CaptureGNSS
-@testable import CaptureIIO
 
 @Suite struct NMEAEpochAssemblerTests {
     /// Runs sealed sentences (bodies without `*hh`) through a stream; returns fixes, transitions, stats.

@@ -1,6 +1,6 @@
+import CaptureCore
+import CaptureTransfer
 import Testing
-@testable import CaptureCore
-@testable import CaptureTransfer
 
 @Suite struct CyfaceCompressionTests {
     typealias T = CyfaceTestSupport

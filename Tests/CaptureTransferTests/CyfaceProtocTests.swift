@@ -1,9 +1,9 @@
+import CaptureCore
 import CaptureTestSupport
+import CaptureTransfer
 import CyfaceSchema
 import Foundation
 import Testing
-@testable import CaptureCore
-@testable import CaptureTransfer
 
 /// Cross-checks the serialised bytes with the reference protobuf compiler and the .proto file.
 @Suite struct CyfaceProtocTests {

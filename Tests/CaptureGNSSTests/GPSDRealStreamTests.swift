@@ -1,7 +1,7 @@
+import CaptureCore
+import CaptureGNSS
 import CaptureTestSupport
 import Testing
-@testable import CaptureCore
-@testable import CaptureGNSS
 
 /// gpsd's `.chk` files are exactly what a `?WATCH={"json":true,"nmea":true}` client receives: JSON
 /// reports interleaved with the echoed NMEA sentences. They go through the gpsd pipeline here and

@@ -1,8 +1,8 @@
+import CaptureCore
 import CaptureTestSupport
+import CaptureTransfer
 import Foundation
 import Testing
-@testable import CaptureCore
-@testable import CaptureTransfer
 
 /// The byte vectors of spec §1.10.
 @Suite struct CyfaceVectorTests {

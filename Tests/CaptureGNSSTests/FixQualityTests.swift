@@ -1,7 +1,6 @@
+import CaptureCore
+import CaptureGNSS
 import Testing
-
-@testable import CaptureCore
-@testable import CaptureGNSS
 
 /// Satellites used, HDOP, VDOP, PDOP and 2D/3D reach the ``Fix`` from every GNSS path and survive
 /// the native trace format.

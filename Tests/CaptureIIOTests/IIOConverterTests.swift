@@ -1,6 +1,6 @@
+import CaptureCore
+import CaptureIIO
 import Testing
-@testable import CaptureCore
-@testable import CaptureIIO
 
 @Suite struct IIOConverterTests {
     private func le16(_ value: Int16) -> [UInt8] { [UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8)] }

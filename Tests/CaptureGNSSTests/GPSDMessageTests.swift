@@ -1,5 +1,6 @@
+import CaptureCore
 import Testing
-@testable import CaptureCore
+
 @testable import CaptureGNSS
 
 @Suite struct GPSDMessageTests {

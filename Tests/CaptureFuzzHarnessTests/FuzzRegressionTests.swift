@@ -10,7 +10,7 @@ import Testing
 /// target, which checks the parser's invariants; a parser that traps would crash this test.
 @Suite("Fuzz corpora and regressions")
 struct FuzzRegressionTests {
-    /// `<repo root>/Fuzz`; this file is `<repo root>/Tests/CaptureCoreTests/…`.
+    /// `<repo root>/Fuzz`; this file is `<repo root>/Tests/CaptureFuzzHarnessTests/…`.
     static let fuzzDirectory = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fuzz")

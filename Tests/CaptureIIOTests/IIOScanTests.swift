@@ -1,6 +1,6 @@
+import CaptureCore
+import CaptureIIO
 import Testing
-@testable import CaptureCore
-@testable import CaptureIIO
 
 @Suite struct IIOScanTypeTests {
     @Test(arguments: [

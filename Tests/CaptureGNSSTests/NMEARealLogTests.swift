@@ -1,8 +1,8 @@
-import Foundation
+import CaptureCore
+import CaptureGNSS
 import CaptureTestSupport
+import Foundation
 import Testing
-@testable import CaptureCore
-@testable import CaptureGNSS
 
 /// What gpsd decoded from the same log: the last TPV per `time`, read straight from the `.chk`
 /// file with JSONSerialization (independent of the code under test).

@@ -1,8 +1,8 @@
+import CaptureCore
 import CaptureTestSupport
+import CaptureTransfer
 import Foundation
 import Testing
-@testable import CaptureCore
-@testable import CaptureTransfer
 
 @Suite struct CyfaceDecoderTests {
     typealias T = CyfaceTestSupport
