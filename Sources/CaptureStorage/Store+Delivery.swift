@@ -90,6 +90,12 @@ extension Store {
     }
 
     /// The delivery figures of every finished measurement.
+    /// When the collector last confirmed a measurement the store still holds (Unix ms); nil
+    /// when none is.
+    public func lastDeliveryTime() throws(StoreError) -> Int64? {
+        try read { db in try Int64.fetchOne(db, sql: "SELECT MAX(uploaded_at) FROM upload WHERE status = 'uploaded'") }
+    }
+
     public func deliveryTotals() throws(StoreError) -> DeliveryTotals {
         try read { db in
             var totals = DeliveryTotals()

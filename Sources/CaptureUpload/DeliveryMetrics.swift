@@ -79,6 +79,9 @@ public enum DeliveryMetrics {
         gauge(
             "capture_oldest_waiting_age_seconds", "How long the oldest waiting measurement has waited (0: none).",
             Double(totals.oldestWaitingSince.map { max(0, now - $0) } ?? 0) / 1000)
+        gauge(
+            "capture_last_delivery_timestamp_seconds", "When the collector last took a measurement still in the store (Unix seconds; 0: none).",
+            Double(try store?.lastDeliveryTime() ?? 0) / 1000)
         gauge("capture_store_bytes", "Size of the database file.", Double(size))
         gauge(
             "capture_recorder_waiting_for_room",

@@ -91,7 +91,7 @@ struct Metrics: AsyncParsableCommand {
             rename, so that node_exporter never reads half a file). Measurements by delivery \
             state (delivered, waiting, failed, skipped, discarded, open), upload attempts and \
             retries, failed sync passes in a row, the next attempt time, the oldest waiting measurement's \
-            age, the database size, whether the recorder waits for room in a full store, when the device \
+            age, the last delivery's time, the database size, whether the recorder waits for room in a full store, when the device \
             login ends unless refreshed and whether it is gone. Reads only; without a store every figure is 0.
 
             --push sends them instead, with the heartbeat's figures, to the Pushgateway of \

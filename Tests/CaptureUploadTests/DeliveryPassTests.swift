@@ -137,6 +137,11 @@ import Testing
             try report.check()
             #expect(try collector.stored().count == 1)
         }
+        // `capture metrics` and the heartbeat say when the collector last took one (the store's
+        // clock: the wall clock).
+        let metrics = DeliveryMetricsTests.parse(try DeliveryMetrics.text(of: device.store, now: Self.clock))
+        let delivered = try #require(metrics.samples["capture_last_delivery_timestamp_seconds"])
+        #expect(abs(delivered - Date().timeIntervalSince1970) < 600, "\(delivered)")
         #expect(try device.store.deliveryState() == DeliveryState(failures: 0, lastAttemptAt: Self.clock))
     }
 
@@ -167,7 +172,7 @@ import Testing
 
     @Test func withoutAStoreEveryFigureIsZero() throws {
         let parsed = Self.parse(try DeliveryMetrics.text(of: nil, now: 0))
-        #expect(parsed.samples.count == 20 + RideCount.allCases.count)
+        #expect(parsed.samples.count == 21 + RideCount.allCases.count)
         #expect(parsed.samples.values.allSatisfy { $0 == 0 })
         #expect(parsed.types["capture_measurements"] == "gauge" && parsed.types["capture_upload_attempts_total"] == "counter")
         #expect(parsed.help["capture_store_bytes"] == "Size of the database file.")
@@ -203,7 +208,8 @@ import Testing
                 "capture_measurements", "capture_upload_attempts_total", "capture_upload_retries_total",
                 "capture_rides_total", "capture_measurements_cut_total", "capture_measurement_parts_total",
                 "capture_sync_consecutive_failures", "capture_sync_next_attempt_timestamp_seconds",
-                "capture_oldest_waiting_age_seconds", "capture_store_bytes", "capture_recorder_waiting_for_room",
+                "capture_oldest_waiting_age_seconds", "capture_last_delivery_timestamp_seconds", "capture_store_bytes",
+                "capture_recorder_waiting_for_room",
                 "capture_login_expiry_timestamp_seconds",
                 "capture_login_gone", "capture_last_ride_distance_meters", "capture_last_ride_duration_seconds",
                 "capture_last_ride_moving_seconds",
