@@ -1,3 +1,4 @@
+public import CaptureSensors
 import Foundation
 
 /// What a board says about its own health, read from the files the kernel, systemd and the
@@ -5,12 +6,8 @@ import Foundation
 /// swap, the journal, the data directory's medium, the clock and the SD card's wear. Each part
 /// is `nil` (or empty) where the board does not say.
 public struct BoardState: Sendable, Equatable {
-    /// The Raspberry Pi firmware's throttling flags (`get_throttled`): bit 0 under-voltage now,
-    /// bit 1 frequency capped, bit 2 throttled, bit 3 soft temperature limit; bits 16–19 the
-    /// same since boot.
-    public var throttled: UInt32?
-    /// The Raspberry Pi's hwmon under-voltage alarm (`rpi_volt` `in0_lcrit_alarm`) is set now.
-    public var underVoltageAlarm: Bool?
+    /// The Raspberry Pi's power: the firmware's throttling flags and the hwmon alarm.
+    public var power: BoardPower
     /// Swap areas (`/proc/swaps`) on the SD card.
     public var swapOnCard: [String] = []
     /// journald keeps its journal on the SD card (`Storage=persistent`, or `auto` with
@@ -39,11 +36,7 @@ public struct BoardState: Sendable, Equatable {
     /// file does (the running system's `adjtimex`; false for a fake tree).
     public init(root: String = "/", dataDirectory: String, synchronized: Bool = false) {
         let files = Files(root: root)
-        throttled = files.text("sys/devices/platform/soc/soc:firmware/get_throttled").flatMap { Self.number($0) }
-            .map { UInt32(truncatingIfNeeded: $0) }
-        for hwmon in files.entries("sys/class/hwmon") where files.text("sys/class/hwmon/\(hwmon)/name") == "rpi_volt" {
-            underVoltageAlarm = files.text("sys/class/hwmon/\(hwmon)/in0_lcrit_alarm").map { $0 == "1" }
-        }
+        power = BoardPower(root: root)
         let mounts = Mounts(files: files)
         // /proc/swaps: a header, then "path type size used priority".
         for line in (files.text("proc/swaps") ?? "").split(separator: "\n").dropFirst() {

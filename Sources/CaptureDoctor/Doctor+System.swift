@@ -18,21 +18,17 @@ extension Doctor {
     }
 
     private func power(_ board: BoardState) -> DoctorCheck {
-        let flags = board.throttled.map { "get_throttled 0x" + String($0, radix: 16) }
-        let now = (board.throttled ?? 0) & 0x1 != 0 || board.underVoltageAlarm == true
-        if now {
-            return .fail("power", "under-voltage now (\(flags ?? "hwmon in0_lcrit_alarm"))", advise(.steadyPower))
+        let power = board.power
+        let flags = power.throttled.map { "get_throttled 0x" + String($0, radix: 16) } ?? "hwmon in0_lcrit_alarm"
+        if power.underVoltageNow { return .fail("power", "under-voltage now (\(flags))", advise(.steadyPower)) }
+        guard power.throttled != nil else {
+            return .pass("power", power.reports ? "no under-voltage now (hwmon)" : "the board reports no power state")
         }
-        guard let throttled = board.throttled else {
-            return .pass("power", board.underVoltageAlarm == nil ? "the board reports no power state" : "no under-voltage now (hwmon)")
+        if power.underVoltageSinceBoot { return .warn("power", "under-voltage since boot (\(flags))", advise(.steadyPower)) }
+        if power.throttledSinceBoot {
+            return .warn("power", "throttled or capped since boot, by heat (\(flags))", advise(.steadyPower))
         }
-        if throttled & 0x1_0000 != 0 {
-            return .warn("power", "under-voltage since boot (\(flags!))", advise(.steadyPower))
-        }
-        if throttled & 0xE_000E != 0 {
-            return .warn("power", "throttled or capped since boot, by heat (\(flags!))", advise(.steadyPower))
-        }
-        return .pass("power", "no under-voltage or throttling since boot (\(flags!))")
+        return .pass("power", "no under-voltage or throttling since boot (\(flags))")
     }
 
     private func swap(_ board: BoardState) -> DoctorCheck {

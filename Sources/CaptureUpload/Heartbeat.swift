@@ -47,9 +47,12 @@ public struct FleetSettings: Sendable, Equatable {
 public enum Heartbeat {
     /// The heartbeat of `metrics` (``DeliveryMetrics/text(of:now:login:waitingForRoom:)``)
     /// at `now` (Unix ms): with when it was made, how often one comes, the store's budget
-    /// (`retention.max_store_size`, nil: none), the recorder's state and the software's version.
+    /// (`retention.max_store_size`, nil: none), whether the board sees under-voltage now and has
+    /// since boot (a Raspberry Pi's; false where the board does not say), the recorder's state
+    /// and the software's version.
     public static func text(
-        metrics: String, now: Int64, interval: TimeSpan, storeBudget: Int64?, state: String, version: String
+        metrics: String, now: Int64, interval: TimeSpan, storeBudget: Int64?,
+        underVoltage: (now: Bool, sinceBoot: Bool) = (false, false), state: String, version: String
     ) -> String {
         let escaped = { (text: String) in
             text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
@@ -62,6 +65,10 @@ public enum Heartbeat {
             "capture_heartbeat_interval_seconds \(interval.seconds)",
             "# TYPE capture_store_budget_bytes gauge",
             "capture_store_budget_bytes \(storeBudget ?? 0)",
+            "# TYPE capture_under_voltage_now gauge",
+            "capture_under_voltage_now \(underVoltage.now ? 1 : 0)",
+            "# TYPE capture_under_voltage_since_boot gauge",
+            "capture_under_voltage_since_boot \(underVoltage.sinceBoot ? 1 : 0)",
             "# TYPE capture_info gauge",
             "capture_info{version=\"\(escaped(version))\",state=\"\(escaped(state))\"} 1",
         ]

@@ -33,8 +33,10 @@ extension DeviceConfiguration {
         let metrics = try DeliveryMetrics.text(of: store, now: now, login: login, waitingForRoom: control.waitingForRoom)
         let state = (try? control.status().state.rawValue) ?? "unknown"
         let budget = try retention().maxStoreSize?.bytes
+        let power = BoardPower()
         let text = Heartbeat.text(
-            metrics: metrics, now: now, interval: settings.interval, storeBudget: budget, state: state, version: version)
+            metrics: metrics, now: now, interval: settings.interval, storeBudget: budget,
+            underVoltage: (power.underVoltageNow, power.underVoltageSinceBoot), state: state, version: version)
         try await Heartbeat.push(text, device: try store.deviceID(), settings: settings)
         Heartbeat.pushed(directory: directory, at: now)
         return true

@@ -1,0 +1,45 @@
+import Foundation
+
+/// What a Raspberry Pi says of its power supply, under a root directory (`/`, or a fake tree):
+/// the firmware's throttling flags and the hwmon under-voltage alarm. Read by
+/// `capture doctor --system` and pushed with the fleet's heartbeat.
+public struct BoardPower: Sendable, Equatable {
+    /// The firmware's throttling flags (`get_throttled`): bit 0 under-voltage now, bit 1
+    /// frequency capped, bit 2 throttled, bit 3 soft temperature limit; bits 16–19 the same
+    /// since boot. nil on a board without the firmware's file.
+    public var throttled: UInt32?
+    /// The hwmon under-voltage alarm (`rpi_volt` `in0_lcrit_alarm`) is set now; nil without one.
+    public var underVoltageAlarm: Bool?
+
+    public init(throttled: UInt32? = nil, underVoltageAlarm: Bool? = nil) {
+        self.throttled = throttled
+        self.underVoltageAlarm = underVoltageAlarm
+    }
+
+    /// Reads the board under `root`.
+    public init(root: String = "/") {
+        func text(_ relative: String) -> String? {
+            (try? String(contentsOfFile: (root as NSString).appendingPathComponent(relative), encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let flags = text("sys/devices/platform/soc/soc:firmware/get_throttled")
+        throttled = flags.flatMap { $0.hasPrefix("0x") ? UInt32($0.dropFirst(2), radix: 16) : UInt32($0) }
+        let hwmon = (root as NSString).appendingPathComponent("sys/class/hwmon")
+        for entry in ((try? FileManager.default.contentsOfDirectory(atPath: hwmon)) ?? []).sorted()
+        where text("sys/class/hwmon/\(entry)/name") == "rpi_volt" {
+            underVoltageAlarm = text("sys/class/hwmon/\(entry)/in0_lcrit_alarm").map { $0 == "1" }
+        }
+    }
+
+    /// Whether the board says anything of its power.
+    public var reports: Bool { throttled != nil || underVoltageAlarm != nil }
+
+    /// Under-voltage now (the firmware's bit 0, or the hwmon alarm).
+    public var underVoltageNow: Bool { (throttled ?? 0) & 0x1 != 0 || underVoltageAlarm == true }
+
+    /// Under-voltage now or at any time since boot (bit 16).
+    public var underVoltageSinceBoot: Bool { underVoltageNow || (throttled ?? 0) & 0x1_0000 != 0 }
+
+    /// Throttled or its frequency capped, now or since boot, by heat or power (bits 1–3, 17–19).
+    public var throttledSinceBoot: Bool { (throttled ?? 0) & 0xE_000E != 0 }
+}
