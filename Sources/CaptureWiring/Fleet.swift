@@ -33,7 +33,7 @@ extension DeviceConfiguration {
         let metrics = try DeliveryMetrics.text(of: store, now: now, login: login, waitingForRoom: control.waitingForRoom)
         let state = (try? control.status().state.rawValue) ?? "unknown"
         let budget = try retention().maxStoreSize?.bytes
-        let power = BoardPower()
+        let power = BoardPower(root: "/")
         let text = Heartbeat.text(
             metrics: metrics, now: now, interval: settings.interval, storeBudget: budget,
             underVoltage: (power.underVoltageNow, power.underVoltageSinceBoot), state: state, version: version)
