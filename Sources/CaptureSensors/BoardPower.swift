@@ -18,16 +18,12 @@ public struct BoardPower: Sendable, Equatable {
 
     /// Reads the board under `root`.
     public init(root: String = "/") {
-        func text(_ relative: String) -> String? {
-            (try? String(contentsOfFile: (root as NSString).appendingPathComponent(relative), encoding: .utf8))?
-                .trimmingCharacters(in: .whitespacesAndNewlines)
-        }
-        let flags = text("sys/devices/platform/soc/soc:firmware/get_throttled")
+        let sys = SysfsDirectory(path: (root as NSString).appendingPathComponent("sys"))
+        let flags = sys.appending("devices/platform/soc/soc:firmware").value("get_throttled")
         throttled = flags.flatMap { $0.hasPrefix("0x") ? UInt32($0.dropFirst(2), radix: 16) : UInt32($0) }
-        let hwmon = (root as NSString).appendingPathComponent("sys/class/hwmon")
-        for entry in ((try? FileManager.default.contentsOfDirectory(atPath: hwmon)) ?? []).sorted()
-        where text("sys/class/hwmon/\(entry)/name") == "rpi_volt" {
-            underVoltageAlarm = text("sys/class/hwmon/\(entry)/in0_lcrit_alarm").map { $0 == "1" }
+        let hwmon = sys.appending("class/hwmon")
+        for entry in hwmon.entries() where hwmon.appending(entry).value("name") == "rpi_volt" {
+            underVoltageAlarm = hwmon.appending(entry).value("in0_lcrit_alarm").map { $0 == "1" }
         }
     }
 

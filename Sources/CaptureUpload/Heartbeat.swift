@@ -117,9 +117,12 @@ public enum Heartbeat {
         request.body = .bytes(ByteBuffer(string: text))
         let status: UInt
         do {
-            let response = try await client.execute(request, timeout: .seconds(timeout))
-            status = response.status.code
-            _ = try? await response.body.collect(upTo: 64 * 1024)
+            // The probes' client: redirects refused, a failed connection fails at once.
+            status = try await Delivery.withProbeClient { client in
+                let response = try await client.execute(request, timeout: .seconds(timeout))
+                _ = try? await response.body.collect(upTo: 64 * 1024)
+                return response.status.code
+            }
         } catch {
             throw .unreachable(url: url, reason: ConnectionProblem(error, url: url).description)
         }
@@ -138,13 +141,6 @@ public enum Heartbeat {
             throw .credentials(error)
         }
     }
-
-    /// One client for the process, never shut down (as `HTTPClient.shared`).
-    private static let client: HTTPClient = {
-        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
-        configuration.connectionPool.retryConnectionEstablishment = false
-        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-    }()
 }
 
 /// Why a heartbeat was not pushed.
