@@ -103,7 +103,10 @@ let package = Package(
         // The recorder process: sources → recording engine → store, driven over a local socket.
         .target(
             name: "CaptureRecorder",
-            dependencies: ["CaptureCore", "CaptureStorage", "CaptureSensors", .product(name: "SystemPackage", package: "swift-system")],
+            dependencies: [
+                "CaptureCore", "CaptureStorage", "CaptureSensors", .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict),
         // Resumable upload to a Cyface collector: a pure state machine, the metadata, and an
         // HTTP driver over AsyncHTTPClient.
@@ -220,6 +223,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strict),
+        // The command line's own words: its lines, progress bar and log handler.
+        .testTarget(
+            name: "captureTests", dependencies: ["capture", "CaptureCore", "CaptureStorage", "CaptureRecorder", "CaptureUpload"],
             swiftSettings: strict),
         // The serialisation benchmark (scripts/bench-serialize); not a test.
         .executableTarget(

@@ -1,5 +1,6 @@
 import CaptureStorage
 import Foundation
+import Logging
 import Glibc
 
 /// A Unix stream socket at a path, with the request/reply framing of the control protocol: the
@@ -86,7 +87,7 @@ enum ControlSocket {
     /// The socket file is 0600 in a 0700 directory, so another user cannot normally connect at
     /// all; this check also holds when those modes were loosened.
     static func accept(
-        _ listener: Int32, refused: (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+        _ listener: Int32, refused: (String) -> Void = { recorderLog.warning("\($0)") }
     ) -> Int32? {
         let client = Glibc.accept(listener, nil, nil)
         guard client >= 0 else { return nil }
@@ -95,7 +96,7 @@ enum ControlSocket {
         let connected = peer(of: client)
         guard let connected, connected.uid == owner else {
             let who = connected.map { "uid \($0.uid) (pid \($0.pid))" } ?? "an unknown user"
-            refused("capture recorder: refused a control connection from \(who): only uid \(owner) may control this recorder")
+            refused("refused a control connection from \(who): only uid \(owner) may control this recorder")
             close(client)
             return nil
         }

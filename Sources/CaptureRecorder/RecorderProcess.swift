@@ -2,6 +2,7 @@ import CaptureCore
 import CaptureSensors
 import CaptureStorage
 import Foundation
+import Logging
 import Glibc
 
 /// The body of a recorder process (`capture _record`, or `capture start --foreground`): takes
@@ -102,7 +103,7 @@ public enum RecorderProcess {
     /// holds up recording (``RecorderConfiguration/heartbeatEvery``); its lines go to sync.log.
     private static func pushHeartbeat(directory: String) {
         if case .failed(let why) = AutomaticDelivery.start(directory: directory, command: ["metrics", "--push"]) {
-            FileHandle.standardError.write(Data("capture: warning: cannot push the heartbeat: \(why)\n".utf8))
+            recorderLog.warning("cannot push the heartbeat: \(why)")
         }
     }
 }

@@ -41,7 +41,7 @@ extension DeviceConfiguration {
     /// source found; each is said at info level (`-v`) with what it is.
     public func sources(_ chosen: [String], options: SourceOptions) throws -> [String] {
         let selection = try SourceRegistry.standard.select(chosen.isEmpty ? sources.value : chosen, options: options)
-        for source in selection.announcements { Log.info("using \(source.spec): \(source.summary)") }
+        for source in selection.announcements { Log.logger.info("using \(source.spec): \(source.summary)") }
         return selection.specs
     }
 
@@ -74,8 +74,8 @@ extension AutomaticDelivery {
     /// Starts the delivery; what it did is said at info level, a failure to start as a warning.
     static func startLogged(directory: String) {
         switch start(directory: directory) {
-        case .started(let pid, let log): Log.info("delivering in the background (pid \(pid)); see \(log)")
-        case .failed(let why): Log.warning("capture: warning: cannot start the automatic delivery: \(why)")
+        case .started(let pid, let log): Log.logger.info("delivering in the background (pid \(pid)); see \(log)")
+        case .failed(let why): Log.logger.warning("cannot start the automatic delivery: \(why)")
         }
     }
 }

@@ -1,6 +1,7 @@
 import CaptureConfig
 import CaptureWiring
 import Foundation
+import Logging
 
 /// The device's configuration for the commands that cannot throw (``DataDirectoryOptions/path``):
 /// a bad file or value is one line and exit 78 (EX_CONFIG) before anything starts.
@@ -13,9 +14,8 @@ enum DeviceSettings {
     static func loadForControl(_ flags: [ConfigKey: DeviceConfiguration.Flag]) -> DeviceConfiguration {
         let (device, ignored) = exitOnError { () throws(DeviceConfigurationError) in try DeviceConfiguration.forControl(flags) }
         if let ignored {
-            Log.warning(
-                "capture: warning: \(CLIError.from(ignored).message); going on without that file "
-                    + "(its data_dir, if any, is not used)")
+            Log.logger.warning(
+                "\(CLIError.from(ignored).message); going on without that file (its data_dir, if any, is not used)")
         }
         return device
     }

@@ -4,6 +4,7 @@ import CaptureCore
 import CaptureRecorder
 import CaptureSensors
 import Foundation
+import Logging
 
 /// The options of pause, modality, resume and stop; ``perform(_:verb:)`` sends one to the
 /// recorder (or applies it to an interrupted measurement) and prints what it did:
@@ -17,7 +18,7 @@ struct ControlOptions: ParsableArguments {
         -> LifecycleReport
     {
         let report = try command(RecorderControl(directory: data.controlPath))
-        if let warning = report.givenUpWarning { Log.warning(warning) }
+        if let warning = report.givenUpWarning { Log.logger.warning("\(warning)") }
         try output.print(report, report.line(verb(report)))
         return report
     }
@@ -118,10 +119,10 @@ struct Start: ParsableCommand {
             foreground: foreground, rideEnded: { _ in configuration.deliverInBackground() }
         ) { event in
             switch event {
-            case .continuing(let id): Log.info("continuing the interrupted measurement \(id)")
+            case .continuing(let id): Log.logger.info("continuing the interrupted measurement \(id)")
             case .armed(let report), .capturing(let report):
                 try? output.printLine(report, [report.startLine])
-                if report.ride == nil { Log.info("capturing measurement \(report.measurement); Ctrl-C stops it") }
+                if report.ride == nil { Log.logger.info("capturing measurement \(report.measurement); Ctrl-C stops it") }
             }
         }
         if let report { try output.print(report, report.startLine) }

@@ -2,6 +2,7 @@ import ArgumentParser
 import CaptureWiring
 import CaptureUpload
 import Foundation
+import Logging
 
 struct Login: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -45,9 +46,9 @@ struct Login: AsyncParsableCommand {
                 .configuration, "no issuer configured: set auth.issuer and auth.client_id (`capture config --help`)")
         }
         var polling = DeviceLogin()
-        polling.slowedDown = { Log.info("capture: the issuer asks to poll less often: every \($0) s") }
+        polling.slowedDown = { Log.logger.info("the issuer asks to poll less often: every \($0) s") }
         let outcome = try await OAuthLogin.logIn(settings, polling: polling) { try output.printLine($0.shown, $0.lines) }
-        if case .loggedIn(let login) = outcome, let warning = login.notOfflineWarning { Log.warning("capture: warning: " + warning) }
+        if case .loggedIn(let login) = outcome, let warning = login.notOfflineWarning { Log.logger.warning("\(warning)") }
         let report = LoginReport(outcome, settings: settings)
         try output.printLine(report, [report.line])
     }
@@ -76,7 +77,7 @@ struct Logout: AsyncParsableCommand {
         let path = data.path + "/" + StoredLogin.fileName
         let logout = try await OAuthLogin.logOut(path) { try device.oauth() }
         if let error = logout.revocationError {
-            Log.warning("capture: warning: could not revoke the refresh token (\(CLIError.from(error).message)); it may stay valid at the issuer until it expires")
+            Log.logger.warning("could not revoke the refresh token (\(CLIError.from(error).message)); it may stay valid at the issuer until it expires")
         }
         let report = LoginReport(logout, path: path)
         try output.printLine(report, [report.line])

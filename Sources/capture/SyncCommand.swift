@@ -5,6 +5,7 @@ import CaptureRecorder
 import CaptureStorage
 import CaptureUpload
 import Foundation
+import Logging
 
 struct Sync: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -55,7 +56,7 @@ struct Sync: AsyncParsableCommand {
             outcome = await DeliveryPass.withoutStore(login: try device.oauth(), now: Delivery.nowMs(), note: Self.log)
         }
         if output.json { try printJSON(outcome.report) } else { Self.lines(outcome, directory: directory).forEach { print($0) } }
-        do { _ = try await device.beat(version: BuildInfo.version, force: false) } catch { Log.warning("capture: warning: heartbeat: " + CLIError.from(error).message) }
+        do { _ = try await device.beat(version: BuildInfo.version, force: false) } catch { Log.logger.warning("heartbeat: \(CLIError.from(error).message)") }
         switch outcome {
         case .unreachable: throw ExitCode(ExitStatus.uploadIncomplete.rawValue)
         case .loginGone: throw ExitCode(ExitStatus.tokenRejected.rawValue)
@@ -77,7 +78,7 @@ struct Sync: AsyncParsableCommand {
 
     /// What the pass notes, at info level (-v) but for a warning.
     @Sendable static func log(_ note: DeliveryPass.Note) {
-        if note.isWarning { Log.warning(note.line) } else { Log.info(note.line) }
+        if note.isWarning { Log.logger.warning("\(note.line)") } else { Log.logger.info("\(note.line)") }
     }
 }
 

@@ -23,20 +23,12 @@ import Testing
         return pass
     }
 
-    /// The lines `capture upload` and `capture sync` print, made in the library.
-    @Test func aPassAndItsResultsReadAsLines() {
+    /// An upload's result reads as one line.
+    @Test func aResultReadsAsALine() {
         let uploaded = UploadResult(measurement: 7, outcome: .uploaded, bytes: 1_200_000, seconds: 0.42)
         #expect(uploaded.line == "measurement 7: uploaded, \(ByteCount.text(1_200_000)) in 0.4 s")
         let failed = UploadResult(measurement: 8, outcome: .failed, reason: "HTTP 422")
         #expect(failed.line == "measurement 8: failed (HTTP 422)")
-        let state = DeliveryState(failures: 2, nextAttemptAt: 0, lastError: "connection refused (127.0.0.1:1)")
-        #expect(DeliveryPass.Outcome.nothingWaiting.lines(directory: "/d") == ["sync: nothing waits"])
-        #expect(DeliveryPass.Outcome.busy(waiting: 1).lines(directory: "/d") == ["sync: another upload is running in /d; nothing to do"])
-        let delivered = DeliveryPass.Outcome.delivered(
-            UploadReport(results: [uploaded, failed], credentialsOrigin: "t"), state: state, waiting: 1, metering: nil)
-        #expect(delivered.lines(directory: "/d") == [uploaded.line, failed.line, "sync: next attempt at \(TextFormat.time(0))"])
-        let unreachable = DeliveryPass.Outcome.unreachable(state: state, waiting: 3, metering: nil)
-        #expect(unreachable.lines(directory: "/d") == ["sync: 3 waiting; connection refused (127.0.0.1:1); next attempt at \(TextFormat.time(0))"])
     }
 
     @Test func nothingWaitingAsksForNoCollector() async throws {

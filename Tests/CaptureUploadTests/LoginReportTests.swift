@@ -65,16 +65,3 @@ struct LoginReportTests {
         #expect(complete.lines[2].hasSuffix("expires in 90 s…"))
     }
 }
-
-/// What a sync pass notes on its way, as `capture sync` logs it.
-struct DeliveryNoteLinesTests {
-    @Test func notesReadAsLinesAndOnlyTheTroublesAreWarnings() {
-        #expect(DeliveryPass.Note.delivering(reason: "2 waiting").line == "sync: delivering: 2 waiting")
-        #expect(DeliveryPass.Note.pruned(3).line == "sync: pruned 3 measurement(s) as retention.* allows")
-        #expect(!DeliveryPass.Note.pruned(3).isWarning && !DeliveryPass.Note.delivering(reason: "x").isWarning)
-        #expect(DeliveryPass.Note.meteringUnknown.isWarning && DeliveryPass.Note.loginNotRefreshed("timeout").isWarning)
-        #expect(
-            DeliveryPass.Note.loginNotRefreshed("timeout").line
-                == "capture: warning: the login is due for a refresh that failed (timeout); the next sync tries again")
-    }
-}

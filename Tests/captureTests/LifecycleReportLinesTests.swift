@@ -1,4 +1,6 @@
+import CaptureCore
 @testable import CaptureRecorder
+@testable import capture
 import Testing
 
 /// What `capture pause`, `resume`, `modality`, `stop` and `start` print, made from the report.
@@ -9,7 +11,7 @@ struct LifecycleReportLinesTests {
         #expect(report.startLine == "3")
         #expect(report.givenUpWarning == nil)
         report.givenUp = 2
-        #expect(report.givenUpWarning?.hasPrefix("capture: warning: 2 flush(es) of samples its recorder had staged") == true)
+        #expect(report.givenUpWarning?.hasPrefix("2 flush(es) of samples its recorder had staged") == true)
         report.ride = RideStatus(state: .armed, since: 0)
         #expect(report.startLine == "armed: recorder 42 begins a ride when motion does")
     }

@@ -1,42 +1,43 @@
 import CaptureCore
-public import Foundation
+import CaptureUpload
+import Foundation
 import Synchronization
 
 /// A progress bar for one transfer at a time on standard error, when it is a terminal: begin a
 /// transfer, report the bytes the collector holds, add a note (a retry), end it. Redraws at
 /// most ten times a second; nothing is drawn when ``enabled`` is false.
-public final class TransferProgress: Sendable {
+final class TransferProgress: Sendable {
     /// What the bar shows.
-    public struct State: Sendable, Equatable {
-        public var id: Int64 = 0
-        public var total: Int64 = 0
-        public var sent: Int64 = 0
-        public var began = Date()
+    struct State: Sendable, Equatable {
+        var id: Int64 = 0
+        var total: Int64 = 0
+        var sent: Int64 = 0
+        var began = Date()
         var lastDraw = Date.distantPast
-        public var note = ""
+        var note = ""
         /// Whether a bar is on the screen, to be cleared by `end()`.
         var drawn = false
         /// Whether this transfer was retried before (its first retry is also a line of its own).
         var retried = false
         /// What the collector held when this run took the transfer up (a resumed upload): the
         /// rate counts only what this run sent.
-        public var resumedFrom: Int64 = 0
+        var resumedFrom: Int64 = 0
 
-        public init(id: Int64 = 0, total: Int64 = 0, sent: Int64 = 0, began: Date = Date(), note: String = "") {
+        init(id: Int64 = 0, total: Int64 = 0, sent: Int64 = 0, began: Date = Date(), note: String = "") {
             (self.id, self.total, self.sent, self.began, self.note) = (id, total, sent, began, note)
         }
     }
 
-    public let enabled: Bool
+    let enabled: Bool
     private let state = Mutex(State())
 
-    public init(enabled: Bool) { self.enabled = enabled }
+    init(enabled: Bool) { self.enabled = enabled }
 
-    public func begin(_ id: Int64, total: Int64) {
+    func begin(_ id: Int64, total: Int64) {
         state.withLock { $0 = State(id: id, total: total) }
     }
 
-    public func update(_ sent: Int64) {
+    func update(_ sent: Int64) {
         guard enabled else { return }
         state.withLock { state in
             let back = sent < state.sent
@@ -49,7 +50,7 @@ public final class TransferProgress: Sendable {
         }
     }
 
-    public func note(_ text: String) {
+    func note(_ text: String) {
         guard enabled else { return }
         state.withLock { state in
             state.note = text
@@ -60,7 +61,7 @@ public final class TransferProgress: Sendable {
 
     /// The collector holds `bytes`: before this run sent anything, the upload resumes there (a
     /// session an earlier run left), which the bar shows, and a line of its own says.
-    public func acknowledged(_ bytes: Int64) {
+    func acknowledged(_ bytes: Int64) {
         guard let resumed = state.withLock({ (state: inout State) -> State? in
             guard let next = Self.resumed(state, at: bytes) else { return nil }
             state = next
@@ -78,7 +79,7 @@ public final class TransferProgress: Sendable {
 
     /// `state` taken up where the collector holds `bytes`, or `nil` when that is no resumption
     /// (this run sent bytes already, the collector holds none, or all: that is the end).
-    public static func resumed(_ state: State, at bytes: Int64) -> State? {
+    static func resumed(_ state: State, at bytes: Int64) -> State? {
         guard state.sent == 0, state.resumedFrom == 0, bytes > 0, bytes < state.total else { return nil }
         var state = state
         (state.sent, state.resumedFrom) = (bytes, bytes)
@@ -90,7 +91,7 @@ public final class TransferProgress: Sendable {
     /// transfer's first one also as a line of its own (it names the collector and must not be
     /// cut at the terminal's width); without a terminal (a script, journald) a line each, on
     /// standard error, with the real wait.
-    public func retrying(after milliseconds: Int64, problem: String) {
+    func retrying(after milliseconds: Int64, problem: String) {
         let text = Self.retryLine(after: milliseconds, problem: problem)
         // A line of its own names its measurement (the bar does already).
         let line = "upload: measurement \(state.withLock { $0.id }): \(text)\n"
@@ -108,12 +109,12 @@ public final class TransferProgress: Sendable {
     }
 
     /// `retrying in 0.2 s: connection refused (127.0.0.1:1)`.
-    public static func retryLine(after milliseconds: Int64, problem: String) -> String {
+    static func retryLine(after milliseconds: Int64, problem: String) -> String {
         "retrying in \(String(format: "%.1f", Double(milliseconds) / 1000)) s: \(problem)"
     }
 
     /// Clears the bar, if one was drawn.
-    public func end() {
+    func end() {
         guard enabled, state.withLock({ state in defer { state.drawn = false }; return state.drawn }) else { return }
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
     }
@@ -121,7 +122,7 @@ public final class TransferProgress: Sendable {
     /// `state` with `sent` bytes: the bar never goes back without saying why. Fewer bytes than
     /// before means the uploader resumes where the collector stands (after a retry, the bytes
     /// in flight were not all received): the note says so.
-    public static func advanced(_ state: State, to sent: Int64) -> State {
+    static func advanced(_ state: State, to sent: Int64) -> State {
         var state = state
         if sent < state.sent {
             state.note = "resuming at \(ByteCount.text(sent)), where the collector stands"
@@ -131,7 +132,7 @@ public final class TransferProgress: Sendable {
     }
 
     /// `measurement 7 [######..] 1.2 MB/2.4 MB 600 kB/s ETA 0:00:02 – note`, at most 160 characters.
-    public static func line(_ state: State, now: Date) -> String {
+    static func line(_ state: State, now: Date) -> String {
         let fraction = state.total > 0 ? min(1, Double(state.sent) / Double(state.total)) : 0
         let width = 24
         let filled = Int(fraction * Double(width))
@@ -157,7 +158,7 @@ public final class TransferProgress: Sendable {
 extension TransferProgress {
     /// An observer of an upload run that draws this bar while a measurement is sent and hands
     /// each result to `finished` (the command line prints its line there).
-    public func observer(finished: @escaping @Sendable (UploadResult) -> Void) -> some UploadRunObserver {
+    func observer(finished: @escaping @Sendable (UploadResult) -> Void) -> some UploadRunObserver {
         BarObserver(progress: self, done: finished)
     }
 }

@@ -1,5 +1,6 @@
 import CaptureCore
 import CaptureUpload
+@testable import capture
 import Foundation
 import Testing
 
