@@ -1,6 +1,6 @@
 /// Why the collector's settings (``DeviceConfiguration/uploadSettings()``) cannot be given.
 /// Each case describes the fault; the command line adds what to do about it.
-public enum CollectorSettingsError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum CollectorSettingsError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `<data dir>/upload.json` exists but is not what it must be.
     case malformedUploadJSON(path: String)
     /// Nothing sets `key` (``ConfigKey/collectorURL`` or ``ConfigKey/tokenFile``); `searched`
@@ -8,7 +8,7 @@ public enum CollectorSettingsError: Error, Sendable, Equatable, CustomStringConv
     case missing(ConfigKey, searched: [DeviceConfiguration.Origin])
 
     /// One line naming the fault.
-    public var description: String {
+    package var description: String {
         switch self {
         case .malformedUploadJSON(let path):
             "\(path) is not valid JSON with string fields url and tokenFile and an array of strings trustedOrigins"

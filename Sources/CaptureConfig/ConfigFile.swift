@@ -13,7 +13,7 @@ import Yams
 /// - lists of mappings: the snapshot refuses a whole file that holds one (`privacy.zones`);
 /// - line numbers for messages.
 /// The snapshot is therefore given the document without the zones, which Yams reads.
-public struct ConfigFile: Sendable, Equatable {
+package struct ConfigFile: Sendable, Equatable {
     /// A value as the file holds it.
     enum Value: Sendable, Equatable {
         case bool(Bool)
@@ -24,22 +24,22 @@ public struct ConfigFile: Sendable, Equatable {
     }
 
     /// The file's path.
-    public let path: String
+    package let path: String
     /// Its values, for the keys it sets (a key with an empty value is not set).
     var values: [ConfigKey: Value]
     /// The line of each key, 1-based.
     var lines: [ConfigKey: Int]
 
     /// The keys the file sets.
-    public var keys: Set<ConfigKey> { Set(values.keys) }
+    package var keys: Set<ConfigKey> { Set(values.keys) }
 
     /// The standard place of the system-wide file.
-    public static let systemPath = "/etc/capture/config.yaml"
+    package static let systemPath = "/etc/capture/config.yaml"
 
     /// Where the file is looked for: `$CAPTURE_CONFIG` (which must then exist), else
     /// `$XDG_CONFIG_HOME/capture/config.yaml` (`~/.config/capture/config.yaml`), else
     /// `systemPath`; the first that exists. `nil`: no file (every value from elsewhere).
-    public static func locate(
+    package static func locate(
         environment: [String: String], systemPath: String = ConfigFile.systemPath
     ) -> (path: String, explicit: Bool)? {
         if let named = environment["CAPTURE_CONFIG"], !named.isEmpty { return (named, true) }
@@ -58,7 +58,7 @@ public struct ConfigFile: Sendable, Equatable {
     /// - Parameter isSource: whether a `capture.sources` entry names a known kind of source.
     /// - Throws: ``DeviceConfigurationError`` for a file that cannot be read, is not YAML, holds
     ///   an unknown key or a value of the wrong type or range.
-    public static func read(path: String, isSource: @escaping (String) -> Bool = { _ in true }) throws(DeviceConfigurationError)
+    package static func read(path: String, isSource: @escaping (String) -> Bool = { _ in true }) throws(DeviceConfigurationError)
         -> ConfigFile
     {
         let text: String
@@ -93,7 +93,7 @@ public struct ConfigFile: Sendable, Equatable {
     }
 
     /// Checks `text` as the contents of the file at `path`.
-    public static func parse(_ text: String, path: String, isSource: @escaping (String) -> Bool = { _ in true })
+    package static func parse(_ text: String, path: String, isSource: @escaping (String) -> Bool = { _ in true })
         throws(DeviceConfigurationError) -> ConfigFile
     {
         let topLevel = "the keys " + (ConfigKey.allCases.filter { $0.path.count == 1 }.map(\.name)

@@ -4,26 +4,26 @@ import Foundation
 /// what a value must look like and what it means. Every key is declared once, in
 /// `ConfigKey+All.swift`, and listed in ``allCases``; the resolver, `capture config` and the
 /// check of docs/configuration.md's table (`ConfigDocsTests`) follow that list.
-public struct ConfigKey: Sendable, Hashable, Comparable, CustomStringConvertible {
+package struct ConfigKey: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The key as written in the file, dotted: `upload.max_age`.
-    public let name: String
+    package let name: String
     /// The environment variable that sets it: `CAPTURE_` and the key in capitals with dots as
     /// underscores, except four names older than the file (`CAPTURE_HOME`, `CAPTURE_UPLOAD_URL`,
     /// `CAPTURE_TOKEN_FILE`, `CAPTURE_TRUSTED_ORIGINS`).
-    public let environmentVariable: String
+    package let environmentVariable: String
     /// The command-line option that sets it, if any, as messages name it: `--url`.
-    public let option: String?
+    package let option: String?
     /// The field of `<data dir>/upload.json` that sets it, below the file (the collector's
     /// three keys only; the file is older than the configuration file).
-    public let uploadJSONField: String?
+    package let uploadJSONField: String?
     /// What its values are.
-    public let type: ConfigValueType
+    package let type: ConfigValueType
     /// Its value when nothing sets it.
-    public let defaultValue: ConfigDefault
+    package let defaultValue: ConfigDefault
     /// What a value must look like, for error messages (“expected …”).
-    public let expected: String
+    package let expected: String
     /// One line on what the key means.
-    public let meaning: String
+    package let meaning: String
 
     init(
         _ name: String, environment: String, option: String? = nil, uploadJSON: String? = nil, type: ConfigValueType,
@@ -40,21 +40,21 @@ public struct ConfigKey: Sendable, Hashable, Comparable, CustomStringConvertible
     }
 
     /// The key's path in the file: `["upload", "max_age"]`.
-    public var path: [String] { name.split(separator: ".").map(String.init) }
+    package var path: [String] { name.split(separator: ".").map(String.init) }
 
-    public var description: String { name }
+    package var description: String { name }
 
     /// The key named `name` (dotted), if there is one.
-    public init?(name: String) {
+    package init?(name: String) {
         guard let key = Self.byName[name] else { return nil }
         self = key
     }
 
-    public static func == (lhs: ConfigKey, rhs: ConfigKey) -> Bool { lhs.name == rhs.name }
-    public func hash(into hasher: inout Hasher) { hasher.combine(name) }
+    package static func == (lhs: ConfigKey, rhs: ConfigKey) -> Bool { lhs.name == rhs.name }
+    package func hash(into hasher: inout Hasher) { hasher.combine(name) }
 
     /// In the order of ``allCases``, which is `capture config`'s.
-    public static func < (lhs: ConfigKey, rhs: ConfigKey) -> Bool {
+    package static func < (lhs: ConfigKey, rhs: ConfigKey) -> Bool {
         (order[lhs.name] ?? .max, lhs.name) < (order[rhs.name] ?? .max, rhs.name)
     }
 
@@ -68,7 +68,7 @@ public struct ConfigKey: Sendable, Hashable, Comparable, CustomStringConvertible
 }
 
 /// A key's value when nothing sets it, and how docs/configuration.md writes it.
-public struct ConfigDefault: Sendable, ExpressibleByStringLiteral {
+package struct ConfigDefault: Sendable, ExpressibleByStringLiteral {
     enum Kind: Sendable {
         /// Text in the syntax a user writes (`15m`, `100M`, `never`), parsed by the key's type.
         case text(String)
@@ -80,24 +80,24 @@ public struct ConfigDefault: Sendable, ExpressibleByStringLiteral {
 
     let kind: Kind
     /// How the default column of docs/configuration.md begins for the key: `` `15m` ``, `none`.
-    public let documented: String
+    package let documented: String
 
     /// A default written as a user would write it: `"15m"`, `"100M"`, `"never"`.
-    public init(stringLiteral text: String) {
+    package init(stringLiteral text: String) {
         kind = .text(text)
         documented = "`\(text)`"
     }
 
     /// No value: `none`.
-    public static let unset = ConfigDefault(kind: .unset, documented: "none")
+    package static let unset = ConfigDefault(kind: .unset, documented: "none")
 
     /// No value; `documented` says what happens instead (“a trace's start mark, else `UNKNOWN`”).
-    public static func unset(documented: String) -> ConfigDefault {
+    package static func unset(documented: String) -> ConfigDefault {
         ConfigDefault(kind: .unset, documented: documented)
     }
 
     /// The empty list, `[]`.
-    public static let empty = ConfigDefault(kind: .text(""), documented: "`[]`")
+    package static let empty = ConfigDefault(kind: .text(""), documented: "`[]`")
 
     /// A value made from the environment (`$XDG_DATA_HOME`, `$HOME`).
     static func computed(documented: String, _ make: @escaping @Sendable ([String: String]) -> String) -> ConfigDefault {

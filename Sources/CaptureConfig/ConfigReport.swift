@@ -2,14 +2,14 @@ import Foundation
 
 /// What `capture config` shows: the file read and every setting with its value and origin, in
 /// ``ConfigKey/allCases`` order. Its JSON form is `capture config --json`; ``text`` the table.
-public struct ConfigReport: Encodable, Sendable {
+package struct ConfigReport: Encodable, Sendable {
     /// The configuration file read, if any.
-    public var file: String?
-    public var settings: [Row]
+    package var file: String?
+    package var settings: [Row]
     /// Where the file was looked for, for the line that says none was found.
     private var searched: String
 
-    public init(_ device: DeviceConfiguration) {
+    package init(_ device: DeviceConfiguration) {
         file = device.file?.path
         settings = ConfigKey.allCases.compactMap { key in device.entries[key].map { Row(key: key, setting: $0) } }
         searched = "none ($CAPTURE_CONFIG is unset; neither \(device.filePlace) nor \(ConfigFile.systemPath) exists)"
@@ -18,7 +18,7 @@ public struct ConfigReport: Encodable, Sendable {
     private enum CodingKeys: String, CodingKey { case file, settings }
 
     /// The file line, then one line per setting: name, value, origin, in aligned columns.
-    public var text: String {
+    package var text: String {
         var lines = ["configuration file: " + (file ?? searched)]
         let width = (settings.map(\.key.name.count).max() ?? 0) + 2
         let valueWidth = min(44, (settings.map(\.text.count).max() ?? 0) + 2)
@@ -32,12 +32,12 @@ public struct ConfigReport: Encodable, Sendable {
 
 
     /// One setting: its key, value, where it came from and the variable that would set it.
-    public struct Row: Encodable, Sendable {
-        public var key: ConfigKey
-        public var setting: DeviceConfiguration.Setting<DeviceConfiguration.Value>
+    package struct Row: Encodable, Sendable {
+        package var key: ConfigKey
+        package var setting: DeviceConfiguration.Setting<DeviceConfiguration.Value>
 
         /// The value as text: `15m`, `[trace:/x, gpsd]`, `none`.
-        public var text: String {
+        package var text: String {
             switch setting.value {
             case .text(let text): text
             case .bool(let flag): String(flag)
@@ -53,10 +53,10 @@ public struct ConfigReport: Encodable, Sendable {
         }
 
         /// `--url`, `$CAPTURE_UPLOAD_URL`, `"collector.url" in FILE`, `default`.
-        public var origin: String { setting.origin.description }
+        package var origin: String { setting.origin.description }
 
         /// `flag`, `env`, `file` or `default`.
-        public var kind: String {
+        package var kind: String {
             switch setting.origin {
             case .option: "flag"
             case .environment: "env"
@@ -67,7 +67,7 @@ public struct ConfigReport: Encodable, Sendable {
 
         enum CodingKeys: String, CodingKey { case key, value, origin, source, environment }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(key.name, forKey: .key)
             try container.encode(origin, forKey: .origin)

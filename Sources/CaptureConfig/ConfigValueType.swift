@@ -7,7 +7,7 @@ import Foundation
 /// Keys share types (`collector.retry_budget` and `upload.max_age` are both durations), so a
 /// new key of a type that exists is one declaration in `ConfigKey+All.swift`; a new type is a
 /// case here.
-public enum ConfigValueType: Sendable, Equatable {
+package enum ConfigValueType: Sendable, Equatable {
     /// A path made absolute and standardized (`data_dir`).
     case directory
     /// A path as given (`collector.token_file`).

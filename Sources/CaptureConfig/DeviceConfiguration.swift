@@ -1,4 +1,4 @@
-public import CaptureCore
+package import CaptureCore
 import Foundation
 
 /// Every setting of a device, each with where it came from: command-line options, then the
@@ -9,9 +9,9 @@ import Foundation
 /// let device = try DeviceConfiguration.load(flags: [.modality: .init("BICYCLE", option: "--modality")])
 /// print(device.flushInterval.value, "from", device.flushInterval.origin)   // 1s from default
 /// ```
-public struct DeviceConfiguration: Sendable {
+package struct DeviceConfiguration: Sendable {
     /// Where a value came from (or would have come from).
-    public enum Origin: Sendable, Hashable, CustomStringConvertible {
+    package enum Origin: Sendable, Hashable, CustomStringConvertible {
         /// A command-line option, such as `--url`.
         case option(String)
         /// An environment variable, such as `CAPTURE_UPLOAD_URL`.
@@ -22,7 +22,7 @@ public struct DeviceConfiguration: Sendable {
         case builtIn
 
         /// `--url`, `$CAPTURE_UPLOAD_URL`, `"collector.url" in /etc/capture/config.yaml` or `default`.
-        public var description: String {
+        package var description: String {
             switch self {
             case .option(let name): name
             case .environment(let name): "$" + name
@@ -41,42 +41,42 @@ public struct DeviceConfiguration: Sendable {
     }
 
     /// A value and where it came from.
-    public struct Setting<Value: Sendable & Equatable>: Sendable, Equatable {
+    package struct Setting<Value: Sendable & Equatable>: Sendable, Equatable {
         /// The value.
-        public var value: Value
+        package var value: Value
         /// Where it came from.
-        public var origin: Origin
+        package var origin: Origin
 
         /// Creates a setting.
-        public init(_ value: Value, from origin: Origin) {
+        package init(_ value: Value, from origin: Origin) {
             self.value = value
             self.origin = origin
         }
     }
 
     /// Values given on the command line, as text, and the option that gave them.
-    public struct Flag: Sendable, Equatable {
+    package struct Flag: Sendable, Equatable {
         /// One value, or one for each time a repeatable option (`--trust-origin`) was given.
-        public var values: [String]
-        public var option: String
-        public init(_ value: String, option: String) {
+        package var values: [String]
+        package var option: String
+        package init(_ value: String, option: String) {
             self.init([value], option: option)
         }
-        public init(_ values: [String], option: String) {
+        package init(_ values: [String], option: String) {
             self.values = values
             self.option = option
         }
     }
 
     /// A resolved value of any key, for listing (``entries``) and for the stages' readers.
-    public typealias Value = SettingValue
+    package typealias Value = SettingValue
 
     /// The configuration file that was read, if any.
-    public let file: ConfigFile?
+    package let file: ConfigFile?
     /// Where the file was looked for when none was found (the first place of the lookup).
-    public let filePlace: String
+    package let filePlace: String
     /// Every key's value and origin.
-    public let entries: [ConfigKey: Setting<Value>]
+    package let entries: [ConfigKey: Setting<Value>]
     /// The flags given (a `--token-file` given wins over `auth.issuer`).
     package let flags: [ConfigKey: Flag]
     /// `<data dir>/upload.json`, or why it could not be read: an error of ``uploadSettings()``
@@ -84,27 +84,27 @@ public struct DeviceConfiguration: Sendable {
     package let uploadJSON: Result<UploadJSON, CollectorSettingsError>
 
     /// `data_dir`, absolute and standardized.
-    public let dataDirectory: Setting<String>
+    package let dataDirectory: Setting<String>
     /// `log_level`.
-    public let logLevel: Setting<LogLevel>
+    package let logLevel: Setting<LogLevel>
     /// `collector.url`, if set anywhere (checked: http or https with a host).
-    public let collectorURL: Setting<String>?
+    package let collectorURL: Setting<String>?
     /// `collector.token_file`, if set anywhere. The token is never read here.
-    public let tokenFile: Setting<String>?
+    package let tokenFile: Setting<String>?
     /// `collector.trusted_origins` (empty if none).
-    public let trustedOrigins: Setting<[String]>
+    package let trustedOrigins: Setting<[String]>
     /// `collector.retry_budget`.
-    public let retryBudget: Setting<TimeSpan>
+    package let retryBudget: Setting<TimeSpan>
     /// `collector.payload_limit` (nil: unlimited).
-    public let payloadLimit: ByteSize?
+    package let payloadLimit: ByteSize?
     /// `capture.sources` (empty: discover).
-    public let sources: Setting<[String]>
+    package let sources: Setting<[String]>
     /// `capture.modality` (nil: a trace's start mark, else UNKNOWN).
-    public let modality: Setting<Modality?>
+    package let modality: Setting<Modality?>
     /// `capture.flush_interval`, 50 ms to 1 h.
-    public let flushInterval: Setting<TimeSpan>
+    package let flushInterval: Setting<TimeSpan>
     /// `privacy.zones`.
-    public let privacyZones: Setting<[PrivacyZone]>
+    package let privacyZones: Setting<[PrivacyZone]>
 
     init(
         file: ConfigFile?, filePlace: String, entries: [ConfigKey: Setting<Value>], flags: [ConfigKey: Flag],
@@ -142,12 +142,12 @@ public struct DeviceConfiguration: Sendable {
     }
 
     /// The keys under `prefix` (`ride`, `retention`) for a stage to read its settings from.
-    public func settings(under prefix: String) -> some SettingsReader {
+    package func settings(under prefix: String) -> some SettingsReader {
         ScopedSettings(entries: entries, lines: file?.lines ?? [:], prefix: prefix)
     }
 
     /// Where each key came from.
-    public func origin(of key: ConfigKey) -> Origin { entries[key]?.origin ?? .builtIn }
+    package func origin(of key: ConfigKey) -> Origin { entries[key]?.origin ?? .builtIn }
 
     /// `key`'s text and where it came from; nil when nothing sets it.
     package func text(_ key: ConfigKey) -> Setting<String>? {
@@ -163,7 +163,7 @@ public struct DeviceConfiguration: Sendable {
     ///   - file: a file to read instead of looking one up (`capture config --check FILE`).
     ///   - isSource: whether a `capture.sources` entry names a known kind of source.
     /// - Throws: ``DeviceConfigurationError``, for the first bad value in any layer.
-    public static func load(
+    package static func load(
         flags: [ConfigKey: Flag] = [:], environment: [String: String]? = nil, file explicitFile: String? = nil,
         systemPath: String = ConfigFile.systemPath, isSource: @escaping (String) -> Bool = { _ in true }
     ) throws(DeviceConfigurationError) -> DeviceConfiguration {
@@ -198,7 +198,7 @@ public struct DeviceConfiguration: Sendable {
     /// keep anyone from stopping it. A fault in the file is returned beside the configuration
     /// loaded without that file (flags, environment and defaults; a `data_dir` set only in that
     /// file is not seen then). A bad flag or environment value still throws.
-    public static func loadTolerantOfFile(
+    package static func loadTolerantOfFile(
         flags: [ConfigKey: Flag] = [:], isSource: @escaping (String) -> Bool = { _ in true }
     ) throws(DeviceConfigurationError) -> (device: DeviceConfiguration, ignored: DeviceConfigurationError?) {
         do {

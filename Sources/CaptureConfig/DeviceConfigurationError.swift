@@ -1,9 +1,9 @@
 /// Why the configuration could not be read: one line naming the file (or variable or option),
 /// the key and what is expected. The command line exits 78 (EX_CONFIG) with it, before starting
 /// anything.
-public struct DeviceConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct DeviceConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What went wrong.
-    public enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// The file exists but cannot be read (permissions, a directory…).
         case unreadable(reason: String)
         /// The file is not YAML, or its top level is not a mapping.
@@ -15,18 +15,18 @@ public struct DeviceConfigurationError: Error, Sendable, Equatable, CustomString
     }
 
     /// Where: a file path, `$VARIABLE` or `--option`.
-    public var place: String
+    package var place: String
     /// The line in the file, if known (1-based).
-    public var line: Int?
+    package var line: Int?
     /// The dotted key (empty for the whole file).
-    public var key: String
+    package var key: String
     /// What was expected.
-    public var expected: String
+    package var expected: String
     /// What went wrong.
-    public var kind: Kind
+    package var kind: Kind
 
     /// Creates an error.
-    public init(place: String, line: Int? = nil, key: String, expected: String, kind: Kind) {
+    package init(place: String, line: Int? = nil, key: String, expected: String, kind: Kind) {
         self.place = place
         self.line = line
         self.key = key
@@ -35,10 +35,10 @@ public struct DeviceConfigurationError: Error, Sendable, Equatable, CustomString
     }
 
     /// Whether the fault is in a configuration file, not in a flag or an environment variable.
-    public var isInFile: Bool { !place.hasPrefix("$") && !place.hasPrefix("-") }
+    package var isInFile: Bool { !place.hasPrefix("$") && !place.hasPrefix("-") }
 
     /// `/etc/capture/config.yaml:4: upload.max_age: expected a duration such as 500ms, 1s, 30m, 6h or 7d, not 'soon'`.
-    public var description: String {
+    package var description: String {
         let at = place + (line.map { ":\($0)" } ?? "")
         switch kind {
         case .unreadable(let reason): return "cannot read the configuration file \(at): \(reason)"

@@ -1,4 +1,4 @@
-public import CaptureCore
+package import CaptureCore
 
 /// The resolved keys under one prefix, as a stage reads them (``DeviceConfiguration/settings(under:)``).
 struct ScopedSettings: SettingsReader {
@@ -26,7 +26,7 @@ struct ScopedSettings: SettingsReader {
 
 extension DeviceConfigurationError {
     /// A stage's refusal of a value, in the configuration's words.
-    public init(_ error: SettingsError) {
+    package init(_ error: SettingsError) {
         self.init(place: error.place, line: error.line, key: error.key, expected: error.expected, kind: .badValue(found: error.found))
     }
 }

@@ -1,40 +1,40 @@
-public import CaptureSensors
+package import CaptureSensors
 import Foundation
 
 /// What a board says about its own health, read from the files the kernel, systemd and the
 /// Raspberry Pi firmware keep under a root directory (`/`, or a fake tree in tests): power,
 /// swap, the journal, the data directory's medium, the clock and the SD card's wear. Each part
 /// is `nil` (or empty) where the board does not say.
-public struct BoardState: Sendable, Equatable {
+package struct BoardState: Sendable, Equatable {
     /// The Raspberry Pi's power: the firmware's throttling flags and the hwmon alarm.
-    public var power: BoardPower
+    package var power: BoardPower
     /// Swap areas (`/proc/swaps`) on the SD card.
-    public var swapOnCard: [String] = []
+    package var swapOnCard: [String] = []
     /// journald keeps its journal on the SD card (`Storage=persistent`, or `auto` with
     /// `/var/log/journal` present) with no `SystemMaxUse=` cap.
-    public var uncappedJournalOnCard = false
+    package var uncappedJournalOnCard = false
     /// The data directory's file system, when it is on the SD card.
-    public var dataOnCard: CardMount?
+    package var dataOnCard: CardMount?
     /// The clock is synchronised (systemd-timesyncd's `/run/systemd/timesync/synchronized`,
     /// or the kernel's `adjtimex` on the running system).
-    public var clockSynchronized = false
+    package var clockSynchronized = false
     /// The board has a real-time clock (`/sys/class/rtc/rtc0`).
-    public var hasRTC = false
+    package var hasRTC = false
     /// The SD card's wear (eMMC/SD `life_time`: estimates of type A and B in 10 % steps, 11 =
     /// exceeded; `pre_eol_info`: 1 normal, 2 warning, 3 urgent).
-    public var cardLifeTime: [Int]?
-    public var cardPreEOL: Int?
+    package var cardLifeTime: [Int]?
+    package var cardPreEOL: Int?
 
     /// A file system on the SD card: where it is mounted, with which options.
-    public struct CardMount: Sendable, Equatable {
-        public var mountPoint: String
-        public var options: [String]
+    package struct CardMount: Sendable, Equatable {
+        package var mountPoint: String
+        package var options: [String]
     }
 
     /// Reads the board under `root` for a data directory at `dataDirectory` (an absolute path
     /// on that board). `synchronized` says whether the kernel's clock is synchronised when no
     /// file does (the running system's `adjtimex`; false for a fake tree).
-    public init(root: String = "/", dataDirectory: String, synchronized: Bool = false) {
+    package init(root: String = "/", dataDirectory: String, synchronized: Bool = false) {
         let files = Files(root: root)
         power = BoardPower(root: root)
         let mounts = Mounts(files: files)

@@ -1,4 +1,4 @@
-public import CaptureConfig
+package import CaptureConfig
 import CTimex
 
 // `capture doctor --system`: the board itself, as the field reports say boards fail — power
@@ -6,7 +6,7 @@ import CTimex
 // clock that starts years off, a card near the end of its life.
 extension Doctor {
     /// The board's checks, read under ``sysfsRoot`` for the data directory of `device`.
-    public func system(_ device: DeviceConfiguration) -> DoctorReport {
+    package func system(_ device: DeviceConfiguration) -> DoctorReport {
         let board = BoardState(
             root: sysfsRoot, dataDirectory: device.dataDirectory.value, synchronized: sysfsRoot == "/" && Self.kernelClockSynchronized())
         return DoctorReport(checks: system(board))

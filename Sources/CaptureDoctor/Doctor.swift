@@ -1,10 +1,10 @@
-public import CaptureConfig
+package import CaptureConfig
 import CaptureWiring
 import CaptureCore
 import CaptureRecorder
 import CaptureSensors
 import CaptureStorage
-public import CaptureUpload
+package import CaptureUpload
 import Foundation
 import Glibc
 
@@ -17,20 +17,20 @@ import Glibc
 /// ```swift
 /// let report = await Doctor(seconds: 3).run(device, configuration: Doctor.configuration(device))
 /// ```
-public struct Doctor: Sendable {
+package struct Doctor: Sendable {
     /// How long each source is watched (0: only open it).
-    public var seconds: Double
+    package var seconds: Double
     /// Where `sys/bus/iio/devices` and `dev` are looked up.
-    public var sysfsRoot: String
+    package var sysfsRoot: String
     /// How an error reads to the person (the front end's wording, with its advice).
-    public var describe: @Sendable (any Error) -> String
+    package var describe: @Sendable (any Error) -> String
     /// How a remedy reads (the front end names its commands; ``DoctorRemedy/description`` by default).
-    public var advise: @Sendable (DoctorRemedy) -> String
+    package var advise: @Sendable (DoctorRemedy) -> String
     /// How long the collector is given to answer each question, seconds.
-    public var collectorTimeout: Int64 = 5
+    package var collectorTimeout: Int64 = 5
 
     /// A doctor that watches each source for `seconds`.
-    public init(
+    package init(
         seconds: Double = 3, sysfsRoot: String = "/", describe: @escaping @Sendable (any Error) -> String = { "\($0)" },
         advise: @escaping @Sendable (DoctorRemedy) -> String = { $0.description }
     ) {
@@ -43,7 +43,7 @@ public struct Doctor: Sendable {
     /// Every check on `device`, after `configuration` (the outcome of loading it:
     /// ``configuration(_:)`` or ``configuration(failed:)``; the other checks then go on with
     /// the defaults).
-    public func run(_ device: DeviceConfiguration, configuration: DoctorCheck) async -> DoctorReport {
+    package func run(_ device: DeviceConfiguration, configuration: DoctorCheck) async -> DoctorReport {
         var checks = [configuration]
         let directory = device.dataDirectory.value
         checks += Self.directory(directory)
@@ -58,14 +58,14 @@ public struct Doctor: Sendable {
     }
 
     /// The configuration check of a configuration that loaded.
-    public static func configuration(_ device: DeviceConfiguration) -> DoctorCheck {
+    package static func configuration(_ device: DeviceConfiguration) -> DoctorCheck {
         .pass("configuration", device.file.map { "\($0.path) read" } ?? "no configuration file (looked for \(device.filePlace)); defaults")
     }
 
     /// The configuration check, and the configuration the other checks go on with: the one
     /// `flags` give (``DeviceConfiguration/forProcess(_:file:)``) or, when it is broken, the
     /// defaults with the flags but no file; nil when even those fail.
-    public func configuration(_ flags: [ConfigKey: DeviceConfiguration.Flag]) -> (DoctorCheck, DeviceConfiguration)? {
+    package func configuration(_ flags: [ConfigKey: DeviceConfiguration.Flag]) -> (DoctorCheck, DeviceConfiguration)? {
         do {
             let device = try DeviceConfiguration.forProcess(flags)
             return (Self.configuration(device), device)
@@ -76,7 +76,7 @@ public struct Doctor: Sendable {
     }
 
     /// The configuration check of one that did not.
-    public func configuration(failed error: any Error) -> DoctorCheck {
+    package func configuration(failed error: any Error) -> DoctorCheck {
         .fail("configuration", "\(error)", advise(.fixConfiguration))
     }
 

@@ -2,21 +2,21 @@ import Foundation
 
 /// One check's outcome in a ``Doctor`` report: `pass`, `warn` or `fail`, what was found and,
 /// for a problem, what to do. Encoded as `{check, status, detail, advice}` (`capture doctor --json`).
-public struct DoctorCheck: Encodable, Sendable, Equatable {
+package struct DoctorCheck: Encodable, Sendable, Equatable {
     /// How a check came out.
-    public enum Status: String, Encodable, Sendable { case pass, warn, fail }
+    package enum Status: String, Encodable, Sendable { case pass, warn, fail }
 
     /// The check's name: `store`, `source trace:/x.trace`, `token`.
-    public var check: String
+    package var check: String
     /// How it came out.
-    public var status: Status
+    package var status: Status
     /// What was found.
-    public var detail: String
+    package var detail: String
     /// What to do about a problem; nil for a pass.
-    public var advice: String?
+    package var advice: String?
 
     /// Creates a check's outcome.
-    public init(check: String, status: Status, detail: String, advice: String? = nil) {
+    package init(check: String, status: Status, detail: String, advice: String? = nil) {
         self.check = check
         self.status = status
         self.detail = detail
@@ -24,30 +24,30 @@ public struct DoctorCheck: Encodable, Sendable, Equatable {
     }
 
     /// A check that passed.
-    public static func pass(_ check: String, _ detail: String) -> DoctorCheck { DoctorCheck(check: check, status: .pass, detail: detail) }
+    package static func pass(_ check: String, _ detail: String) -> DoctorCheck { DoctorCheck(check: check, status: .pass, detail: detail) }
     /// A problem that does not keep the device from working.
-    public static func warn(_ check: String, _ detail: String, _ advice: String) -> DoctorCheck {
+    package static func warn(_ check: String, _ detail: String, _ advice: String) -> DoctorCheck {
         DoctorCheck(check: check, status: .warn, detail: detail, advice: advice)
     }
     /// A problem to fix.
-    public static func fail(_ check: String, _ detail: String, _ advice: String) -> DoctorCheck {
+    package static func fail(_ check: String, _ detail: String, _ advice: String) -> DoctorCheck {
         DoctorCheck(check: check, status: .fail, detail: detail, advice: advice)
     }
 }
 
 /// Every check of a ``Doctor`` run and how many came out each way (`capture doctor --json`).
-public struct DoctorReport: Encodable, Sendable, Equatable {
+package struct DoctorReport: Encodable, Sendable, Equatable {
     /// The checks, in the order they ran.
-    public var checks: [DoctorCheck]
+    package var checks: [DoctorCheck]
     /// How many passed, warned and failed.
-    public var passed: Int
-    public var warnings: Int
-    public var failed: Int
+    package var passed: Int
+    package var warnings: Int
+    package var failed: Int
     /// The medium's figures (`capture doctor --storage`); nil otherwise.
-    public var storage: StorageLatency?
+    package var storage: StorageLatency?
 
     /// The report of `checks`.
-    public init(checks: [DoctorCheck]) {
+    package init(checks: [DoctorCheck]) {
         self.checks = checks
         passed = checks.filter { $0.status == .pass }.count
         warnings = checks.filter { $0.status == .warn }.count
@@ -56,7 +56,7 @@ public struct DoctorReport: Encodable, Sendable, Equatable {
 
     /// One line per check (`pass  store  quick_check ok, 1.2 MB`, `FAIL  token  … → what to
     /// do`), then the summary line.
-    public var text: String {
+    package var text: String {
         let width = min(checks.map(\.check.count).max() ?? 0, 16) + 2
         var lines: [String] = []
         for check in checks {

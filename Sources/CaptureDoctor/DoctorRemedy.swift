@@ -1,9 +1,9 @@
-public import CaptureUpload
+package import CaptureUpload
 
 /// What helps with a problem a check found. The doctor names the remedy; the front end words it
 /// with its own commands (`capture doctor`: `DoctorCommand.swift`). ``description`` is a wording
 /// that names no command.
-public enum DoctorRemedy: Sendable, Equatable, CustomStringConvertible {
+package enum DoctorRemedy: Sendable, Equatable, CustomStringConvertible {
     /// The configuration is broken: fix the value the error names.
     case fixConfiguration
     /// The store cannot be opened: find out why, and keep a copy first.
@@ -52,7 +52,7 @@ public enum DoctorRemedy: Sendable, Equatable, CustomStringConvertible {
     case replaceCard
 
     /// What to do, without naming a command.
-    public var description: String {
+    package var description: String {
         switch self {
         case .fixConfiguration: "fix the value it names (docs/configuration.md)"
         case .inspectUnopenableStore: "find out why it cannot be opened; keep a copy before anything else"

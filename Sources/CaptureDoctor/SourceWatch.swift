@@ -1,28 +1,28 @@
-public import CaptureCore
-public import CaptureSensors
+package import CaptureCore
+package import CaptureSensors
 import Foundation
 import Synchronization
 
 /// Runs a source on its own thread for a while and counts what it delivers (`capture doctor`).
-public enum SourceWatch {
+package enum SourceWatch {
     /// What a source delivered while it was watched.
-    public struct Result: Sendable {
+    package struct Result: Sendable {
         /// Samples by motion sensor, fixes and pressure samples.
-        public var motion: [MotionSensor: Int] = [:]
-        public var fixes = 0
-        public var pressure = 0
+        package var motion: [MotionSensor: Int] = [:]
+        package var fixes = 0
+        package var pressure = 0
         /// Why the source stopped, if it failed.
-        public var error: String?
+        package var error: String?
         /// How long it was watched.
-        public var seconds = 0.0
+        package var seconds = 0.0
         /// The host clock against the fixes of a live receiver.
-        public var clock = GNSSClock()
+        package var clock = GNSSClock()
 
         /// Everything delivered.
-        public var total: Int { motion.values.reduce(0, +) + fixes + pressure }
+        package var total: Int { motion.values.reduce(0, +) + fixes + pressure }
 
         /// `acc 100.0/s, fix 1.0/s`.
-        public func summary(seconds: Double) -> String {
+        package func summary(seconds: Double) -> String {
             var parts = MotionSensor.allCases.compactMap { sensor in
                 motion[sensor].map { "\(sensor.shortName) \(String(format: "%.1f", Double($0) / seconds))/s" }
             }
@@ -33,7 +33,7 @@ public enum SourceWatch {
     }
 
     /// Runs `source` for `seconds` (and up to 5 s more for it to stop), counting what it delivers.
-    public static func watch(_ source: any SampleSource, seconds: Double) -> Result {
+    package static func watch(_ source: any SampleSource, seconds: Double) -> Result {
         let state = Mutex(Result())
         let stop = StopSignal()
         let done = DispatchSemaphore(value: 0)

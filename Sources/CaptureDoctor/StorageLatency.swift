@@ -1,4 +1,4 @@
-public import CaptureConfig
+package import CaptureConfig
 import CaptureWiring
 import Foundation
 import Glibc
@@ -13,18 +13,18 @@ import SystemPackage
 ///
 /// The rounds write into a temporary file in the data directory (`.doctor-storage.XXXXXX`,
 /// 1 MiB at most, written over from its start), which is removed afterwards.
-public struct StorageLatency: Encodable, Sendable, Equatable {
+package struct StorageLatency: Encodable, Sendable, Equatable {
     /// The rounds measured.
-    public var rounds: Int
+    package var rounds: Int
     /// Median, 99th percentile and slowest round, milliseconds.
-    public var p50Milliseconds: Double
-    public var p99Milliseconds: Double
-    public var maxMilliseconds: Double
+    package var p50Milliseconds: Double
+    package var p99Milliseconds: Double
+    package var maxMilliseconds: Double
 
     /// Syncs one flush can need: its flush-log record and a staged commit (see above).
-    public static let syncsPerFlush = 5
+    package static let syncsPerFlush = 5
     /// Bytes a round writes.
-    public static let blockSize = 4096
+    package static let blockSize = 4096
     /// Where rounds wrap around in the temporary file.
     static let fileLimit = 1 << 20
 
@@ -43,7 +43,7 @@ public struct StorageLatency: Encodable, Sendable, Equatable {
     /// Measures the medium of `directory` for `seconds` (at least one round).
     ///
     /// - Throws: ``StorageLatencyError`` when the temporary file cannot be made, written or synced.
-    public static func measure(directory: String, seconds: Double) throws(StorageLatencyError) -> StorageLatency {
+    package static func measure(directory: String, seconds: Double) throws(StorageLatencyError) -> StorageLatency {
         var template = Array("\(directory)/.doctor-storage.XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { throw StorageLatencyError(directory: directory, errno: errno) }
@@ -74,7 +74,7 @@ public struct StorageLatency: Encodable, Sendable, Equatable {
 
     /// Whether the slow rounds threaten a flush interval of `interval` seconds: the syncs of one
     /// flush (``syncsPerFlush``) at the 99th percentile take more than half of it.
-    public func threatens(flushInterval interval: Double) -> Bool {
+    package func threatens(flushInterval interval: Double) -> Bool {
         Double(Self.syncsPerFlush) * p99Milliseconds / 1000 > interval / 2
     }
 
@@ -86,17 +86,17 @@ public struct StorageLatency: Encodable, Sendable, Equatable {
 }
 
 /// Why the medium could not be measured: the data directory and the system's error number.
-public struct StorageLatencyError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var directory: String
-    public var errno: Int32
+package struct StorageLatencyError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var directory: String
+    package var errno: Int32
 
-    public var description: String { "cannot measure \(directory): \(String(cString: strerror(errno)))" }
+    package var description: String { "cannot measure \(directory): \(String(cString: strerror(errno)))" }
 }
 
 extension Doctor {
     /// `capture doctor --storage`: the data directory's medium measured for ``seconds`` (at
     /// least one round) against the flush interval of `device`.
-    public func storage(_ device: DeviceConfiguration) -> DoctorReport {
+    package func storage(_ device: DeviceConfiguration) -> DoctorReport {
         let directory = device.dataDirectory.value
         let interval = device.flushInterval.value.seconds
         let latency: StorageLatency

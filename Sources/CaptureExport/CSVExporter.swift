@@ -1,14 +1,14 @@
-public import CaptureCore
+package import CaptureCore
 import CaptureFormats
-public import CaptureStorage
+package import CaptureStorage
 import Foundation
 
 /// The tables of the CSV export, one per sensor.
-public enum CSVTable: String, Sendable, CaseIterable {
+package enum CSVTable: String, Sendable, CaseIterable {
     case accelerometer, gyroscope, magnetometer, pressure, locations
 
     /// The motion sensor of a motion table, `nil` for pressure and locations.
-    public var sensor: MotionSensor? {
+    package var sensor: MotionSensor? {
         switch self {
         case .accelerometer: .accelerometer
         case .gyroscope: .gyroscope
@@ -18,7 +18,7 @@ public enum CSVTable: String, Sendable, CaseIterable {
     }
 
     /// The file name in an output directory (`accelerometer.csv`).
-    public var fileName: String { "\(rawValue).csv" }
+    package var fileName: String { "\(rawValue).csv" }
 }
 
 /// CSV: one table per sensor in SI units with a header line: accelerometer (m/s²), gyroscope
@@ -32,9 +32,9 @@ public enum CSVTable: String, Sendable, CaseIterable {
 /// atomically; to standard output the one table of ``ExportOptions/table`` (default: locations).
 /// A destination ending in `.csv` is refused with ``ExportError/directoryExpected(path:tables:)``
 /// before anything is created.
-public struct CSVExporter: MeasurementExporter {
-    public let name = "csv"
-    public let summary = """
+package struct CSVExporter: MeasurementExporter {
+    package let name = "csv"
+    package let summary = """
         one table per sensor in SI units with a header line: accelerometer (m/s²), gyroscope \
         (rad/s), magnetometer (µT), pressure (Pa), locations (degrees, m, m/s). Times are Unix \
         milliseconds; `track` 0 marks data in a pause gap. With -o DIR the five files \
@@ -46,9 +46,9 @@ public struct CSVExporter: MeasurementExporter {
         """
 
     /// The CSV exporter.
-    public init() {}
+    package init() {}
 
-    public func export(
+    package func export(
         _ id: Int64, from store: Store, options: ExportOptions, to destination: ExportDestination
     ) throws(ExportError) {
         let record = try finishedRecord(id, in: store)

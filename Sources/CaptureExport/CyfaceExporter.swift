@@ -1,24 +1,24 @@
 import CaptureCore
-public import CaptureStorage
+package import CaptureStorage
 import Foundation
 
 /// The Cyface v3 transfer file, byte for byte what an upload sends (raw deflate of `00 03` +
 /// protobuf). Only finished measurements; the file is the store's cached one
 /// (``Store/transferFile(for:directory:privacyZones:)``), made on first use. It carries every
 /// fix (`--clean` does not apply) except those the privacy zones hide.
-public struct CyfaceExporter: MeasurementExporter {
-    public let name = "cyface"
-    public let summary = """
+package struct CyfaceExporter: MeasurementExporter {
+    package let name = "cyface"
+    package let summary = """
         the Cyface v3 transfer file, byte for byte what an upload sends (raw deflate of 00 03 + \
         protobuf). The file is cached in <data dir>/transfer/ and reused until the measurement \
         changes. It always carries every fix, so --clean does not apply.
         """
-    public let filtersFixes = false
+    package let filtersFixes = false
 
     /// The Cyface transfer-file exporter.
-    public init() {}
+    package init() {}
 
-    public func export(
+    package func export(
         _ id: Int64, from store: Store, options: ExportOptions, to destination: ExportDestination
     ) throws(ExportError) {
         _ = try finishedRecord(id, in: store)

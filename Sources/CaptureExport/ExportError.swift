@@ -1,7 +1,7 @@
-public import CaptureStorage
+package import CaptureStorage
 
 /// Why an export failed. Nothing is left at a file destination then.
-public enum ExportError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum ExportError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The store failed, or has no such measurement.
     case store(StoreError)
     /// The Cyface transfer file could not be made (a measurement not finished, a value the format
@@ -20,7 +20,7 @@ public enum ExportError: Error, Sendable, Equatable, CustomStringConvertible {
     case fileRequired(format: String)
 
     /// One line: what failed.
-    public var description: String {
+    package var description: String {
         switch self {
         case .store(let error): error.description
         case .transfer(let error): error.description

@@ -1,6 +1,6 @@
 import CaptureCore
 import CaptureFormats
-public import CaptureStorage
+package import CaptureStorage
 
 /// GPX 1.1: the ride's figures (``RideFigures/text``) as the metadata's `<desc>`; one `<trk>`
 /// with one `<trkseg>` per track; each point has `<ele>`, `<time>`, the fix
@@ -8,18 +8,18 @@ public import CaptureStorage
 /// `<extensions>`, speed (m/s) and horizontal accuracy (m) in the `capture` namespace, and the
 /// modality on the first point after a change of it. The text is ``GPXWriter``'s
 /// (CaptureFormats/GPX, beside its reader).
-public struct GPXExporter: DocumentExporter {
-    public let name = "gpx"
-    public let summary = """
+package struct GPXExporter: DocumentExporter {
+    package let name = "gpx"
+    package let summary = """
         GPX 1.1: the ride's figures (distance, duration, altitude, as `capture show` states \
         them) in <metadata><desc>; one <trk> with one <trkseg> per track; each point has <ele>, \
         <time> and, in <extensions>, speed (m/s) and horizontal accuracy (m).
         """
 
     /// The GPX exporter.
-    public init() {}
+    package init() {}
 
-    public func write(_ record: MeasurementRecord, from store: Store, options: ExportOptions, to sink: OutputSink) throws {
+    package func write(_ record: MeasurementRecord, from store: Store, options: ExportOptions, to sink: OutputSink) throws {
         let privacy = try options.privacy(of: record.id, in: store)
         // The ride's figures (those of what is exported: privacy zones hide their part), as
         // `capture show` and the plot's title state them.

@@ -1,6 +1,6 @@
 import CaptureCore
 import CaptureFormats
-public import CaptureStorage
+package import CaptureStorage
 
 /// A GeoJSON FeatureCollection with one LineString feature per track (geometry `null` when the
 /// track has fewer than two fixes). Properties: track, modality (at the track's start), start
@@ -10,9 +10,9 @@ public import CaptureStorage
 /// has them, `speed` (m/s), `accuracy` (m, horizontal), `satellites`, `hdop`, `vdop`, `pdop` and
 /// `fix` (`2d`/`3d`), `null` for a fix without the value. The text is ``GeoJSONWriter``'s
 /// (CaptureFormats/GeoJSON, beside its reader).
-public struct GeoJSONExporter: DocumentExporter {
-    public let name = "geojson"
-    public let summary = """
+package struct GeoJSONExporter: DocumentExporter {
+    package let name = "geojson"
+    package let summary = """
         a FeatureCollection with one LineString feature per track (geometry null when the track \
         has fewer than two fixes); properties: track, modality (at the track's start), start and \
         end (ISO 8601 UTC), distance (metres, geodesic over clean fixes, the figure `capture \
@@ -20,9 +20,9 @@ public struct GeoJSONExporter: DocumentExporter {
         """
 
     /// The GeoJSON exporter.
-    public init() {}
+    package init() {}
 
-    public func write(_ record: MeasurementRecord, from store: Store, options: ExportOptions, to sink: OutputSink) throws {
+    package func write(_ record: MeasurementRecord, from store: Store, options: ExportOptions, to sink: OutputSink) throws {
         let events = try store.events(of: record.id)
         let privacy = try options.privacy(of: record.id, in: store)
         try sink.write(GeoJSONWriter.header)

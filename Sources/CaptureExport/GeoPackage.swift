@@ -22,21 +22,21 @@ import GRDB
 ///     try gpkg.insert(into: fixes, .point(longitude: 13.73, latitude: 51.05), [.integer(1_781_424_000_000)])
 /// }
 /// ```
-public struct GeoPackage {
+package struct GeoPackage {
     /// The geometry type of a layer (WKB type codes 1, 2, 3).
-    public enum GeometryType: String, Sendable {
+    package enum GeometryType: String, Sendable {
         case point = "POINT", lineString = "LINESTRING", polygon = "POLYGON"
     }
 
     /// The SQLite type of an attribute column.
-    public enum ColumnType: String, Sendable {
+    package enum ColumnType: String, Sendable {
         case integer = "INTEGER", real = "DOUBLE", text = "TEXT"
         /// ISO 8601 UTC text (`2026-06-14T08:00:00.000Z`), which readers show as a date and time.
         case dateTime = "DATETIME"
     }
 
     /// An attribute value.
-    public enum Value: Sendable, Equatable {
+    package enum Value: Sendable, Equatable {
         case integer(Int64), real(Double), text(String), null
 
         var database: DatabaseValue {
@@ -50,19 +50,19 @@ public struct GeoPackage {
     }
 
     /// A geometry in WGS 84 degrees (x = longitude, y = latitude).
-    public enum Geometry: Sendable, Equatable {
+    package enum Geometry: Sendable, Equatable {
         case point(longitude: Double, latitude: Double)
         /// At least two points.
         case lineString([(longitude: Double, latitude: Double)])
         /// One outer ring, closed (the first point repeated at the end).
         case polygon([(longitude: Double, latitude: Double)])
 
-        public static func == (lhs: Geometry, rhs: Geometry) -> Bool { lhs.blob() == rhs.blob() }
+        package static func == (lhs: Geometry, rhs: Geometry) -> Bool { lhs.blob() == rhs.blob() }
     }
 
     /// A layer made by ``layer(_:_:columns:)``.
-    public struct Layer: Sendable {
-        public let name: String
+    package struct Layer: Sendable {
+        package let name: String
         let insertSQL: String
     }
 
@@ -82,7 +82,7 @@ public struct GeoPackage {
 
     /// Writes a GeoPackage at `path` with `body`: on success the file is in place, on any
     /// failure nothing is left there (an existing file is untouched).
-    public static func write(to path: String, _ body: (inout GeoPackage) throws -> Void) throws(ExportError) {
+    package static func write(to path: String, _ body: (inout GeoPackage) throws -> Void) throws(ExportError) {
         let file: AtomicFile
         do {
             file = try AtomicFile(path: path)
@@ -145,7 +145,7 @@ public struct GeoPackage {
 
     /// Adds a feature layer: a table `name` with `fid`, `geom` and `columns`, registered in
     /// `gpkg_contents` and `gpkg_geometry_columns` (EPSG:4326, no z, no m).
-    public mutating func layer(
+    package mutating func layer(
         _ name: String, _ type: GeometryType, columns: [(name: String, type: ColumnType)], description: String = ""
     ) throws -> Layer {
         let definitions = columns.map { "\"\($0.name)\" \($0.type.rawValue)" }
@@ -166,7 +166,7 @@ public struct GeoPackage {
 
     /// Adds one feature: its geometry (`nil`: none) and its attribute values in the layer's
     /// column order.
-    public mutating func insert(into layer: Layer, _ geometry: Geometry?, _ values: [Value]) throws {
+    package mutating func insert(into layer: Layer, _ geometry: Geometry?, _ values: [Value]) throws {
         let statement = try db.cachedStatement(sql: layer.insertSQL)
         var arguments = StatementArguments()
         if let geometry {

@@ -1,23 +1,23 @@
 import CaptureCore
 import CaptureFormats
-public import CaptureStorage
+package import CaptureStorage
 
 /// An OGC GeoPackage (``GeoPackage``) with two layers: `fixes`, one point per fix (measurement,
 /// track, time as Unix ms and ISO 8601 UTC, altitude, speed, horizontal accuracy, modality), and
 /// `tracks`, one LineString per track of two fixes or more (measurement, track, modality at its
 /// start, start and end, distance in metres, fixes). Privacy zones and `--clean` apply as in every
 /// export. A GeoPackage is a database file, so it is written to a file only (`-o ride.gpkg`).
-public struct GeoPackageExporter: MeasurementExporter {
-    public let name = "gpkg"
-    public let summary = """
+package struct GeoPackageExporter: MeasurementExporter {
+    package let name = "gpkg"
+    package let summary = """
         an OGC GeoPackage (EPSG:4326) for QGIS or GDAL: the layers fixes (points) and tracks \
         (lines). A database file, so -o FILE.gpkg only; `capture surface` adds its layers.
         """
 
     /// The GeoPackage exporter.
-    public init() {}
+    package init() {}
 
-    public func export(
+    package func export(
         _ id: Int64, from store: Store, options: ExportOptions, to destination: ExportDestination
     ) throws(ExportError) {
         let record = try finishedRecord(id, in: store)
@@ -31,7 +31,7 @@ public struct GeoPackageExporter: MeasurementExporter {
     }
 
     /// The `fixes` and `tracks` layers, empty.
-    public static func rideLayers(in gpkg: inout GeoPackage) throws -> (fixes: GeoPackage.Layer, tracks: GeoPackage.Layer) {
+    package static func rideLayers(in gpkg: inout GeoPackage) throws -> (fixes: GeoPackage.Layer, tracks: GeoPackage.Layer) {
         let fixes = try gpkg.layer(
             "fixes", .point,
             columns: [
@@ -48,7 +48,7 @@ public struct GeoPackageExporter: MeasurementExporter {
     }
 
     /// Adds measurement `record`'s fixes and tracks to `layers`.
-    public static func addRide(
+    package static func addRide(
         _ record: MeasurementRecord, from store: Store, options: ExportOptions, to gpkg: inout GeoPackage,
         layers: (fixes: GeoPackage.Layer, tracks: GeoPackage.Layer)
     ) throws {

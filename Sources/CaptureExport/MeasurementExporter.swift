@@ -1,5 +1,5 @@
-public import CaptureCore
-public import CaptureStorage
+package import CaptureCore
+package import CaptureStorage
 
 /// One export format of a stored measurement: GPX, GeoJSON, CSV, the Cyface transfer file.
 ///
@@ -11,7 +11,7 @@ public import CaptureStorage
 /// let exporter = ExporterRegistry.standard.exporter(named: "gpx")!
 /// try exporter.export(7, from: store, options: ExportOptions(dataDirectory: dir), to: .file("ride.gpx"))
 /// ```
-public protocol MeasurementExporter: Sendable {
+package protocol MeasurementExporter: Sendable {
     /// The format's name as `capture export --format` spells it (`gpx`).
     var name: String { get }
 
@@ -39,14 +39,14 @@ public protocol MeasurementExporter: Sendable {
 /// A format that writes one document per measurement (GPX, GeoJSON): its ``export(_:from:options:to:)``
 /// looks the measurement up before any output is opened, then has ``write(_:from:options:to:)``
 /// write the document into the destination's sink.
-public protocol DocumentExporter: MeasurementExporter {
+package protocol DocumentExporter: MeasurementExporter {
     /// Writes the document of `record` (anything thrown becomes an ``ExportError``).
     func write(_ record: MeasurementRecord, from store: Store, options: ExportOptions, to sink: OutputSink) throws
 }
 
 extension MeasurementExporter {
     /// `true`: ``ExportOptions/clean`` applies.
-    public var filtersFixes: Bool { true }
+    package var filtersFixes: Bool { true }
 }
 
 extension MeasurementExporter {
@@ -55,7 +55,7 @@ extension MeasurementExporter {
     ///
     /// - Throws: ``ExportError/store(_:)`` for an unknown id, ``ExportError/transfer(_:)``
     ///   (``CaptureStorage/TransferError/notFinished(_:)``) for an open measurement.
-    public func finishedRecord(_ id: Int64, in store: Store) throws(ExportError) -> MeasurementRecord {
+    package func finishedRecord(_ id: Int64, in store: Store) throws(ExportError) -> MeasurementRecord {
         let record = try exporting { try store.measurement(id) }
         guard !record.isOpen else { throw .transfer(.notFinished(id)) }
         return record
@@ -63,7 +63,7 @@ extension MeasurementExporter {
 }
 
 extension DocumentExporter {
-    public func export(
+    package func export(
         _ id: Int64, from store: Store, options: ExportOptions, to destination: ExportDestination
     ) throws(ExportError) {
         let record = try finishedRecord(id, in: store)
@@ -72,18 +72,18 @@ extension DocumentExporter {
 }
 
 /// How to export: the choices that are not the format itself.
-public struct ExportOptions: Sendable, Equatable {
+package struct ExportOptions: Sendable, Equatable {
     /// The data directory the store lives in (the Cyface exporter caches transfer files there).
-    public var dataDirectory: String
+    package var dataDirectory: String
     /// Keep only clean fixes (``LocationCleaning/isClean(_:)``), for formats that ``MeasurementExporter/filtersFixes``.
-    public var clean: Bool
+    package var clean: Bool
     /// CSV to standard output: which table (`nil`: locations). Other formats ignore it.
-    public var table: CSVTable?
+    package var table: CSVTable?
     /// `privacy.zones`: what they hide (``PrivacyFilter``) is left out of every format.
-    public var privacyZones: [PrivacyZone]
+    package var privacyZones: [PrivacyZone]
 
     /// Options for a measurement in `dataDirectory`.
-    public init(dataDirectory: String, clean: Bool = false, table: CSVTable? = nil, privacyZones: [PrivacyZone] = []) {
+    package init(dataDirectory: String, clean: Bool = false, table: CSVTable? = nil, privacyZones: [PrivacyZone] = []) {
         self.dataDirectory = dataDirectory
         self.clean = clean
         self.table = table
@@ -107,7 +107,7 @@ public struct ExportOptions: Sendable, Equatable {
 }
 
 /// Where an export goes.
-public enum ExportDestination: Sendable, Equatable {
+package enum ExportDestination: Sendable, Equatable {
     /// Standard output.
     case standardOutput
     /// A file written atomically; for a format of several files (CSV), a directory (created if
@@ -115,13 +115,13 @@ public enum ExportDestination: Sendable, Equatable {
     case file(String)
 
     /// `nil` or `-` is standard output, anything else a path.
-    public init(path: String?) {
+    package init(path: String?) {
         if let path, path != "-" { self = .file(path) } else { self = .standardOutput }
     }
 
     /// `wrote PATH` once a file was written (as `capture surface -o` says); `nil` for standard
     /// output, which holds the result itself.
-    public var writtenLine: String? {
+    package var writtenLine: String? {
         if case .file(let path) = self { "wrote \(path)" } else { nil }
     }
 }

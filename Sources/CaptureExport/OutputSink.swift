@@ -12,7 +12,7 @@ import Foundation
 /// try sink.write("<gpx>…</gpx>\n")
 /// try sink.commit()
 /// ```
-public final class OutputSink {
+package final class OutputSink {
     /// The file, `nil` for standard output.
     private let file: AtomicFile?
     private var buffer: [UInt8] = []
@@ -23,7 +23,7 @@ public final class OutputSink {
     ///
     /// - Throws: ``ExportError/cannotWrite(path:reason:)`` when the file's directory is missing
     ///   or not writable.
-    public init(_ destination: ExportDestination) throws(ExportError) {
+    package init(_ destination: ExportDestination) throws(ExportError) {
         switch destination {
         case .standardOutput:
             file = nil
@@ -38,13 +38,13 @@ public final class OutputSink {
     }
 
     /// Appends `text` as UTF-8.
-    public func write(_ text: String) throws(ExportError) {
+    package func write(_ text: String) throws(ExportError) {
         buffer.append(contentsOf: text.utf8)
         if buffer.count >= Self.pieceSize { try flush() }
     }
 
     /// Appends `bytes`.
-    public func write(_ bytes: [UInt8]) throws(ExportError) {
+    package func write(_ bytes: [UInt8]) throws(ExportError) {
         buffer.append(contentsOf: bytes)
         if buffer.count >= Self.pieceSize { try flush() }
     }
@@ -65,7 +65,7 @@ public final class OutputSink {
     }
 
     /// Flushes and, for a file, renames it into place.
-    public func commit() throws(ExportError) {
+    package func commit() throws(ExportError) {
         try flush()
         do {
             try file?.commit()
@@ -75,7 +75,7 @@ public final class OutputSink {
     }
 
     /// Drops what was written: a file's temporary file is removed (dropping the sink does the same).
-    public func discard() {
+    package func discard() {
         buffer.removeAll()
         file?.discard()
     }

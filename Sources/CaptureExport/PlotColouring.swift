@@ -8,20 +8,20 @@
 ///     spans: [(start: 0, end: 2_000, index: 0)])
 /// try PlotExporter(colouring: colouring).export(1, from: store, options: options, to: .file("ride.svg"))
 /// ```
-public struct PlotColouring: Sendable {
+package struct PlotColouring: Sendable {
     /// The legend's title.
-    public var title: String
+    package var title: String
     /// One label and colour per index.
-    public var labels: [String]
-    public var colours: [String]
+    package var labels: [String]
+    package var colours: [String]
     /// Grey: where no span is.
-    public static let unrated = "#b0b0b0"
+    package static let unrated = "#b0b0b0"
     private var starts: [Int64] = []
     private var ends: [Int64] = []
     private var indices: [Int] = []
 
     /// `spans` with `start` ≤ t < `end`, not overlapping, in any order.
-    public init(title: String, labels: [String], colours: [String], spans: [(start: Int64, end: Int64, index: Int)]) {
+    package init(title: String, labels: [String], colours: [String], spans: [(start: Int64, end: Int64, index: Int)]) {
         self.title = title
         self.labels = labels
         self.colours = colours

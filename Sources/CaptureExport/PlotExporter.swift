@@ -1,6 +1,6 @@
 import CaptureCore
 import CaptureFormats
-public import CaptureStorage
+package import CaptureStorage
 import Foundation
 
 /// `capture plot`: one SVG picture of a measurement. On top, the track on a local projection,
@@ -17,16 +17,16 @@ import Foundation
 /// track), motion samples once, pressure samples whole (as `capture show` reads them), and every
 /// time series is gathered into one bin per two pixels. Track points closer than 1.5 px to the
 /// previous drawn point are left out of the picture. Privacy zones and `--clean` apply as in every export.
-public struct PlotExporter: MeasurementExporter {
-    public let name = "svg"
-    public let summary = """
+package struct PlotExporter: MeasurementExporter {
+    package let name = "svg"
+    package let summary = """
         the picture `capture plot` draws (see `capture plot --help`).
         """
     /// Colours the track by spans of time (the road surface) instead of speed.
-    public var colouring: PlotColouring?
+    package var colouring: PlotColouring?
 
     /// The plot exporter; `colouring` replaces the speed colours of the track.
-    public init(colouring: PlotColouring? = nil) { self.colouring = colouring }
+    package init(colouring: PlotColouring? = nil) { self.colouring = colouring }
 
     // Layout, in SVG user units (pixels at 100 %).
     static let width = 960.0
@@ -36,7 +36,7 @@ public struct PlotExporter: MeasurementExporter {
     /// Pixels per time bin of the charts.
     static let binWidth = 2.0
 
-    public func export(
+    package func export(
         _ id: Int64, from store: Store, options: ExportOptions, to destination: ExportDestination
     ) throws(ExportError) {
         let record = try finishedRecord(id, in: store)

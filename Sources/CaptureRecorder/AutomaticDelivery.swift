@@ -6,9 +6,9 @@ import Glibc
 /// has finished, so that the ride is delivered without anyone typing a command. It runs in its
 /// own session (closing the shell does not end it), reads nothing, and writes its lines to
 /// `<data dir>/sync.log`; nothing of the caller's stays open in it (``DetachedProcess``).
-public enum AutomaticDelivery {
+package enum AutomaticDelivery {
     /// What starting it did.
-    public enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         /// `capture sync` runs as this process, writing to `log`.
         case started(pid: Int32, log: String)
         /// Not started: why (the log cannot be opened, or the process not spawned).
@@ -17,7 +17,7 @@ public enum AutomaticDelivery {
 
     /// Starts `capture sync --data-dir directory` (or another `command`: the heartbeat's
     /// `metrics --push`) from `executable` (this program by default).
-    public static func start(
+    package static func start(
         directory: String, command: [String] = ["sync"], executable: String = DetachedProcess.currentExecutable
     ) -> Outcome {
         let log = directory + "/sync.log"

@@ -1,13 +1,13 @@
-public import CaptureCore
-public import CaptureSensors
-public import CaptureStorage
+package import CaptureCore
+package import CaptureSensors
+package import CaptureStorage
 import Foundation
 
 /// A request to the recorder over its control socket: one JSON object on one line,
 /// `{"command":"modality","modality":"WALKING"}`.
-public struct ControlRequest: Codable, Sendable, Equatable {
+package struct ControlRequest: Codable, Sendable, Equatable {
     /// What the recorder is asked to do; the raw values are the protocol's words.
-    public enum Command: String, Codable, Sendable, Equatable, CaseIterable {
+    package enum Command: String, Codable, Sendable, Equatable, CaseIterable {
         /// Report ``RecorderStatus``; changes nothing.
         case status
         /// Pause the measurement (committing what came before).
@@ -21,31 +21,31 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     }
 
     /// What is asked.
-    public var command: Command
+    package var command: Command
     /// The new modality for ``Command/modality``.
-    public var modality: Modality?
+    package var modality: Modality?
 
-    public init(command: Command, modality: Modality? = nil) {
+    package init(command: Command, modality: Modality? = nil) {
         self.command = command
         self.modality = modality
     }
 
     /// `modality` with its new modality.
-    public static func modality(_ modality: Modality) -> ControlRequest {
+    package static func modality(_ modality: Modality) -> ControlRequest {
         ControlRequest(command: .modality, modality: modality)
     }
 }
 
 /// The recorder's answer: one JSON object on one line.
-public struct ControlReply: Codable, Sendable {
-    public var ok: Bool
-    public var failure: ControlFailure?
-    public var status: RecorderStatus?
+package struct ControlReply: Codable, Sendable {
+    package var ok: Bool
+    package var failure: ControlFailure?
+    package var status: RecorderStatus?
     /// For `modality`: whether it changed the modality or the modality was in force already
     /// (`nil` for the other commands, and from recorders that do not say).
-    public var outcome: LifecycleOutcome?
+    package var outcome: LifecycleOutcome?
 
-    public init(ok: Bool, failure: ControlFailure? = nil, status: RecorderStatus? = nil, outcome: LifecycleOutcome? = nil) {
+    package init(ok: Bool, failure: ControlFailure? = nil, status: RecorderStatus? = nil, outcome: LifecycleOutcome? = nil) {
         self.ok = ok
         self.failure = failure
         self.status = status
@@ -54,7 +54,7 @@ public struct ControlReply: Codable, Sendable {
 }
 
 /// Whether a lifecycle command changed the measurement; the raw values are the JSON words.
-public enum LifecycleOutcome: String, Codable, Sendable, Equatable, CaseIterable {
+package enum LifecycleOutcome: String, Codable, Sendable, Equatable, CaseIterable {
     /// It took effect: its event was recorded.
     case changed
     /// The measurement already was as asked (`modality` with the modality in force): nothing
@@ -63,9 +63,9 @@ public enum LifecycleOutcome: String, Codable, Sendable, Equatable, CaseIterable
 }
 
 /// Why the recorder refused or failed a request.
-public struct ControlFailure: Codable, Sendable, Error, Equatable, CustomStringConvertible {
+package struct ControlFailure: Codable, Sendable, Error, Equatable, CustomStringConvertible {
     /// The kind of failure; the raw values are the protocol's words.
-    public enum Kind: String, Codable, Sendable, Equatable, CaseIterable {
+    package enum Kind: String, Codable, Sendable, Equatable, CaseIterable {
         /// `pause` or `modality` while not capturing.
         case notCapturing
         /// `resume` while not paused.
@@ -83,11 +83,11 @@ public struct ControlFailure: Codable, Sendable, Error, Equatable, CustomStringC
     }
 
     /// What went wrong, for the exit code.
-    public var kind: Kind
+    package var kind: Kind
     /// One line for a person.
-    public var message: String
+    package var message: String
 
-    public init(kind: Kind, message: String) {
+    package init(kind: Kind, message: String) {
         self.kind = kind
         self.message = message
     }
@@ -109,14 +109,14 @@ public struct ControlFailure: Codable, Sendable, Error, Equatable, CustomStringC
         message = error.description
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }
 
 /// What a running recorder reports about itself.
-public struct RecorderStatus: Codable, Sendable, Equatable {
-    public struct SourceState: Codable, Sendable, Equatable {
+package struct RecorderStatus: Codable, Sendable, Equatable {
+    package struct SourceState: Codable, Sendable, Equatable {
         /// Where a source's thread stands; the raw values are the JSON words.
-        public enum State: String, Codable, Sendable, Equatable, CaseIterable {
+        package enum State: String, Codable, Sendable, Equatable, CaseIterable {
             /// Delivering samples.
             case running
             /// It returned: a trace or file played to its end.
@@ -125,61 +125,61 @@ public struct RecorderStatus: Codable, Sendable, Equatable {
             case failed
         }
 
-        public var name: String
-        public var state: State
-        public var error: String?
+        package var name: String
+        package var state: State
+        package var error: String?
         /// Samples delivered by the source since the recorder started.
-        public var samples: Int
+        package var samples: Int
         /// Samples, scans or sentences the source lost or skipped (bad sentences, undecodable
         /// scans); `nil` from recorders that do not count them.
-        public var lost: Int?
+        package var lost: Int?
         /// Inputs of kinds not used (NMEA GSV, proprietary sentences), skipped; not a loss.
-        public var skipped: Int?
+        package var skipped: Int?
         /// GNSS sources: whether they have a fix.
-        public var gnss: GNSSFixState?
+        package var gnss: GNSSFixState?
         /// The source's last remark (rate chosen, reconnecting, why samples were lost).
-        public var note: String?
+        package var note: String?
     }
 
-    public struct SensorRate: Codable, Sendable, Equatable {
+    package struct SensorRate: Codable, Sendable, Equatable {
         /// `acc`, `gyr`, `mag`, `prs` or `fix`.
-        public var sensor: String
+        package var sensor: String
         /// Samples captured since the recorder started (committed or pending).
-        public var captured: Int
+        package var captured: Int
         /// Capture rate over the last ten seconds, Hz.
-        public var rate: Double
+        package var rate: Double
     }
 
-    public var pid: Int32
-    public var measurement: Int64
-    public var state: MeasurementState
-    public var track: Int
-    public var modality: Modality?
-    public var flushIntervalMs: Int64
+    package var pid: Int32
+    package var measurement: Int64
+    package var state: MeasurementState
+    package var track: Int
+    package var modality: Modality?
+    package var flushIntervalMs: Int64
     /// Unix ms when this recorder process started.
-    public var startedAt: Int64
-    public var sources: [SourceState]
-    public var sensors: [SensorRate]
-    public var lastFix: Fix?
+    package var startedAt: Int64
+    package var sources: [SourceState]
+    package var sensors: [SensorRate]
+    package var lastFix: Fix?
     /// Samples dropped because they arrived while the measurement was paused.
-    public var droppedWhilePaused: Int
+    package var droppedWhilePaused: Int
     /// Samples rejected because they cannot be stored (NaN, far out of range).
-    public var rejectedUnstorable: Int = 0
+    package var rejectedUnstorable: Int = 0
     /// Samples waiting for the next flush.
-    public var pendingSamples: Int
+    package var pendingSamples: Int
     /// Sources that failed (no permission, device vanished); the others go on.
-    public var failedSources: Int?
+    package var failedSources: Int?
     /// Samples lost by all sources together (see ``SourceState/lost``).
-    public var lostSamples: Int?
+    package var lostSamples: Int?
     /// The trace being written with `--record-trace`, if any.
-    public var recordingTrace: String?
+    package var recordingTrace: String?
     /// The host clock against GNSS time, once a live receiver delivered a fix.
-    public var clock: ClockReport?
+    package var clock: ClockReport?
     /// Samples durable in the flush log, not yet in the database (StagedCommits).
-    public var staged: SampleCounts?
+    package var staged: SampleCounts?
     /// With `ride.detect: auto`: armed, recording or still, and since when.
-    public var ride: RideStatus?
+    package var ride: RideStatus?
     /// `true` while lifecycle events wait in the flush log because another process holds the
     /// database (they go in with the first commit it lets through); absent otherwise.
-    public var eventsWaiting: Bool?
+    package var eventsWaiting: Bool?
 }

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 import Glibc
 
 /// Starts a `capture` process that outlives its caller: the recorder, and the automatic
@@ -9,9 +9,9 @@ import Glibc
 /// `passing` (each moved to the number given); nothing else stays open in it, since a pipe it
 /// kept (a wrapper such as faketime, a script reading the caller's output) would make that
 /// reader wait for it to end.
-public enum DetachedProcess {
+package enum DetachedProcess {
     /// Returns the pid, or the `errno` of `posix_spawn`.
-    public static func spawn(
+    package static func spawn(
         _ executable: String, _ arguments: [String], log: Int32, passing: [(descriptor: Int32, as: Int32)] = []
     ) -> Result<pid_t, POSIXError> {
         var actions = posix_spawn_file_actions_t()
@@ -39,7 +39,7 @@ public enum DetachedProcess {
     }
 
     /// This process's executable, for starting another `capture`.
-    public static var currentExecutable: String {
+    package static var currentExecutable: String {
         (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }
 

@@ -1,7 +1,7 @@
-public import CaptureCore
+package import CaptureCore
 
 extension ControlFailure: KindedError {
-    public var faultKind: FaultKind {
+    package var faultKind: FaultKind {
         switch kind {
         case .notOpen: .notOpen
         case .notCapturing: .notCapturing
@@ -15,7 +15,7 @@ extension ControlFailure: KindedError {
 }
 
 extension LaunchFailure: KindedError {
-    public var faultKind: FaultKind {
+    package var faultKind: FaultKind {
         switch kind {
         case .recorderRunning, .measurementOpen: .alreadyOpen
         case .notOpen: .notOpen
@@ -31,7 +31,7 @@ extension LaunchFailure: KindedError {
 }
 
 extension RecorderControlError: KindedError {
-    public var faultKind: FaultKind {
+    package var faultKind: FaultKind {
         switch self {
         case .measurementOpen: .alreadyOpen
         case .recorderGone: .notCapturing
@@ -41,7 +41,7 @@ extension RecorderControlError: KindedError {
 }
 
 extension RecorderFailure: KindedError {
-    public var faultKind: FaultKind {
+    package var faultKind: FaultKind {
         switch self {
         case .nothingRecorded: .unavailable
         }
@@ -49,5 +49,5 @@ extension RecorderFailure: KindedError {
 }
 
 extension RuntimeDirectoryError: KindedError {
-    public var faultKind: FaultKind { .io }
+    package var faultKind: FaultKind { .io }
 }

@@ -1,4 +1,4 @@
-public import CaptureStorage
+package import CaptureStorage
 import CaptureSensors
 import Foundation
 
@@ -7,13 +7,13 @@ import Foundation
 /// refused with what it looks like, so that the user is pointed to the command that reads it
 /// rather than shown a decoder's complaint ("corrupt raw deflate data"). It lives here because
 /// the recorder's library knows both the store and the formats `replay` reads.
-public enum FileImport {
+package enum FileImport {
     /// Imports the transfer file at `path` into `store`
     /// (``CaptureStorage/Store/importTransferFile(at:duplicates:)``).
     ///
     /// - Throws: ``CaptureStorage/ImportFileError``; for a file `replay` reads, with its
     ///   ``CaptureStorage/ImportFileError/looksLike`` set. Nothing is stored then.
-    public static func transferFile(
+    package static func transferFile(
         at path: String, into store: Store, duplicates: ImportDuplicates = .refuse
     ) throws(ImportFileError) -> ImportSummary {
         do {

@@ -1,4 +1,4 @@
-public import CaptureCore
+package import CaptureCore
 
 /// Whether the device moves, from its GNSS fixes and its accelerometer: the `ride.detect: auto`
 /// rules' one judge (docs/rides.md). Pure: every time comes with its sample (the host clock at
@@ -7,25 +7,25 @@ public import CaptureCore
 /// Still means: GNSS speed and displacement below their thresholds and, where an accelerometer
 /// records, its variance below its threshold; with only one of them, that one. A source whose
 /// last word is older than ``staleAfter`` has no say (a receiver without a fix, a sensor gone).
-public struct MotionDetector: Sendable {
+package struct MotionDetector: Sendable {
     /// Speed over ground at or above which a fix moves, m/s: 1 m/s (3.6 km/h) is slower than
     /// anyone pushing a bicycle, and above what a receiver standing still reports (typically
     /// below 0.3 m/s with a fix).
-    public static let movingSpeed = 1.0
+    package static let movingSpeed = 1.0
     /// Distance from where standing began at or above which a fix moves, metres: above the
     /// wander of a standing receiver's fixes (a few metres, 10–20 m under trees or buildings).
-    public static let movingDisplacement = 25.0
+    package static let movingDisplacement = 25.0
     /// Variance of the acceleration's magnitude over one ``window`` at or above which the
     /// device moves, (m/s²)²: a standing sensor's noise is below 0.001, riding a bicycle on
     /// asphalt 0.5–10, an idling car engine up to about 0.02.
-    public static let movingVariance = 0.05
+    package static let movingVariance = 0.05
     /// The accelerometer is judged once per window, ms.
-    public static let window: Int64 = 1000
+    package static let window: Int64 = 1000
     /// A source whose last verdict is older than this has no say, ms.
-    public static let staleAfter: Int64 = 5000
+    package static let staleAfter: Int64 = 5000
 
     /// What the detector concludes.
-    public enum Verdict: Sendable, Equatable {
+    package enum Verdict: Sendable, Equatable {
         case moving
         case still
     }
@@ -46,7 +46,7 @@ public struct MotionDetector: Sendable {
 
     /// A detector for sources whose world runs `pace` times faster than real time (a trace with
     /// `@speed=N`): its window and staleness are that many times shorter.
-    public init(pace: Double = 1) {
+    package init(pace: Double = 1) {
         let pace = pace > 1 && pace.isFinite ? pace : 1
         windowLength = max(1, Int64((Double(Self.window) / pace).rounded()))
         staleLength = max(1, Int64((Double(Self.staleAfter) / pace).rounded()))
@@ -55,13 +55,13 @@ public struct MotionDetector: Sendable {
     /// The device stands at `fix` until a fix says otherwise: displacement counts from there.
     /// A recorder that continues a ride after a power cut anchors at the ride's last committed
     /// fix, so that a first fix far from it is movement, as it is to a recorder that never stopped.
-    public mutating func stands(at fix: Fix) {
+    package mutating func stands(at fix: Fix) {
         guard fix.latitude.isFinite, fix.longitude.isFinite else { return }
         anchor = (latitude: fix.latitude, longitude: fix.longitude)
     }
 
     /// Takes one sample that arrived at `time`; other kinds are ignored.
-    public mutating func observe(_ sample: Sample, at time: Int64) {
+    package mutating func observe(_ sample: Sample, at time: Int64) {
         switch sample {
         case .fix(let fix): observe(fix, at: time)
         case .motion(.accelerometer, let motion): observe(acceleration: motion, at: time)
@@ -102,7 +102,7 @@ public struct MotionDetector: Sendable {
 
     /// The verdict at `now`: moving if a source with a say moves, still if every one with a say
     /// stands, `nil` if none has a say.
-    public func verdict(at now: Int64) -> Verdict? {
+    package func verdict(at now: Int64) -> Verdict? {
         let fresh = [gnss, accelerometer].compactMap { $0 }.filter { now - $0.at <= staleLength }
         guard !fresh.isEmpty else { return nil }
         return fresh.contains { $0.verdict == .moving } ? .moving : .still

@@ -1,7 +1,7 @@
 import CaptureCore
 import CaptureSensors
 import CaptureStorage
-public import Foundation
+package import Foundation
 import Glibc
 import SystemPackage
 
@@ -10,20 +10,20 @@ import SystemPackage
 ///
 /// `{"ready":{"measurement":7}}` once capturing has begun, or
 /// `{"failed":{"_0":{"kind":"diskFull","message":"…"}}}` if it could not begin.
-public enum Readiness: Codable, Sendable, Equatable {
+package enum Readiness: Codable, Sendable, Equatable {
     /// Capturing has begun for `measurement`.
     case ready(measurement: Int64)
     /// The recorder could not begin and is exiting.
     case failed(LaunchFailure)
 
     /// The line as written on the pipe (without its newline).
-    public func encoded() -> Data {
+    package func encoded() -> Data {
         (try? JSONEncoder().encode(self)) ?? Data()
     }
 
     /// Reads a line written by ``encoded()``; `nil` for anything else (an empty pipe: the
     /// recorder died before it could say).
-    public init?(decoding line: Data) {
+    package init?(decoding line: Data) {
         guard let value = try? JSONDecoder().decode(Readiness.self, from: line) else { return nil }
         self = value
     }
@@ -31,9 +31,9 @@ public enum Readiness: Codable, Sendable, Equatable {
 
 /// Why a recorder could not begin (or, from ``RecorderLauncher``, could not be started), as a
 /// kind of fault the command line maps to its exit code, and a line for a person.
-public struct LaunchFailure: Error, Codable, Sendable, Equatable, CustomStringConvertible {
+package struct LaunchFailure: Error, Codable, Sendable, Equatable, CustomStringConvertible {
     /// The kind of fault; the raw values are what crosses the readiness pipe.
-    public enum Kind: String, Codable, Sendable, Equatable, CaseIterable {
+    package enum Kind: String, Codable, Sendable, Equatable, CaseIterable {
         /// Another recorder holds the data directory.
         case recorderRunning
         /// A measurement is open already (``LifecycleError/alreadyStarted(state:)``,
@@ -60,18 +60,18 @@ public struct LaunchFailure: Error, Codable, Sendable, Equatable, CustomStringCo
     }
 
     /// What went wrong, for the exit code.
-    public var kind: Kind
+    package var kind: Kind
     /// One line for a person (the underlying error's description).
-    public var message: String
+    package var message: String
 
     /// A failure of `kind`, described by `message`.
-    public init(kind: Kind, message: String) {
+    package init(kind: Kind, message: String) {
         self.kind = kind
         self.message = message
     }
 
     /// Classifies an error thrown while a recorder begins.
-    public init(_ error: any Error) {
+    package init(_ error: any Error) {
         message = "\(error)"
         switch error {
         case let error as LaunchFailure:
@@ -115,21 +115,21 @@ public struct LaunchFailure: Error, Codable, Sendable, Equatable, CustomStringCo
         }
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }
 
 /// The write end of a readiness pipe, in the recorder process.
-public struct ReadinessPipe: Sendable {
+package struct ReadinessPipe: Sendable {
     /// The file descriptor (3 for `capture _record`, see ``RecorderLauncher``).
-    public let descriptor: Int32
+    package let descriptor: Int32
 
     /// The pipe on `descriptor`, which ``report(_:)`` closes.
-    public init(descriptor: Int32) {
+    package init(descriptor: Int32) {
         self.descriptor = descriptor
     }
 
     /// Writes `readiness` as one line and closes the pipe.
-    public func report(_ readiness: Readiness) {
+    package func report(_ readiness: Readiness) {
         _ = try? FileDescriptor(rawValue: descriptor).writeAll(Array(readiness.encoded()) + [0x0A])
         close(descriptor)
     }

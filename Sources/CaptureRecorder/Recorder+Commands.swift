@@ -1,6 +1,6 @@
-public import CaptureCore
-public import CaptureSensors
-public import CaptureStorage
+package import CaptureCore
+package import CaptureSensors
+package import CaptureStorage
 import Foundation
 import Glibc
 import Synchronization

@@ -1,6 +1,6 @@
-public import CaptureCore
-public import CaptureSensors
-public import CaptureStorage
+package import CaptureCore
+package import CaptureSensors
+package import CaptureStorage
 import Foundation
 import Glibc
 import Synchronization
@@ -25,13 +25,13 @@ import Synchronization
 /// If a commit fails (a full disk, say) and pruning as ``RetentionPolicy`` allows does not help,
 /// the recorder stops capturing and ``run(handlingSignals:)`` returns that error; the
 /// measurement stays open and `capture stop` or `capture resume` takes it from there.
-public final class Recorder: Sendable {
-    public let directory: String
-    public let store: Store
-    public let flushInterval: Int64
+package final class Recorder: Sendable {
+    package let directory: String
+    package let store: Store
+    package let flushInterval: Int64
     /// What may be removed when the store is full (`retention:` in the config file); `nil`:
     /// nothing, a full store ends the recording (exit 73).
-    public let retention: RetentionPolicy?
+    package let retention: RetentionPolicy?
     /// The most bytes the recorder's connection may grow the database to (the store's
     /// `maximumSize`), set again once a store found over it was pruned (``openStaging()``).
     let ceiling: Int64?
@@ -66,14 +66,14 @@ public final class Recorder: Sendable {
     private let listener = Atomic<Int32>(-1)
 
     /// Where the control socket and the pid file are (not in the data directory).
-    public let runtime: RuntimeDirectory
+    package let runtime: RuntimeDirectory
 
     /// The socket the recorder of the data directory `directory` listens on, in its
     /// ``RuntimeDirectory``.
-    public static func socketPath(directory: String) -> String { RuntimeDirectory(dataDirectory: directory).controlSocket }
+    package static func socketPath(directory: String) -> String { RuntimeDirectory(dataDirectory: directory).controlSocket }
 
     /// Samples an inbox holds by default: about a minute of a 1 kHz device, 2.6 MB.
-    public static let defaultInboxCapacity = 65_536
+    package static let defaultInboxCapacity = 65_536
 
     /// - Parameters:
     ///   - trace: where to also write what the sources delivered (`--record-trace`).
@@ -88,7 +88,7 @@ public final class Recorder: Sendable {
     ///     flush `every` ms later, and so on: no wake-up of its own.
     ///   - clock: the time, Unix ms (the wall clock; a simulation's own).
     ///   - hostSynchronized: whether the host clock is synchronised (default: asked of the host).
-    public init(
+    package init(
         directory: String, store: Store, sources: [any SampleSource], flushInterval: Int64, trace: sending TraceTap? = nil,
         gnssTime: GNSSTimePolicy = .auto, retention: RetentionPolicy? = nil, ceiling: Int64? = nil,
         inboxCapacity: Int = Recorder.defaultInboxCapacity, ride: RideSettings = .standard,
@@ -120,7 +120,7 @@ public final class Recorder: Sendable {
     // MARK: - Beginning
 
     /// Starts a new measurement now. Returns its id.
-    public func startNew(modality: Modality) throws -> Int64 {
+    package func startNew(modality: Modality) throws -> Int64 {
         try openStaging()
         let now = clock()
         try performNow(try machine.withLock { machine throws(LifecycleError) in try machine.start(modality: modality, at: now) })
@@ -135,7 +135,7 @@ public final class Recorder: Sendable {
     /// Waits armed for motion (`ride.detect: auto`): nothing is begun until a ride is. A store
     /// with no room for rides (full of what may not go) is waited out armed, writing nothing
     /// (``RecorderStateMachine/outOfRoom(at:)``).
-    public func arm(modality: Modality) throws(StoreError) {
+    package func arm(modality: Modality) throws(StoreError) {
         try openStaging()
         let now = clock()
         let staged = lane.withLock { $0.staged?.stagedWeight ?? 0 }
@@ -147,7 +147,7 @@ public final class Recorder: Sendable {
     /// Continues the open measurement after its recorder died (``RecorderStateMachine/recover(_:at:)``).
     /// Only reads the database: what the dead recorder left in the flush log and the recovery
     /// wait there while another process holds it.
-    public func recoverInterrupted() throws -> Int64 {
+    package func recoverInterrupted() throws -> Int64 {
         try openStaging()
         guard let (interrupted, _) = try interruptedNow() else { throw LifecycleError.notOpen(state: .idle) }
         // Its journal is registered already (by its start, or its `begin` step in the log).
@@ -162,7 +162,7 @@ public final class Recorder: Sendable {
     /// ``startNew(modality:)``. Returns its id, `nil` when none was open. Only reads the
     /// database, as ``recoverInterrupted()``.
     @discardableResult
-    public func endInterrupted() throws -> Int64? {
+    package func endInterrupted() throws -> Int64? {
         try openStaging()
         guard let (interrupted, _) = try interruptedNow() else { return nil }
         let now = clock()
@@ -232,7 +232,7 @@ public final class Recorder: Sendable {
     ///
     /// - Throws: ``RuntimeDirectoryError`` when the runtime directory cannot be used or the
     ///   socket cannot be bound there.
-    public func listen() throws(RuntimeDirectoryError) {
+    package func listen() throws(RuntimeDirectoryError) {
         try runtime.create()
         do {
             listener.store(try ControlSocket.listen(at: runtime.controlSocket), ordering: .releasing)
@@ -250,7 +250,7 @@ public final class Recorder: Sendable {
     }
 
     /// Releases what ``listen()`` took, when the recorder will not run after all.
-    public func abandon() {
+    package func abandon() {
         let fd = listener.exchange(-1, ordering: .acquiringAndReleasing)
         if fd >= 0 { close(fd) }
         unlink(runtime.controlSocket)
@@ -268,7 +268,7 @@ public final class Recorder: Sendable {
     /// Runs until the measurement is stopped (by command, a source's `stop` mark or, with
     /// `handlingSignals`, SIGTERM/SIGINT) or a commit fails. Returns the failure, if any.
     /// ``listen()`` must have been called.
-    public func run(handlingSignals: Bool = true) -> StoreError? {
+    package func run(handlingSignals: Bool = true) -> StoreError? {
         let listener = self.listener.load(ordering: .acquiring)
         defer { abandon() }
         let signals = (handlingSignals ? [SIGTERM, SIGINT] : []).map { number in
@@ -313,7 +313,7 @@ public final class Recorder: Sendable {
 
     /// Each source with its error, when the run ended because every source failed before any
     /// delivered a sample (``RecorderStateMachine/nothingRecorded``); `nil` otherwise.
-    public var nothingRecorded: [String]? { machine.withLock { $0.nothingRecorded } }
+    package var nothingRecorded: [String]? { machine.withLock { $0.nothingRecorded } }
 
     private func startThread(_ body: @escaping @Sendable () -> Void) {
         let thread = Thread(block: body)

@@ -3,7 +3,7 @@ import Foundation
 
 extension RecorderControl {
     /// What `capture start` in the foreground reports as it goes.
-    public enum StartEvent: Sendable {
+    package enum StartEvent: Sendable {
         /// The interrupted measurement `id` is continued (``start(_:sources:continueInterrupted:foreground:rideEnded:event:)``).
         case continuing(Int64)
         /// Capturing has begun.
@@ -21,7 +21,7 @@ extension RecorderControl {
     /// In the background: returns the report once capturing has begun. In the foreground: runs
     /// the recorder in this process until the measurement ends, telling `event` what happens,
     /// and returns nil.
-    public func start(
+    package func start(
         _ configuration: RecorderConfiguration, sources: () throws -> [String], continueInterrupted: Bool, foreground: Bool,
         rideEnded: @escaping @Sendable (Int64) -> Void, event: (StartEvent) -> Void
     ) throws -> LifecycleReport? {

@@ -1,32 +1,32 @@
-public import CaptureCore
-public import CaptureStorage
+package import CaptureCore
+package import CaptureStorage
 import CaptureSensors
 import Foundation
 import Glibc
 
 /// What a lifecycle command reports: the measurement as its recorder (or the store) has it.
 /// Field names and values are the `--json` output's.
-public struct LifecycleReport: Codable, Sendable, Equatable {
+package struct LifecycleReport: Codable, Sendable, Equatable {
     /// The measurement id.
-    public var measurement: Int64
+    package var measurement: Int64
     /// Where it stands now.
-    public var state: MeasurementState
+    package var state: MeasurementState
     /// The current (or last) track.
-    public var track: Int
+    package var track: Int
     /// The modality in force.
-    public var modality: Modality?
+    package var modality: Modality?
     /// The recorder's process id, when one runs.
-    public var pid: Int32?
+    package var pid: Int32?
     /// For `modality`: ``LifecycleOutcome/unchanged`` when that modality was in force already
     /// (nothing recorded); `nil` for the other commands.
-    public var outcome: LifecycleOutcome?
+    package var outcome: LifecycleOutcome?
     /// For `stop` of an interrupted measurement on a full store: flushes its recorder had made
     /// durable in the flush log that did not fit into the database and were given up.
-    public var givenUp: Int?
+    package var givenUp: Int?
     /// With `ride.detect: auto`: where the ride rules stand (after `stop`: armed).
-    public var ride: RideStatus?
+    package var ride: RideStatus?
 
-    public init(
+    package init(
         measurement: Int64, state: MeasurementState, track: Int, modality: Modality?, pid: Int32? = nil,
         outcome: LifecycleOutcome? = nil
     ) {
@@ -39,14 +39,14 @@ public struct LifecycleReport: Codable, Sendable, Equatable {
     }
 
     /// The report of a recorder that waits armed (`ride.detect: auto`): no measurement yet (0).
-    public static func armed(modality: Modality?, pid: Int32) -> LifecycleReport {
+    package static func armed(modality: Modality?, pid: Int32) -> LifecycleReport {
         var report = LifecycleReport(measurement: 0, state: .idle, track: 0, modality: modality, pid: pid)
         report.ride = RideStatus(state: .armed, since: WallClock.now())
         return report
     }
 
     /// The report a running recorder gives.
-    public init(_ status: RecorderStatus) {
+    package init(_ status: RecorderStatus) {
         self.init(
             measurement: status.measurement, state: status.state, track: status.track, modality: status.modality,
             pid: status.pid)
@@ -54,7 +54,7 @@ public struct LifecycleReport: Codable, Sendable, Equatable {
     }
 
     /// The report for a measurement as stored (when no recorder answers for it).
-    public init(store: Store, id: Int64, pid: Int32? = nil) throws(StoreError) {
+    package init(store: Store, id: Int64, pid: Int32? = nil) throws(StoreError) {
         let record = try store.measurement(id)
         self.init(
             measurement: id, state: record.status, track: record.trackCount,
@@ -64,7 +64,7 @@ public struct LifecycleReport: Codable, Sendable, Equatable {
 
 /// Why a lifecycle command could not reach or use a recorder. Describes the fault; the command
 /// line words the advice.
-public enum RecorderControlError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum RecorderControlError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A new measurement cannot start: `measurement` is open, with its recorder running or not.
     case measurementOpen(measurement: Int64, status: MeasurementState, recorderRunning: Bool)
     /// The open measurement's recorder is not running (it was killed, or the machine lost power).
@@ -74,7 +74,7 @@ public enum RecorderControlError: Error, Sendable, Equatable, CustomStringConver
     /// A recorder is starting (it holds the lock but has not begun yet).
     case recorderStarting
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .measurementOpen(let id, let status, let running):
             running ? "measurement \(id) is already \(status.rawValue)" : "measurement \(id) was interrupted"
@@ -92,20 +92,20 @@ public enum RecorderControlError: Error, Sendable, Equatable, CustomStringConver
 /// let control = RecorderControl(directory: "/home/me/.local/share/capture")
 /// let report = try control.pause()   // LifecycleReport(state: .paused, …)
 /// ```
-public struct RecorderControl: Sendable {
+package struct RecorderControl: Sendable {
     /// The data directory (absolute).
-    public let directory: String
+    package let directory: String
     /// How a recorder is started (resume of an interrupted measurement).
-    public var launcher: RecorderLauncher
+    package var launcher: RecorderLauncher
 
     /// The commands for `directory`, starting recorders with `launcher`.
-    public init(directory: String, launcher: RecorderLauncher = RecorderLauncher()) {
+    package init(directory: String, launcher: RecorderLauncher = RecorderLauncher()) {
         self.directory = directory
         self.launcher = launcher
     }
 
     /// Whether a recorder holds the directory now.
-    public var recorderIsRunning: Bool { RecorderLock.isHeld(directory: directory) }
+    package var recorderIsRunning: Bool { RecorderLock.isHeld(directory: directory) }
 
     /// The store, if the directory has one; nothing is created.
     /// A path that is not a data directory (a file, `/etc`) is refused (``DataDirectory``).
@@ -117,7 +117,7 @@ public struct RecorderControl: Sendable {
 
     /// Throws ``RecorderControlError/measurementOpen(measurement:status:recorderRunning:)`` when
     /// a measurement is open, so that `start` refuses before it starts anything.
-    public func refuseIfOpen() throws {
+    package func refuseIfOpen() throws {
         guard let store = try existingStore(), let open = try store.openMeasurement() else { return }
         throw RecorderControlError.measurementOpen(
             measurement: open.id, status: open.status, recorderRunning: recorderIsRunning)
@@ -125,7 +125,7 @@ public struct RecorderControl: Sendable {
 
     /// The open measurement whose recorder is gone (a crash, a power loss), with its sources:
     /// what ``resume(_:)`` continues. `nil` when nothing is open or a recorder runs.
-    public func interruptedMeasurement() throws -> (id: Int64, sources: [String])? {
+    package func interruptedMeasurement() throws -> (id: Int64, sources: [String])? {
         guard !recorderIsRunning, let store = try existingStore(), let open = try store.openMeasurement() else { return nil }
         return (open.id, open.sources.split(separator: "\n").map(String.init))
     }
@@ -138,7 +138,7 @@ public struct RecorderControl: Sendable {
     /// (``Recovery/endByInterruption(store:directory:ride:at:)``: discarded if its ride moved
     /// less than `ride.min_distance`) and `nil` returned, so that a new
     /// measurement begins. `nil` too when nothing is open or a recorder runs.
-    public func interruptedMeasurement(
+    package func interruptedMeasurement(
         continuing ride: RideSettings, now: Int64? = nil
     ) throws -> (id: Int64, sources: [String])? {
         let now = now ?? WallClock.now()
@@ -156,7 +156,7 @@ public struct RecorderControl: Sendable {
     /// finished by the new recorder, ``Recorder/endInterrupted()``). Only reads: while another
     /// process holds the database, the recorder starts all the same and its recovery waits in
     /// the flush log. `nil` when nothing is open or a recorder runs.
-    public func interruptedRecovery(
+    package func interruptedRecovery(
         continuing ride: RideSettings, now: Int64? = nil
     ) throws -> (id: Int64, sources: [String], continues: Bool)? {
         guard !recorderIsRunning, let store = try existingStore() else { return nil }
@@ -180,7 +180,7 @@ public struct RecorderControl: Sendable {
     }
 
     /// Starts a background recorder for a new measurement, once ``refuseIfOpen()`` passes.
-    public func start(_ configuration: RecorderConfiguration) throws -> LifecycleReport {
+    package func start(_ configuration: RecorderConfiguration) throws -> LifecycleReport {
         try refuseIfOpen()
         let started = try launcher.start(configuration)
         if started.measurement == 0 { return .armed(modality: configuration.modality, pid: started.pid) }
@@ -196,18 +196,18 @@ public struct RecorderControl: Sendable {
     // MARK: - Commands to the running recorder
 
     /// Pauses the measurement.
-    public func pause() throws -> LifecycleReport { try send(ControlRequest(command: .pause)) }
+    package func pause() throws -> LifecycleReport { try send(ControlRequest(command: .pause)) }
 
     /// Records a change of modality; the report's ``LifecycleReport/outcome`` is
     /// ``LifecycleOutcome/unchanged`` when `modality` was in force already (nothing is recorded then).
-    public func changeModality(to modality: Modality) throws -> LifecycleReport { try send(.modality(modality)) }
+    package func changeModality(to modality: Modality) throws -> LifecycleReport { try send(.modality(modality)) }
 
     /// Resumes a paused measurement on a new track; an interrupted one (its recorder gone) is
     /// continued by a new recorder with the same sources and the rest of `settings` (asked only
     /// then: ride rules, retention, flush interval, ceiling). A trace source
     /// continues where the committed data ends (``SampleSource/continuing(measurementStart:committedEnd:resumedAt:)``); if the trace had
     /// paused the measurement, it stays paused until the trace's own `resume` mark.
-    public func resume(_ settings: () throws -> RecorderConfiguration) throws -> LifecycleReport {
+    package func resume(_ settings: () throws -> RecorderConfiguration) throws -> LifecycleReport {
         if !recorderIsRunning, let store = try existingStore(), let open = try store.openMeasurement() {
             var configuration = try settings()
             (configuration.directory, configuration.modality, configuration.recordTrace) = (directory, nil, nil)
@@ -220,7 +220,7 @@ public struct RecorderControl: Sendable {
 
     /// Stops the measurement for good and returns once its recorder has exited (10 s at most).
     /// An interrupted measurement is finished where its committed data ends.
-    public func stop() throws -> LifecycleReport {
+    package func stop() throws -> LifecycleReport {
         if !recorderIsRunning, let store = try existingStore(), try store.openMeasurement() != nil {
             guard let lock = try RecorderLock(directory: directory) else { throw RecorderControlError.recorderStarting }
             let (id, givenUp) = try Recovery.stopInterrupted(store: store)
@@ -243,7 +243,7 @@ public struct RecorderControl: Sendable {
 
     /// Sends `request` to the running recorder, or explains why there is none: the recorder's
     /// ``ControlFailure``, ``RecorderControlError``, or ``LifecycleError/notOpen(state:)``.
-    public func send(_ request: ControlRequest) throws -> LifecycleReport {
+    package func send(_ request: ControlRequest) throws -> LifecycleReport {
         if recorderIsRunning {
             let reply: ControlReply
             do {
@@ -273,7 +273,7 @@ public struct RecorderControl: Sendable {
     // MARK: - Status
 
     /// What `capture status` shows: the open measurement, its live recorder, the upload tally.
-    public func status() throws -> StatusReport {
+    package func status() throws -> StatusReport {
         var report = StatusReport(dataDirectory: directory, state: .idle)
         // Refused first: a directory capture did not make is not reported on, nor its mode.
         try DataDirectory.check(directory)
@@ -330,7 +330,7 @@ public struct RecorderControl: Sendable {
 
     /// Whether the running recorder waits armed for room in a store full of rides not delivered
     /// (``RideStatus/State/waitingForRoom``); `false` when none runs or answers.
-    public var waitingForRoom: Bool { liveRecorder()?.ride?.state == .waitingForRoom }
+    package var waitingForRoom: Bool { liveRecorder()?.ride?.state == .waitingForRoom }
 
     /// What the running recorder says about itself; `nil` when none runs or it does not answer
     /// yet (it holds the lock from its first moment, and listens once its store and sources
@@ -342,7 +342,7 @@ public struct RecorderControl: Sendable {
 
     /// Measurement `id` as `capture show` prints it, its state decided as `list` and `status`
     /// decide it (``MeasurementState/seen(id:held:)``).
-    public func summary(of id: Int64, qnh: Double? = nil) throws -> MeasurementSummary {
+    package func summary(of id: Int64, qnh: Double? = nil) throws -> MeasurementSummary {
         guard let store = try existingStore() else { throw StoreError.measurementNotFound(id) }
         return try store.summary(of: id, qnh: qnh, held: HeldMeasurement(liveRecorder()))
     }
@@ -362,7 +362,7 @@ extension RecorderControl {
     /// ``status()`` counts it: what is in the database and what its live recorder has staged in
     /// the flush log (durable, not yet moved into the database), so that `list` and `status`
     /// never disagree about a recording in progress.
-    public func list() throws -> [MeasurementListEntry] {
+    package func list() throws -> [MeasurementListEntry] {
         guard let store = try existingStore() else { return [] }
         let status = try status()
         var entries = try store.listEntries(held: HeldMeasurement(status.recorder))

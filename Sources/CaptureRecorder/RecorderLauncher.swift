@@ -9,25 +9,25 @@ import Glibc
 /// in its own session (setsid), stdin from
 /// /dev/null, stdout and stderr appended to `recorder.log` in the data directory. It reports
 /// one ``Readiness`` line on fd 3 (``readyDescriptor``), which it is told with `--ready-fd 3`.
-public struct RecorderLauncher: Sendable {
+package struct RecorderLauncher: Sendable {
     /// A recorder that has begun capturing.
-    public struct Started: Sendable, Equatable {
+    package struct Started: Sendable, Equatable {
         /// The recorder's process id.
-        public var pid: Int32
+        package var pid: Int32
         /// The measurement it captures.
-        public var measurement: Int64
+        package var measurement: Int64
     }
 
     /// The executable to start: this one by default.
-    public var executable: String
+    package var executable: String
     /// The arguments before the configuration's: the hidden recorder command.
-    public var command: [String]
+    package var command: [String]
 
     /// The readiness pipe's descriptor in the child.
-    public static let readyDescriptor: Int32 = 3
+    package static let readyDescriptor: Int32 = 3
 
     /// A launcher of `executable` (this process's own by default) with `command` first.
-    public init(executable: String = "/proc/self/exe", command: [String] = ["_record"]) {
+    package init(executable: String = "/proc/self/exe", command: [String] = ["_record"]) {
         self.executable = executable
         self.command = command
     }
@@ -37,7 +37,7 @@ public struct RecorderLauncher: Sendable {
     /// - Parameter recover: continue the open, interrupted measurement instead of starting one.
     /// - Throws: ``LaunchFailure``: the recorder's own (``Readiness/failed(_:)``), or
     ///   ``LaunchFailure/Kind/notStarted`` when it could not be started or ended silently.
-    public func start(_ configuration: RecorderConfiguration, recover: Bool = false) throws(LaunchFailure) -> Started {
+    package func start(_ configuration: RecorderConfiguration, recover: Bool = false) throws(LaunchFailure) -> Started {
         let directory = configuration.directory
         do {
             try PrivateFiles.createDirectory(directory)
@@ -85,7 +85,7 @@ public struct RecorderLauncher: Sendable {
     /// The options of `capture _record` for `configuration`: its data directory (for the
     /// configuration file), the configuration as JSON, `--recover` to continue the open
     /// measurement instead of starting one, and the readiness pipe.
-    public static func arguments(_ configuration: RecorderConfiguration, recover: Bool) throws(LaunchFailure) -> [String] {
+    package static func arguments(_ configuration: RecorderConfiguration, recover: Bool) throws(LaunchFailure) -> [String] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let json: String

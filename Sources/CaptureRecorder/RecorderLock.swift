@@ -7,7 +7,7 @@ import Glibc
 ///
 /// The kernel releases it when the process dies, however it dies, so "held" means "a recorder
 /// is alive" and a free lock with an open measurement means the recorder was interrupted.
-public struct RecorderLock: ~Copyable {
+package struct RecorderLock: ~Copyable {
     private let lock: ExclusiveFileLock
 
     /// Takes the lock for the data directory `directory` (creating its runtime directory), or
@@ -15,7 +15,7 @@ public struct RecorderLock: ~Copyable {
     ///
     /// - Throws: ``RuntimeDirectoryError`` when the runtime directory cannot be made or is not
     ///   this user's alone.
-    public init?(directory: String) throws(RuntimeDirectoryError) {
+    package init?(directory: String) throws(RuntimeDirectoryError) {
         let runtime = RuntimeDirectory(dataDirectory: directory)
         try runtime.create()
         guard let lock = ExclusiveFileLock(path: runtime.lockFile) else { return nil }
@@ -24,7 +24,7 @@ public struct RecorderLock: ~Copyable {
 
     /// Whether a recorder holds the lock for the data directory `directory` right now (nothing
     /// is created).
-    public static func isHeld(directory: String) -> Bool {
+    package static func isHeld(directory: String) -> Bool {
         ExclusiveFileLock.isHeld(path: RuntimeDirectory(dataDirectory: directory).lockFile)
     }
 }

@@ -8,7 +8,7 @@ import Glibc
 /// The body of a recorder process (`capture _record`, or `capture start --foreground`): takes
 /// the data directory's recorder lock, opens the store, prepares the sources, starts or
 /// recovers the measurement, says so, and records until the measurement is stopped.
-public enum RecorderProcess {
+package enum RecorderProcess {
     /// Runs a recorder to its end.
     ///
     /// - Parameters:
@@ -22,7 +22,7 @@ public enum RecorderProcess {
     ///   - rideEnded: called with each ride that ended and was kept (`ride.detect: auto`).
     /// - Throws: whatever stopped it: an error from the store, the sources or the lifecycle
     ///   before capturing began, or the ``StoreError`` that ended it (a full disk, say).
-    public static func run(
+    package static func run(
         _ configuration: RecorderConfiguration, recover: Bool = false, endingInterrupted: Bool = false,
         readiness: ReadinessPipe? = nil,
         rideEnded: @escaping @Sendable (Int64) -> Void = { _ in }, announce: (Int64) -> Void = { _ in }

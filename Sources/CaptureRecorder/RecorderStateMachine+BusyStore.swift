@@ -16,7 +16,7 @@ extension RecorderStateMachine {
     /// Lifecycle events durable in the flush log that the database has not taken yet (another
     /// process held it, or it was full): a flush tries again (``retryDue(at:)``) until they
     /// go in, and a recorder that stops with them waiting commits them before it exits.
-    public var eventsWaiting: Bool { waits.events }
+    package var eventsWaiting: Bool { waits.events }
 
     /// A try of what waits in the flush log, if events wait and the last try is long enough ago.
     mutating func retryDue(at now: Int64) -> [Action] {
@@ -41,7 +41,7 @@ extension RecorderStateMachine {
 
     /// The store reserved `ids` (empty: the reservation failed, another process held the store;
     /// the next flush tries again). Those a ride took already are left out.
-    public mutating func reserved(_ ids: [Int64]) {
+    package mutating func reserved(_ ids: [Int64]) {
         reservations.answered(ids)
     }
 }

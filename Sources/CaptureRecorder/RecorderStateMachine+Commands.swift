@@ -1,6 +1,6 @@
-public import CaptureCore
-public import CaptureSensors
-public import CaptureStorage
+package import CaptureCore
+package import CaptureSensors
+package import CaptureStorage
 
 // Lifecycle commands, and what the sources report: a source's mark, note, failure or end.
 extension RecorderStateMachine {
@@ -9,7 +9,7 @@ extension RecorderStateMachine {
     /// A lifecycle command at `time` (host clock, Unix ms): commits what came before it, then its
     /// events. A source's mark the lifecycle refuses (a `pause` after `capture pause`) is left out
     /// and noted on the source.
-    public mutating func command(_ command: LifecycleCommand, at time: Int64, by origin: Origin) -> CommandResult {
+    package mutating func command(_ command: LifecycleCommand, at time: Int64, by origin: Origin) -> CommandResult {
         if case .finished(_, let failure?) = state { return .failed(failure) }
         if command == .stop, origin == .control, ride.settings.detect == .auto { return stopRide(at: time) }
         if case .modality(let next) = command, state == .armed { return armedModality(next) }
@@ -52,7 +52,7 @@ extension RecorderStateMachine {
     // MARK: - Sources
 
     /// The source at `index` returned: it has nothing more to give.
-    public mutating func sourceEnded(_ index: Int) {
+    package mutating func sourceEnded(_ index: Int) {
         sourceStates[index].state = .ended
     }
 
@@ -62,7 +62,7 @@ extension RecorderStateMachine {
     /// trace broken mid-file) stops it at `now`, as its end would: nothing would ever stop it
     /// otherwise, and the next `capture replay` or `start` would be refused. When it was the last
     /// and no source ever delivered a sample, the run ends at once (``endingWithNothingRecorded(at:)``).
-    public mutating func sourceFailed(_ index: Int, error: String, at now: Int64) -> [Action] {
+    package mutating func sourceFailed(_ index: Int, error: String, at now: Int64) -> [Action] {
         sourceStates[index].state = .failed
         sourceStates[index].error = error
         let failed: [Action] = [.journal(.sourceFailed(source: sourceStates[index].name, error: error), at: nil)]
@@ -74,7 +74,7 @@ extension RecorderStateMachine {
 
     /// Something the source at `index` told besides samples; a line in the journal when it says
     /// something new.
-    public mutating func note(_ note: SourceNote, from index: Int) -> [Action] {
+    package mutating func note(_ note: SourceNote, from index: Int) -> [Action] {
         switch note {
         case .lost(let count, let reason):
             sourceStates[index].lost = (sourceStates[index].lost ?? 0) + count

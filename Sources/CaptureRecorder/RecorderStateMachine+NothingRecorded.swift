@@ -29,12 +29,12 @@ extension RecorderStateMachine {
 }
 
 /// How a recording that began went wrong after the recorder said it was ready.
-public enum RecorderFailure: Error, Sendable, Equatable, CustomStringConvertible {
+package enum RecorderFailure: Error, Sendable, Equatable, CustomStringConvertible {
     /// Every source failed before any delivered a sample; each is named with its error. The
     /// measurement (if one had begun) was discarded, so nothing empty is delivered.
     case nothingRecorded(sources: [String])
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .nothingRecorded(let sources):
             "nothing was recorded: every source failed before its first sample (\(sources.joined(separator: "; "))); "

@@ -1,5 +1,5 @@
-public import CaptureCore
-public import CaptureStorage
+package import CaptureCore
+package import CaptureStorage
 
 // A recorder that starts after its predecessor died (a power cut): the interrupted measurement is
 // continued on a new track or finished where its committed data ends. Its recovery is staged
@@ -8,22 +8,22 @@ public import CaptureStorage
 extension RecorderStateMachine {
     /// An interrupted measurement as the store and its recorder's flush log have it, for
     /// ``recover(_:at:)`` and ``endInterrupted(_:at:)``.
-    public struct Interrupted: Sendable, Equatable {
-        public var id: Int64
+    package struct Interrupted: Sendable, Equatable {
+        package var id: Int64
         /// Its start, on the clock it was stored on (GNSS time once corrected).
-        public var startTime: Int64
-        public var lifecycle: Lifecycle
+        package var startTime: Int64
+        package var lifecycle: Lifecycle
         /// Its last committed sample or event (else its start).
-        public var committedEnd: Int64
+        package var committedEnd: Int64
         /// The correction an earlier recorder applied, if any.
-        public var correction: Int64?
+        package var correction: Int64?
         /// How far its committed fixes came (with `ride.detect: auto`, what its ride is judged by).
-        public var travel: RideTravel
+        package var travel: RideTravel
         /// Whether it continues a ride that reached its size or duration limit (begun by size):
         /// part of a ride that moved, never discarded for its own distance.
-        public var continued: Bool
+        package var continued: Bool
 
-        public init(
+        package init(
             id: Int64, startTime: Int64, lifecycle: Lifecycle, committedEnd: Int64, correction: Int64?,
             travel: RideTravel = RideTravel(), continued: Bool = false
         ) {
@@ -43,7 +43,7 @@ extension RecorderStateMachine {
         /// open, a `begin` step opens its measurement, samples and events move its committed
         /// end, fixes its travel, events its lifecycle, a move onto GNSS time its times (all by the correction: a
         /// fix's own time stays, so then the end is off by the host clock's error at most).
-        public static func after(
+        package static func after(
             _ records: [FlushLog.Record], stored: (Interrupted, sources: String)?
         ) -> (Interrupted, sources: String)? {
             var open = stored
@@ -95,7 +95,7 @@ extension RecorderStateMachine {
     /// database another process holds keeps them waiting there. When a source drives
     /// the lifecycle (a trace), it continues after the committed data, held for the time the
     /// recorder was down; a measurement the trace had paused stays paused until it resumes it.
-    public mutating func recover(_ open: Interrupted, at now: Int64) throws(LifecycleError) -> [Action] {
+    package mutating func recover(_ open: Interrupted, at now: Int64) throws(LifecycleError) -> [Action] {
         state = .recording(measurement: open.id)
         continuing = true
         // What an earlier recorder applied goes on: the host clock is likely still as wrong.
@@ -144,7 +144,7 @@ extension RecorderStateMachine {
     /// command's events are. With `ride.detect: auto` it is judged as any ride's end is
     /// (``RideRules/discards(_:continued:)``): a ride that moved less than `ride.min_distance`
     /// in total is discarded. Nothing else changes: a new measurement or the ride rules follow.
-    public mutating func endInterrupted(_ open: Interrupted, at now: Int64) throws(LifecycleError) -> [Action] {
+    package mutating func endInterrupted(_ open: Interrupted, at now: Int64) throws(LifecycleError) -> [Action] {
         var interrupted = Recording(lifecycle: open.lifecycle)
         let stop = try interrupted.apply(.stop, at: open.committedEnd)
         let discard = ride.discards(open.travel, continued: open.continued)
@@ -160,7 +160,7 @@ extension RecorderStateMachine {
     /// rides began under in the log are taken, though the database still counts them reserved.
     /// Records left mean the database was busy: they wait as a command's events do, tried again
     /// at a flush (``retryDue(at:)``) and before the recorder exits, whatever comes.
-    public mutating func leftInLog(_ records: [FlushLog.Record], reserved ids: [Int64]) {
+    package mutating func leftInLog(_ records: [FlushLog.Record], reserved ids: [Int64]) {
         if !records.isEmpty { waits.events = true }
         for record in records {
             guard case .begin? = record.steps.first else { continue }

@@ -1,10 +1,10 @@
-public import CaptureCore
-public import CaptureStorage
+package import CaptureCore
+package import CaptureStorage
 
 /// A ride rule's event, as the measurement's journal (`recorder.jsonl`) records it.
-public enum RideEvent: Sendable, Equatable {
+package enum RideEvent: Sendable, Equatable {
     /// Why a ride began.
-    public enum Begin: String, Sendable, Equatable {
+    package enum Begin: String, Sendable, Equatable {
         /// Motion was detected while armed.
         case motion
         /// The ride before reached `ride.max_duration` and goes on as this one.
@@ -12,7 +12,7 @@ public enum RideEvent: Sendable, Equatable {
     }
 
     /// Why a ride ended.
-    public enum End: String, Sendable, Equatable {
+    package enum End: String, Sendable, Equatable {
         /// Standing still for `ride.end_after_still`.
         case motion
         /// `capture stop`, or the recorder stopped (SIGTERM).
@@ -37,8 +37,8 @@ public enum RideEvent: Sendable, Equatable {
 }
 
 /// Where the ride rules stand, for `capture status`. Field names are the `--json` output's.
-public struct RideStatus: Codable, Sendable, Equatable {
-    public enum State: String, Codable, Sendable, Equatable {
+package struct RideStatus: Codable, Sendable, Equatable {
+    package enum State: String, Codable, Sendable, Equatable {
         /// Waiting for motion; nothing is written.
         case armed
         /// A ride is being recorded and the device moves.
@@ -51,15 +51,15 @@ public struct RideStatus: Codable, Sendable, Equatable {
         case waitingForRoom = "waiting-for-room"
     }
 
-    public var state: State
+    package var state: State
     /// Since when (Unix ms, host clock).
-    public var since: Int64
+    package var since: Int64
     /// Metres travelled in the ride so far (while recording).
-    public var distance: Double?
+    package var distance: Double?
     /// The measurement of the ride that ended last, if one did since the recorder started.
-    public var lastRide: Int64?
+    package var lastRide: Int64?
     /// While waiting for room: why, `store-full` (``RecordingEnd/Kind/storeFull``).
-    public var reason: String?
+    package var reason: String?
 }
 
 /// What the ride rules (`ride.detect: auto`) remember besides the recording.
@@ -140,7 +140,7 @@ extension RecorderStateMachine {
     /// `ride.detect: auto`: waits for motion instead of starting a measurement at once;
     /// `modality` is each ride's. Returns the reservation of the rides' ids.
     @discardableResult
-    public mutating func arm(modality: Modality, at now: Int64) -> [Action] {
+    package mutating func arm(modality: Modality, at now: Int64) -> [Action] {
         state = .armed
         ride.settings.detect = .auto
         ride.since = now
@@ -327,7 +327,7 @@ extension RecorderStateMachine {
 
     /// The recorder is told to end (SIGTERM, `systemctl stop`): a ride under way ends as by
     /// `capture stop`, then the run finishes.
-    public mutating func shutdown(at time: Int64) -> [Action] {
+    package mutating func shutdown(at time: Int64) -> [Action] {
         switch state {
         case .armed: return finish(failure: nil)
         case .recording where ride.settings.detect == .auto:

@@ -8,17 +8,17 @@ import CaptureStorage
 extension RecorderStateMachine {
     /// Whether a full store is waited out armed rather than an end of the recording
     /// (`ride.detect: auto`).
-    public var waitsForRoom: Bool { ride.settings.detect == .auto && !isFinished }
+    package var waitsForRoom: Bool { ride.settings.detect == .auto && !isFinished }
 
     /// Since when the recorder waits armed for room (``outOfRoom(at:)``); `nil` while it has room.
-    public var waitingForRoomSince: Int64? { room.since }
+    package var waitingForRoomSince: Int64? { room.since }
 
     /// The store is full and nothing may go (``StoreFailureDecision/waitForRoom``), at `now`
     /// (host clock): a ride under way ends here, by ``RideEvent/End/fullStore`` (its end waits
     /// in the flush log with what did not fit, as for a busy store, and goes in once there is
     /// room); the recorder waits armed until ``roomChecked(_:at:)`` finds room. Called again
     /// while waiting, it changes nothing. Nothing staged is given up.
-    public mutating func outOfRoom(at now: Int64) -> [Action] {
+    package mutating func outOfRoom(at now: Int64) -> [Action] {
         guard waitsForRoom else { return [] }
         // What did not fit is tried again as waiting events are (``retryDue(at:)``).
         waits.events = true
@@ -36,7 +36,7 @@ extension RecorderStateMachine {
     /// What a look for room found at `now`: with `room`, once what waited in the flush log is in
     /// the database, the recorder arms as before (motion begins a ride, with its pre-roll, kept
     /// while waiting; ids are reserved).
-    public mutating func roomChecked(_ room: Bool, at now: Int64) -> [Action] {
+    package mutating func roomChecked(_ room: Bool, at now: Int64) -> [Action] {
         guard room, !waits.events, self.room.since != nil, state == .armed else { return [] }
         self.room.end()
         ride.since = now

@@ -1,12 +1,12 @@
 import CaptureCore
-public import CaptureStorage
+package import CaptureStorage
 
 extension RecorderStateMachine {
     // MARK: - Status
 
     /// What `capture status` shows, at `now`. The driver fills in what it alone knows (pid,
     /// staged counts, the trace's path, when it started).
-    public func status(at now: Int64) -> RecorderStatus {
+    package func status(at now: Int64) -> RecorderStatus {
         let oldest = history.first
         let kinds: [(String, (SampleCounts) -> Int)] = [
             ("acc", \.accelerometer), ("gyr", \.gyroscope), ("mag", \.magnetometer), ("prs", \.pressure), ("fix", \.locations),

@@ -1,4 +1,4 @@
-public import CaptureStorage
+package import CaptureStorage
 
 // The store's answers: a failed action (full, busy, broken) and what is done about it.
 extension RecorderStateMachine {
@@ -11,7 +11,7 @@ extension RecorderStateMachine {
     /// unsent is pruned unless the policy says so (`drop_unsent: oldest`). With
     /// `ride.detect: auto` the recording does not end then: the recorder waits armed for room
     /// (``StoreFailureDecision/waitForRoom``, ``outOfRoom(at:)``).
-    public mutating func storeFailed(_ error: StoreError, during action: Action? = nil) -> StoreFailureDecision {
+    package mutating func storeFailed(_ error: StoreError, during action: Action? = nil) -> StoreFailureDecision {
         if case .busy = error, case .commitStaged = action {
             waits.events = true
             return .wait
@@ -31,7 +31,7 @@ extension RecorderStateMachine {
     /// came to: with something `removed`, the failed action is tried again (and may fail and
     /// prune again: each round removes at least one ride, so it ends); with nothing removed
     /// there is no more room to make and the recording ends on `error`.
-    public mutating func pruned(removed: Int, after error: StoreError) -> StoreFailureDecision {
+    package mutating func pruned(removed: Int, after error: StoreError) -> StoreFailureDecision {
         removed > 0 ? .retry : giveUp(error)
     }
 
@@ -54,7 +54,7 @@ extension RecorderStateMachine {
     }
 
     /// A ``Action/commitStaged(patience:)`` went through: no event waits in the flush log any more.
-    public mutating func caughtUp() {
+    package mutating func caughtUp() {
         waits.events = false
     }
 }

@@ -1,6 +1,6 @@
-public import CaptureCore
-public import CaptureSensors
-public import CaptureStorage
+package import CaptureCore
+package import CaptureSensors
+package import CaptureStorage
 
 /// What the recorder decides, as one value: it takes events (samples arrived, flush due, a
 /// command, a source ended or failed, the store failed, the host clock found off) and returns
@@ -12,9 +12,9 @@ public import CaptureStorage
 ///
 /// Every lifecycle transition has one copy here, whoever asks for it: `capture pause` over the
 /// control socket, a trace's `pause` mark, a recovery's implicit pause.
-public struct RecorderStateMachine: Sendable {
+package struct RecorderStateMachine: Sendable {
     /// What the recorder is doing.
-    public enum State: Sendable, Equatable {
+    package enum State: Sendable, Equatable {
         /// Sources prepared, no measurement begun or recovered yet.
         case idle
         /// `ride.detect: auto` between rides: the sources are read, the last `ride.pre_roll` is
@@ -29,7 +29,7 @@ public struct RecorderStateMachine: Sendable {
     }
 
     /// Who gave a lifecycle command.
-    public enum Origin: Sendable, Equatable {
+    package enum Origin: Sendable, Equatable {
         /// A person, over the control socket (or a signal).
         case control
         /// The source at this index (a trace's mark).
@@ -37,24 +37,24 @@ public struct RecorderStateMachine: Sendable {
     }
 
     /// What a source is, as far as the decisions go.
-    public struct SourceInfo: Sendable, Equatable {
-        public var name: String
-        public var clock: SourceClock
-        public var drivesLifecycle: Bool
+    package struct SourceInfo: Sendable, Equatable {
+        package var name: String
+        package var clock: SourceClock
+        package var drivesLifecycle: Bool
 
-        public init(name: String, clock: SourceClock = .host, drivesLifecycle: Bool = false) {
+        package init(name: String, clock: SourceClock = .host, drivesLifecycle: Bool = false) {
             self.name = name
             self.clock = clock
             self.drivesLifecycle = drivesLifecycle
         }
 
-        public init(_ source: any SampleSource) {
+        package init(_ source: any SampleSource) {
             self.init(name: source.name, clock: source.clock, drivesLifecycle: source.drivesLifecycle)
         }
     }
 
     /// What the driver does, in the order given.
-    public enum Action: Sendable, Equatable {
+    package enum Action: Sendable, Equatable {
         /// Begins the measurement in the store with this flush (its `start`), then reports the new
         /// id with ``RecorderStateMachine/began(measurement:at:)``.
         case begin(Flush, sources: [String])
@@ -114,7 +114,7 @@ public struct RecorderStateMachine: Sendable {
     }
 
     /// A line of the measurement's journal (``RecorderJournal``).
-    public enum JournalEntry: Sendable, Equatable {
+    package enum JournalEntry: Sendable, Equatable {
         case start(modality: Modality, sources: [String], flushInterval: Int64)
         case recovered(committedUntil: Int64, sources: [String])
         case command(LifecycleCommand, by: String)
@@ -129,7 +129,7 @@ public struct RecorderStateMachine: Sendable {
     }
 
     /// What a lifecycle command came to.
-    public enum CommandResult: Sendable, Equatable {
+    package enum CommandResult: Sendable, Equatable {
         /// Applied: perform `actions`; a modality change says whether it changed anything.
         case applied([Action], outcome: LifecycleOutcome?)
         /// The lifecycle refused it; nothing changed.
@@ -139,7 +139,7 @@ public struct RecorderStateMachine: Sendable {
     }
 
     /// What to do about a failed store action.
-    public enum StoreFailureDecision: Sendable, Equatable {
+    package enum StoreFailureDecision: Sendable, Equatable {
         /// Another process holds the database: what is staged waits in the flush log, durable,
         /// and goes in with the next commit; the recording goes on.
         case wait
@@ -156,7 +156,7 @@ public struct RecorderStateMachine: Sendable {
         case waitForRoom
     }
 
-    public internal(set) var state: State = .idle
+    package internal(set) var state: State = .idle
 
     // Settings.
     let flushInterval: Int64
@@ -170,7 +170,7 @@ public struct RecorderStateMachine: Sendable {
     // The recording.
     var engine = Recording()
     /// When the measurement started (Unix ms, host clock): what lifecycle-driving sources re-base onto.
-    public internal(set) var measurementStart: Int64 = 0
+    package internal(set) var measurementStart: Int64 = 0
     var sources: [SourceInfo]
     var sourceStates: [RecorderStatus.SourceState]
     /// The last note written to the journal per source, so that a repeated note is written once.
@@ -194,7 +194,7 @@ public struct RecorderStateMachine: Sendable {
     var waits = StoreWaits()
     /// Each source with its error, when every source failed before any delivered a sample:
     /// the run ended at once, its measurement discarded (``sourceFailed(_:error:at:)``).
-    public internal(set) var nothingRecorded: [String]?
+    package internal(set) var nothingRecorded: [String]?
     /// The sources that delivered a sample since the recorder started (armed or recording).
     var delivered = Set<Int>()
     /// Whether this recorder continues a measurement an earlier one recorded (``recover(_:at:)``):
@@ -210,7 +210,7 @@ public struct RecorderStateMachine: Sendable {
     ///   - tracing: whether what the sources deliver is also recorded as a trace.
     ///   - canPrune: whether a full store may be met by pruning (a retention policy is set).
     ///   - ride: where rides begin and end (`ride.*`); `ride.detect: auto` starts with ``arm(modality:at:)``.
-    public init(
+    package init(
         sources: [SourceInfo], flushInterval: Int64, gnssTime: GNSSTimePolicy = .auto, hostSynchronized: Bool = false,
         tracing: Bool = false, canPrune: Bool = false, ride: RideSettings = .standard
     ) {
@@ -226,26 +226,26 @@ public struct RecorderStateMachine: Sendable {
     }
 
     /// The measurement being recorded, if one is; once finished, the one that was.
-    public var measurement: Int64? {
+    package var measurement: Int64? {
         switch state {
         case .recording(let id), .finished(let id?, _): id
         default: nil
         }
     }
 
-    public var isFinished: Bool {
+    package var isFinished: Bool {
         if case .finished = state { true } else { false }
     }
 
     /// The failure that ended the recording, if one did.
-    public var failure: StoreError? {
+    package var failure: StoreError? {
         if case .finished(_, let failure) = state { failure } else { nil }
     }
 
     // MARK: - Beginning
 
     /// A new measurement, starting at `now`.
-    public mutating func start(modality: Modality, at now: Int64) throws(LifecycleError) -> [Action] {
+    package mutating func start(modality: Modality, at now: Int64) throws(LifecycleError) -> [Action] {
         let flush = try engine.apply(.start(modality), at: now)
         trackStart = now
         measurementStart = now
@@ -253,7 +253,7 @@ public struct RecorderStateMachine: Sendable {
     }
 
     /// The store gave the new measurement `id`.
-    public mutating func began(measurement id: Int64, at now: Int64) -> [Action] {
+    package mutating func began(measurement id: Int64, at now: Int64) -> [Action] {
         state = .recording(measurement: id)
         waits.begin = nil
         let modality = engine.lifecycle.modality ?? .unknown
@@ -264,7 +264,7 @@ public struct RecorderStateMachine: Sendable {
     }
 
     /// The sources' names after ``Action/continueSources(measurementStart:committedEnd:resumedAt:)``.
-    public mutating func renamed(_ names: [String]) {
+    package mutating func renamed(_ names: [String]) {
         for (index, name) in names.enumerated() where index < sources.count {
             sources[index].name = name
             sourceStates[index].name = name
@@ -275,7 +275,7 @@ public struct RecorderStateMachine: Sendable {
 
     /// What a source handed over since it was last taken: its reads, each with the time it
     /// arrived (host clock), and how many samples its inbox had to drop (it holds `capacity`).
-    public mutating func take(
+    package mutating func take(
         _ reads: [(samples: [Sample], arrived: Int64)], dropped: Int, capacity: Int, from index: Int
     ) -> [Action] {
         if reads.contains(where: { !$0.samples.isEmpty }) { delivered.insert(index) }
@@ -364,7 +364,7 @@ public struct RecorderStateMachine: Sendable {
     // MARK: - Time
 
     /// A flush interval has passed: what was captured goes to the store.
-    public mutating func flushDue(at now: Int64) -> [Action] {
+    package mutating func flushDue(at now: Int64) -> [Action] {
         if state == .armed { return armedFlushDue(at: now) + reservationDue(at: now) }
         guard case .recording = state else { return [] }
         return recordingFlushDue(at: now) + reservationDue(at: now)

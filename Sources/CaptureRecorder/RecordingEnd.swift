@@ -12,9 +12,9 @@ import Foundation
 /// `source_failed` line, and a run whose every source failed so recorded nothing after the last
 /// of them went; a journal without a summary was cut off, by a restart of the machine if it ends
 /// before the machine booted, else by the recorder's own end (killed, crashed).
-public struct RecordingEnd: Codable, Sendable, Equatable {
+package struct RecordingEnd: Codable, Sendable, Equatable {
     /// What ended it.
-    public enum Kind: String, Codable, Sendable, Equatable {
+    package enum Kind: String, Codable, Sendable, Equatable {
         /// The store (the disk, or its size limit) was full and nothing more could go.
         case storeFull = "store-full"
         /// Another store failure (a damaged database, an I/O error).
@@ -28,17 +28,17 @@ public struct RecordingEnd: Codable, Sendable, Equatable {
     }
 
     /// What ended it.
-    public var kind: Kind
+    package var kind: Kind
     /// The failure's own words, for the store kinds.
-    public var reason: String?
+    package var reason: String?
     /// Unix ms: when the recorder wrote its last journal line.
-    public var lastJournalAt: Int64?
+    package var lastJournalAt: Int64?
     /// The sources that failed for good in the last run, with why (`iio:device0: the device
     /// vanished`); absent when none did.
-    public var sourcesGone: [String]?
+    package var sourcesGone: [String]?
 
     /// Creates a value from its parts.
-    public init(kind: Kind, reason: String? = nil, lastJournalAt: Int64? = nil, sourcesGone: [String]? = nil) {
+    package init(kind: Kind, reason: String? = nil, lastJournalAt: Int64? = nil, sourcesGone: [String]? = nil) {
         self.kind = kind
         self.reason = reason
         self.lastJournalAt = lastJournalAt
@@ -47,7 +47,7 @@ public struct RecordingEnd: Codable, Sendable, Equatable {
 
     /// Reads the journal `text`; nil when it says the recording finished normally, or when
     /// there is nothing to read. `bootedAt` is when this machine booted (Unix ms), nil if unknown.
-    public static func read(journal text: String, bootedAt: Int64?) -> RecordingEnd? {
+    package static func read(journal text: String, bootedAt: Int64?) -> RecordingEnd? {
         let lines = JournalLine.lines(of: text)
         // The last run: from the last start (or recovery after a crash) on.
         let runStart = lines.lastIndex { ["start", "recovered"].contains($0.event) } ?? 0
@@ -86,7 +86,7 @@ public struct RecordingEnd: Codable, Sendable, Equatable {
     }
 
     /// One line for `capture status`: what happened and what it means for the data.
-    public var text: String {
+    package var text: String {
         let gone = (sourcesGone ?? []).joined(separator: "; ")
         let before = kind == .sourceGone || gone.isEmpty ? "" : "; before that a source was gone (\(gone))"
         return reasonText + before

@@ -1,12 +1,12 @@
-public import CaptureCore
+package import CaptureCore
 import Foundation
-public import CaptureStorage
+package import CaptureStorage
 
 /// Finishing a measurement whose recorder died.
-public enum Recovery {
+package enum Recovery {
     /// Stops the interrupted open measurement where its committed data ends. Returns its id and
     /// how many flushes staged in the flush log did not fit into a full store and were given up.
-    public static func stopInterrupted(store: Store) throws -> (id: Int64, givenUp: Int) {
+    package static func stopInterrupted(store: Store) throws -> (id: Int64, givenUp: Int) {
         // What the recorder staged first; on a full store what does not fit is given up, since
         // nothing may follow the stop.
         let givenUp = try store.applyFlushLog(wait: true, dropping: true)
@@ -25,7 +25,7 @@ public enum Recovery {
     /// counted (``RideCount/endedByPower``). `now` is when the new recorder found it. Judged as
     /// any ride's end is (``RideRules/discards(_:continued:)``): with `ride.detect: auto`, a
     /// ride that moved less than `ride.min_distance` in total is discarded (`discarded`).
-    public static func endByInterruption(
+    package static func endByInterruption(
         store: Store, directory: String, ride: RideSettings, at now: Int64
     ) throws -> (id: Int64, givenUp: Int, discarded: Bool) {
         // What the recorder staged first, as ``stopInterrupted(store:)`` does: its fixes count.
@@ -66,7 +66,7 @@ public enum Recovery {
     /// The interrupted open measurement and its sources as they stand once `records` (flush-log
     /// records the database has not taken) are applied (``RecorderStateMachine/Interrupted/after(_:stored:)``):
     /// only reads, so it works while another process holds the database.
-    public static func interrupted(
+    package static func interrupted(
         store: Store, after records: [FlushLog.Record]
     ) throws(StoreError) -> (RecorderStateMachine.Interrupted, sources: [String])? {
         var stored: (RecorderStateMachine.Interrupted, sources: String)?
@@ -87,7 +87,7 @@ public enum Recovery {
 
     /// ``interrupted(store:after:)`` with the records the flush log of `directory` holds (no
     /// recorder may be running: its lock is waited for).
-    public static func interrupted(
+    package static func interrupted(
         store: Store, directory: String
     ) throws(StoreError) -> (RecorderStateMachine.Interrupted, sources: [String])? {
         let records = try FlushLog(directory: directory, wait: true)?.records(after: try store.appliedLogSequence()) ?? []

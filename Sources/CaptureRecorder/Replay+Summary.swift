@@ -1,18 +1,18 @@
-public import CaptureStorage
+package import CaptureStorage
 import Foundation
 
 extension Replay {
     /// A replay's result for scripts (`capture replay --json`): the new measurement, its samples,
     /// how long the replay took and its pace.
-    public struct Summary: Codable, Sendable {
-        public var measurement: Int64
-        public var samples: Int
-        public var seconds: Double
-        public var samplesPerSecond: Double
+    package struct Summary: Codable, Sendable {
+        package var measurement: Int64
+        package var samples: Int
+        package var seconds: Double
+        package var samplesPerSecond: Double
     }
 
     /// ``run(into:)``, timed.
-    public func runTimed(into store: Store) throws -> Summary {
+    package func runTimed(into store: Store) throws -> Summary {
         let began = Date()
         let id = try run(into: store)
         let seconds = Date().timeIntervalSince(began)

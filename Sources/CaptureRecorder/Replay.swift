@@ -1,23 +1,23 @@
-public import CaptureCore
+package import CaptureCore
 import CaptureSensors
 import Foundation
 import Synchronization
-public import CaptureStorage
+package import CaptureStorage
 
 /// Replays a trace into a finished measurement through the recording engine, deterministically:
 /// timestamps come from the trace and the engine is flushed once per flush interval of trace
 /// time, so the same trace always gives the same stored data.
-public struct Replay: Sendable {
-    public var path: String
+package struct Replay: Sendable {
+    package var path: String
     /// Overrides the trace's initial modality.
-    public var modality: Modality?
+    package var modality: Modality?
     /// Flush interval in trace milliseconds.
-    public var flushInterval: Int64
+    package var flushInterval: Int64
     /// `nil` replays as fast as possible; otherwise trace time runs `speed` times faster than
     /// wall time.
-    public var speed: Double?
+    package var speed: Double?
 
-    public init(path: String, modality: Modality? = nil, flushInterval: Int64 = 1000, speed: Double? = nil) {
+    package init(path: String, modality: Modality? = nil, flushInterval: Int64 = 1000, speed: Double? = nil) {
         self.path = path
         self.modality = modality
         self.flushInterval = flushInterval
@@ -27,7 +27,7 @@ public struct Replay: Sendable {
     /// Replays into `store` and returns the new measurement's id.
     ///
     /// On any error the measurement is deleted again, so nothing is left half-stored.
-    public func run(into store: Store) throws -> Int64 {
+    package func run(into store: Store) throws -> Int64 {
         // Native traces, NMEA logs, gpsd JSON logs and GPX, told apart by content.
         let file = try TraceInput(path: path)
         if let open = try store.openMeasurement() { throw StoreError.alreadyOpen(open.id) }

@@ -1,4 +1,4 @@
-public import CaptureCore
+package import CaptureCore
 
 /// How far a ride has come along its fixes, across every interruption: what `ride.min_distance`
 /// judges and `capture status` shows. A recorder that continues a ride after a power cut starts
@@ -10,19 +10,19 @@ public import CaptureCore
 /// for fix in fixes { travel.pass(fix) }
 /// travel.metres  // the geodesic way from the first fix to the last, metres
 /// ```
-public struct RideTravel: Sendable, Equatable {
+package struct RideTravel: Sendable, Equatable {
     /// Metres along the fixes, summed from one to the next (unrounded; no fix is left out).
-    public var metres: Double = 0
+    package var metres: Double = 0
     /// The last fix passed: the next step starts there.
-    public var last: Fix?
+    package var last: Fix?
 
-    public init(metres: Double = 0, last: Fix? = nil) {
+    package init(metres: Double = 0, last: Fix? = nil) {
         self.metres = metres
         self.last = last
     }
 
     /// Adds the way from the last fix to `fix`.
-    public mutating func pass(_ fix: Fix) {
+    package mutating func pass(_ fix: Fix) {
         if let last {
             let step = Geodesy.distance(
                 from: (latitude: last.latitude, longitude: last.longitude), to: (latitude: fix.latitude, longitude: fix.longitude))
@@ -32,7 +32,7 @@ public struct RideTravel: Sendable, Equatable {
     }
 
     /// Adds the way along `fixes`, in order.
-    public mutating func pass(_ fixes: some Sequence<Fix>) {
+    package mutating func pass(_ fixes: some Sequence<Fix>) {
         for fix in fixes { pass(fix) }
     }
 }

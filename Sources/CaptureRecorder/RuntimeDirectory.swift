@@ -26,9 +26,9 @@ import Glibc
 /// let runtime = RuntimeDirectory(dataDirectory: "/var/lib/capture")
 /// runtime.controlSocket   // "/run/capture/3f0c…/control.sock" under the systemd unit
 /// ```
-public struct RuntimeDirectory: Sendable, Equatable {
+package struct RuntimeDirectory: Sendable, Equatable {
     /// Which rule chose the base.
-    public enum Origin: String, Codable, Sendable, Equatable {
+    package enum Origin: String, Codable, Sendable, Equatable {
         /// `$XDG_RUNTIME_DIR/capture`.
         case xdgRuntimeDir
         /// `/run/capture`, as systemd's `RuntimeDirectory=capture` makes it.
@@ -37,7 +37,7 @@ public struct RuntimeDirectory: Sendable, Equatable {
         case fallback
 
         /// How `doctor` names it.
-        public var description: String {
+        package var description: String {
             switch self {
             case .xdgRuntimeDir: "$XDG_RUNTIME_DIR"
             case .systemd: "systemd's RuntimeDirectory="
@@ -47,30 +47,30 @@ public struct RuntimeDirectory: Sendable, Equatable {
     }
 
     /// The directory shared by this user's recorders (`/run/capture`, …).
-    public let base: String
+    package let base: String
     /// Which rule chose ``base``.
-    public let origin: Origin
+    package let origin: Origin
     /// The data directory's own name under ``base`` (``key(realPath:)``).
-    public let key: String
+    package let key: String
 
     /// The data directory's runtime directory: ``base``/``key``.
-    public var path: String { base + "/" + key }
+    package var path: String { base + "/" + key }
     /// The socket the recorder listens on.
-    public var controlSocket: String { path + "/control.sock" }
+    package var controlSocket: String { path + "/control.sock" }
     /// The recorder's process id, one decimal line (for scripts and tests; the lock is the truth).
-    public var pidFile: String { path + "/recorder.pid" }
+    package var pidFile: String { path + "/recorder.pid" }
     /// The file whose `flock` a running recorder holds (``RecorderLock``).
-    public var lockFile: String { path + "/recorder.lock" }
+    package var lockFile: String { path + "/recorder.lock" }
 
     /// The names a recorder of an older capture left in the data directory itself. Nothing reads
     /// them any more; `capture doctor` mentions them.
-    public static let formerNames = ["control.sock", "recorder.pid", "recorder.lock"]
+    package static let formerNames = ["control.sock", "recorder.pid", "recorder.lock"]
 
     /// The fixed directory systemd's `RuntimeDirectory=capture` makes for a system unit.
-    public static let systemdBase = "/run/capture"
+    package static let systemdBase = "/run/capture"
 
     /// A runtime directory `base`/`key`, as chosen by `origin` (tests, and ``init(dataDirectory:environment:)``).
-    public init(base: String, origin: Origin, key: String) {
+    package init(base: String, origin: Origin, key: String) {
         self.base = base
         self.origin = origin
         self.key = key
@@ -78,7 +78,7 @@ public struct RuntimeDirectory: Sendable, Equatable {
 
     /// The runtime directory of `dataDirectory` for this process (its user, and its environment
     /// unless `environment` is given). Nothing is created; ``create()`` does that.
-    public init(dataDirectory: String, environment: [String: String]? = nil) {
+    package init(dataDirectory: String, environment: [String: String]? = nil) {
         let environment = environment ?? ProcessInfo.processInfo.environment
         let uid = getuid()
         var info = stat()
@@ -96,7 +96,7 @@ public struct RuntimeDirectory: Sendable, Equatable {
 
     /// The base directory for a process with `environment` running as `uid`, given whether
     /// `/run/capture` exists as a directory of that user's. See ``RuntimeDirectory`` for the rules.
-    public static func base(environment: [String: String], uid: UInt32, runCaptureIsOurs: Bool) -> (path: String, origin: Origin) {
+    package static func base(environment: [String: String], uid: UInt32, runCaptureIsOurs: Bool) -> (path: String, origin: Origin) {
         if let xdg = environment["XDG_RUNTIME_DIR"], xdg.hasPrefix("/") {
             let trimmed = xdg.count > 1 && xdg.hasSuffix("/") ? String(xdg.dropLast()) : xdg
             return (trimmed == "/" ? "/capture" : trimmed + "/capture", .xdgRuntimeDir)
@@ -108,7 +108,7 @@ public struct RuntimeDirectory: Sendable, Equatable {
     /// The name of a data directory's runtime directory: the first 16 hex digits (64 bits) of the
     /// SHA-256 of its real path (symbolic links resolved, so that two spellings of one directory
     /// share one recorder). A data directory that is moved or renamed gets another name.
-    public static func key(realPath: String) -> String {
+    package static func key(realPath: String) -> String {
         String(ContentDigest.sha256Hex(Array(realPath.utf8)).prefix(16))
     }
 
@@ -117,7 +117,7 @@ public struct RuntimeDirectory: Sendable, Equatable {
     /// Creates ``base`` and ``path`` if missing, each 0700, and checks that both are directories
     /// of this user's and that no one else may enter ``path``: a `/tmp/capture-UID` made by
     /// someone else, or a data directory's runtime directory opened up, is never used.
-    public func create() throws(RuntimeDirectoryError) {
+    package func create() throws(RuntimeDirectoryError) {
         for directory in [base, path] {
             if mkdir(directory, mode_t(PrivateFiles.directoryMode)) == 0 {
                 _ = chmod(directory, mode_t(PrivateFiles.directoryMode))
@@ -131,7 +131,7 @@ public struct RuntimeDirectory: Sendable, Equatable {
 
     /// What ``create()`` would refuse in what exists of ``base`` and ``path``, creating nothing
     /// (`capture doctor`); `nil` when both are usable or still to be made.
-    public func problem() -> RuntimeDirectoryError? {
+    package func problem() -> RuntimeDirectoryError? {
         for directory in [base, path] {
             var info = stat()
             guard lstat(directory, &info) == 0 else { continue }
@@ -161,9 +161,9 @@ public struct RuntimeDirectory: Sendable, Equatable {
 }
 
 /// Why a recorder's runtime directory (``RuntimeDirectory``) cannot be used.
-public struct RuntimeDirectoryError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct RuntimeDirectoryError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What is wrong with it.
-    public enum Problem: Sendable, Equatable {
+    package enum Problem: Sendable, Equatable {
         /// `mkdir` failed, with the system's words.
         case cannotCreate(String)
         /// Something that is not a directory (a file, a symbolic link) has its name.
@@ -177,11 +177,11 @@ public struct RuntimeDirectoryError: Error, Sendable, Equatable, CustomStringCon
     }
 
     /// The directory.
-    public var path: String
+    package var path: String
     /// What is wrong with it.
-    public var problem: Problem
+    package var problem: Problem
 
-    public var description: String {
+    package var description: String {
         switch problem {
         case .cannotCreate(let reason): "cannot create the runtime directory \(path): \(reason)"
         case .notADirectory: "the runtime directory \(path) is not a directory"

@@ -7,7 +7,7 @@ extension StatusReport {
     /// The human-readable form of `capture status`; `interrupted` says what to do about an
     /// interrupted measurement, `room` what makes room in a full store (the front end names its
     /// commands).
-    public func text(interrupted: String, room: String = "") -> String {
+    package func text(interrupted: String, room: String = "") -> String {
         var uploadLine = ""
         if let uploads = uploads, !uploads.isEmpty {
             let keys = UploadRecord.Status.allCases.map(\.rawValue) + [Self.interruptedUpload]
@@ -114,7 +114,7 @@ extension StatusReport {
 
 extension RideTally {
     /// `3 begun by motion, 1 by size; ended 2 by motion, 1 by power, …; 1 discarded as still`.
-    public var text: String {
+    package var text: String {
         "begun \(self[.begunByMotion]) by motion, \(self[.begunBySize]) by size; ended \(self[.endedByMotion]) by motion, "
             + "\(self[.endedByPower]) by power, \(self[.endedBySize]) by size, \(self[.endedByCommand]) by command"
             + (self[.endedByFullStore] > 0 ? ", \(self[.endedByFullStore]) by a full store; " : "; ")

@@ -1,57 +1,57 @@
-public import CaptureCore
-public import CaptureStorage
+package import CaptureCore
+package import CaptureStorage
 import CaptureSensors
 import Foundation
 import Glibc
 
 /// What `capture status` shows. Field names and values are the `--json` output's.
-public struct StatusReport: Codable, Sendable, Equatable {
+package struct StatusReport: Codable, Sendable, Equatable {
     /// The data directory (absolute).
-    public var dataDirectory: String
+    package var dataDirectory: String
     /// The store's device identity.
-    public var device: String?
+    package var device: String?
     /// Where the directory stands.
     /// Where the data directory stands: `idle` when no measurement is open.
-    public var state: MeasurementState
+    package var state: MeasurementState
     /// The open measurement.
-    public var measurement: Int64?
+    package var measurement: Int64?
     /// Its current (or last) track.
-    public var track: Int?
+    package var track: Int?
     /// The modality in force.
-    public var modality: Modality?
+    package var modality: Modality?
     /// What is committed (durable) for the open measurement: in the database, and what a live
     /// recorder staged in the flush log.
-    public var committed: SampleCounts?
+    package var committed: SampleCounts?
     /// What the running recorder says about itself.
-    public var recorder: RecorderStatus?
+    package var recorder: RecorderStatus?
     /// For an interrupted measurement: why its recording ended, when its journal says.
-    public var ended: RecordingEnd?
+    package var ended: RecordingEnd?
     /// `true` while a recorder holds the data directory but does not answer yet (it is
     /// starting and has not taken the interrupted measurement on); absent otherwise.
-    public var recorderStarting: Bool?
+    package var recorderStarting: Bool?
     /// Finished measurements per upload state (pending, uploading, uploaded, skipped, failed;
     /// ``interruptedUpload`` for a session no running uploader holds).
-    public var uploads: [String: Int]?
+    package var uploads: [String: Int]?
     /// The key of ``uploads`` for an upload that was stopped and waits to be resumed.
-    public static let interruptedUpload = "interrupted"
+    package static let interruptedUpload = "interrupted"
     /// Delivery figures over all finished measurements (absent while there are none).
-    public var delivery: DeliveryTotals?
+    package var delivery: DeliveryTotals?
     /// What `capture sync` remembers: failed passes in a row, the next attempt (absent before
     /// the first pass).
-    public var sync: DeliveryState?
+    package var sync: DeliveryState?
     /// With `ride.detect: auto`: armed, recording or still, and since when.
-    public var ride: RideStatus?
+    package var ride: RideStatus?
     /// How rides began and ended (absent while none did so by the ride rules or a power cut).
-    public var rides: RideTally?
+    package var rides: RideTally?
     /// The data directory and database files that group or others can read, each with the
     /// `chmod` that makes it private; empty when the data is private (``PrivacyCheck``).
-    public var exposed: [PrivacyCheck.Exposure] = []
+    package var exposed: [PrivacyCheck.Exposure] = []
     /// The device login (`capture login`): how it stands and when it ends if nothing refreshes
     /// it (absent without a login file that says).
-    public var login: LoginLifetime.Report?
+    package var login: LoginLifetime.Report?
 
     /// A report with nothing known yet but the directory and `state`.
-    public init(dataDirectory: String, state: MeasurementState) {
+    package init(dataDirectory: String, state: MeasurementState) {
         self.dataDirectory = dataDirectory
         self.state = state
     }
@@ -59,14 +59,14 @@ public struct StatusReport: Codable, Sendable, Equatable {
 
 /// How rides began and ended, as the store counts them: a count per ``RideCount``, 0 for a kind
 /// not counted. Its JSON has every kind, named by its case (`begunByMotion`).
-public struct RideTally: Codable, Sendable, Equatable {
+package struct RideTally: Codable, Sendable, Equatable {
     private var counts: [RideCount: Int]
 
-    public init(_ counts: [RideCount: Int] = [:]) {
+    package init(_ counts: [RideCount: Int] = [:]) {
         self.counts = counts.filter { $0.value != 0 }
     }
 
-    public subscript(kind: RideCount) -> Int { counts[kind] ?? 0 }
+    package subscript(kind: RideCount) -> Int { counts[kind] ?? 0 }
 
     private struct Key: CodingKey {
         var stringValue: String
@@ -76,14 +76,14 @@ public struct RideTally: Codable, Sendable, Equatable {
         init(_ kind: RideCount) { stringValue = "\(kind)" }
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Key.self)
         var counts: [RideCount: Int] = [:]
         for kind in RideCount.allCases { counts[kind] = try container.decodeIfPresent(Int.self, forKey: Key(kind)) }
         self.init(counts)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Key.self)
         for kind in RideCount.allCases { try container.encode(self[kind], forKey: Key(kind)) }
     }

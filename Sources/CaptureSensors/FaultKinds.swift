@@ -1,7 +1,7 @@
-public import CaptureCore
+package import CaptureCore
 
 extension TraceFileError: KindedError {
-    public var faultKind: FaultKind {
+    package var faultKind: FaultKind {
         switch self {
         case .cannotOpen: .notFound
         case .readFailed: .io
@@ -11,11 +11,11 @@ extension TraceFileError: KindedError {
 }
 
 extension DeviceError: KindedError {
-    public var faultKind: FaultKind { isPermission ? .io : .unavailable }
+    package var faultKind: FaultKind { isPermission ? .io : .unavailable }
 }
 
 extension SourceError: KindedError {
-    public var faultKind: FaultKind {
+    package var faultKind: FaultKind {
         switch self {
         case .unknownKind, .malformed, .badAddress, .badRate, .notADeviceDirectory, .notUseful: .badArgument
         case .noDevice, .noReceiver, .nothingFound: .notFound

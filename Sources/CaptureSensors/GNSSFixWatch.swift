@@ -2,7 +2,7 @@ import CaptureCore
 import CaptureGNSS
 
 /// Where a live GNSS source stands, for `capture status` (raw values are its JSON strings).
-public enum GNSSFixState: String, Sendable, Equatable, Codable {
+package enum GNSSFixState: String, Sendable, Equatable, Codable {
     /// No fix yet.
     case searching
     /// Fixes are arriving.

@@ -1,5 +1,5 @@
-public import CaptureCore
-public import CaptureGNSS
+package import CaptureCore
+package import CaptureGNSS
 import Glibc
 
 /// Positions from gpsd over its JSON protocol (`?WATCH`), TPVs merged into one fix per epoch,
@@ -8,27 +8,27 @@ import Glibc
 ///
 /// When gpsd goes away (restart, crash) the source reconnects with exponential backoff, from
 /// ``initialBackoff`` doubling to ``maximumBackoff``; it never fails for that reason alone.
-public struct GPSDSource: SampleSource {
+package struct GPSDSource: SampleSource {
     /// Host name or address (default `127.0.0.1`).
-    public let host: String
+    package let host: String
     /// TCP port (default 2947).
-    public let port: UInt16
+    package let port: UInt16
     /// First reconnect delay, ms.
-    public var initialBackoff: Int64 = 250
+    package var initialBackoff: Int64 = 250
     /// Longest reconnect delay, ms.
-    public var maximumBackoff: Int64 = 8_000
+    package var maximumBackoff: Int64 = 8_000
 
     /// The default gpsd address.
-    public static let defaultAddress = "127.0.0.1:2947"
+    package static let defaultAddress = "127.0.0.1:2947"
 
     /// A client of gpsd at `host:port`.
-    public init(host: String = "127.0.0.1", port: UInt16 = 2947) {
+    package init(host: String = "127.0.0.1", port: UInt16 = 2947) {
         self.host = host
         self.port = port
     }
 
     /// Parses `HOST:PORT`, `HOST` or `:PORT`; `nil` if the port is not a number.
-    public init?(address: String) {
+    package init?(address: String) {
         guard let colon = address.lastIndex(of: ":") else {
             self.init(host: address.isEmpty ? "127.0.0.1" : address)
             return
@@ -39,32 +39,32 @@ public struct GPSDSource: SampleSource {
     }
 
     /// `gpsd:127.0.0.1:2947`.
-    public var name: String { "gpsd:\(host):\(port)" }
+    package var name: String { "gpsd:\(host):\(port)" }
 
     /// gpsd reports its receivers' GNSS time.
-    public var clock: SourceClock { .gnss }
+    package var clock: SourceClock { .gnss }
 
     /// Whether gpsd answers at the address now (a connect that succeeds within `timeout` ms).
-    public func isReachable(timeout: Int32 = 300) -> Bool {
+    package func isReachable(timeout: Int32 = 300) -> Bool {
         guard let fd = try? connect(timeout: timeout) else { return false }
         close(fd)
         return true
     }
 
     /// What gpsd sent in a short watch: its receivers and the kinds of reports they give.
-    public struct Probe: Sendable, Equatable, Codable {
+    package struct Probe: Sendable, Equatable, Codable {
         /// Receivers gpsd named (`DEVICES`/`DEVICE`): path and driver, e.g. `/dev/ttyACM0 (u-blox)`.
-        public var receivers: [String] = []
+        package var receivers: [String] = []
         /// Reports received by class (`TPV`, `SKY`, `IMU`, `ATT`, …).
-        public var reports: [String: Int] = [:]
+        package var reports: [String: Int] = [:]
         /// Motion sensors seen in `IMU`/`ATT` reports (`acc`, `gyr`, `mag`): the receiver has an IMU.
-        public var motion: [String] = []
+        package var motion: [String] = []
         /// Whether a TPV held a 2D or 3D fix.
-        public var fix = false
+        package var fix = false
     }
 
     /// Watches gpsd for `milliseconds` and says what arrived; `nil` if it does not answer.
-    public func probe(milliseconds: Int64) -> Probe? {
+    package func probe(milliseconds: Int64) -> Probe? {
         guard let fd = try? connect(timeout: 300) else { return nil }
         defer { close(fd) }
         let command = Array(GPSDCommand.watch().utf8)
@@ -164,7 +164,7 @@ public struct GPSDSource: SampleSource {
     /// Watches gpsd until `stop` is given, reconnecting whenever the connection is lost. Between
     /// reports it waits in poll with no timer while no fix is held, else until the fix would
     /// count as lost.
-    public func run(into sink: any SampleSink) throws {
+    package func run(into sink: any SampleSink) throws {
         let stop = sink.stop
         var watch = GNSSFixWatch()
         sink.note(.gnss(state: watch.state))

@@ -1,60 +1,60 @@
-public import CaptureCore
-public import CaptureIIO
+package import CaptureCore
+package import CaptureIIO
 
 /// One IIO device found under `<root>/sys/bus/iio/devices`, as `capture sensors` lists it.
 ///
 /// Devices are recognised by their channel files (``IIODeviceCapabilities``), never by `name`:
 /// one chip can appear as several devices, and several chips can share a name.
-public struct IIODevice: Sendable, Equatable {
+package struct IIODevice: Sendable, Equatable {
     /// `iio:device0`.
-    public var id: String
+    package var id: String
     /// The sysfs directory.
-    public var directory: SysfsDirectory
+    package var directory: SysfsDirectory
     /// The character device, `<root>/dev/iio:device0`.
-    public var node: String
+    package var node: String
     /// The `name` attribute (chip or part number).
-    public var name: String
+    package var name: String
     /// The optional `label` attribute (`accel-base`, …).
-    public var label: String?
+    package var label: String?
     /// What the device can measure.
-    public var capabilities: IIODeviceCapabilities
+    package var capabilities: IIODeviceCapabilities
     /// The channel names with a value file (`in_accel_x`, `in_pressure`, …), sorted.
-    public var channels: [String]
+    package var channels: [String]
     /// `sampling_frequency_available`, parsed; `nil` when absent or unreadable.
-    public var availableRates: IIOSamplingFrequencies?
+    package var availableRates: IIOSamplingFrequencies?
     /// The text of `sampling_frequency_available`, for listing.
-    public var availableRatesText: String?
+    package var availableRatesText: String?
     /// `sampling_frequency` in Hz, if the device has one that makes sense (above 0, at most 100 kHz).
-    public var currentRate: Double?
+    package var currentRate: Double?
     /// Whether the device has scan elements (`bufferY/` or `scan_elements/`) and a `/dev` node.
-    public var canStream: Bool
+    package var canStream: Bool
     /// `trigger/current_trigger`, if the device has a trigger directory ("" when none is set).
-    public var currentTrigger: String?
+    package var currentTrigger: String?
     /// A data-ready trigger found for it (`<name>-dev<N>` or `<name>-trigger`).
-    public var matchingTrigger: String?
+    package var matchingTrigger: String?
     /// Whether the buffer has a hardware FIFO (no trigger needed).
-    public var hasHardwareFIFO: Bool
+    package var hasHardwareFIFO: Bool
     /// `current_timestamp_clock`, if present.
-    public var timestampClock: String?
+    package var timestampClock: String?
 
     /// Whether the device measures anything this tool records.
-    public var isUseful: Bool {
+    package var isUseful: Bool {
         !capabilities.motionSensors.isEmpty || !capabilities.pressureChannels.isEmpty
     }
 
     /// The device number `N` of `iio:deviceN`.
-    public var number: Int? { Int(id.dropFirst("iio:device".count)) }
+    package var number: Int? { Int(id.dropFirst("iio:device".count)) }
 
     /// The source spec that captures from it: `iio:iio:device0` under `/`, else `iio:` and the
     /// absolute sysfs directory, so that the spec alone finds the device again.
-    public var sourceSpec: String {
+    package var sourceSpec: String {
         directory.path == "/sys/bus/iio/devices/" + id ? "iio:" + id : "iio:" + directory.path
     }
 
     /// How buffered capture would be triggered, for listing: `current: X`, `available: X`,
     /// `hardware FIFO`, none found (a buffer is tried without one; if the kernel refuses it the
     /// device is polled at the rate asked for), or no buffer.
-    public var triggerSummary: String {
+    package var triggerSummary: String {
         guard canStream else { return "no buffer (polled)" }
         if let currentTrigger, !currentTrigger.isEmpty { return "current: \(currentTrigger)" }
         if let matchingTrigger { return "available: \(matchingTrigger)" }
@@ -64,14 +64,14 @@ public struct IIODevice: Sendable, Equatable {
 }
 
 /// Finds IIO devices under a root directory (`/` on a real system, a temporary tree in tests).
-public enum IIODiscovery {
+package enum IIODiscovery {
     /// The sysfs directory holding `iio:deviceN` and `triggerN` under `root`.
-    public static func devicesDirectory(root: String) -> SysfsDirectory {
+    package static func devicesDirectory(root: String) -> SysfsDirectory {
         SysfsDirectory(path: join(root, "sys/bus/iio/devices"))
     }
 
     /// All `iio:deviceN` directories, in device-number order, whether useful or not.
-    public static func devices(root: String) -> [IIODevice] {
+    package static func devices(root: String) -> [IIODevice] {
         let base = devicesDirectory(root: root)
         let ids = base.entries().filter { $0.hasPrefix("iio:device") && Int($0.dropFirst(10)) != nil }
             .sorted { (Int($0.dropFirst(10)) ?? 0) < (Int($1.dropFirst(10)) ?? 0) }
@@ -80,7 +80,7 @@ public enum IIODiscovery {
     }
 
     /// One device by id (`iio:device0`); `nil` if its directory does not exist.
-    public static func device(id: String, root: String) -> IIODevice? {
+    package static func device(id: String, root: String) -> IIODevice? {
         let base = devicesDirectory(root: root)
         guard base.appending(id).exists else { return nil }
         let triggers = base.entries().filter { $0.hasPrefix("trigger") }.compactMap { base.appending($0).value("name") }
@@ -119,7 +119,7 @@ public enum IIODiscovery {
     }
 
     /// `root` + `/` + `relative`, without doubled slashes.
-    public static func join(_ root: String, _ relative: String) -> String {
+    package static func join(_ root: String, _ relative: String) -> String {
         var base = root
         while base.hasSuffix("/") { base.removeLast() }
         return base + "/" + relative

@@ -1,5 +1,5 @@
-public import CaptureCore
-public import CaptureIIO
+package import CaptureCore
+package import CaptureIIO
 import Glibc
 import SystemPackage
 
@@ -15,33 +15,33 @@ import SystemPackage
 /// queued, so a 1 kHz device wakes the process twice a second. A kernel without
 /// `buffer/watermark` (before 4.2) wakes the reader at every scan; there the source sleeps
 /// ``maxLatency`` after each read instead, for the same batches.
-public struct IIOSource: SampleSource {
+package struct IIOSource: SampleSource {
     /// The device.
-    public let device: IIODevice
+    package let device: IIODevice
     /// The rate asked for with `--rate`, Hz.
-    public let requestedRate: Double?
+    package let requestedRate: Double?
     /// The rate that will be set: the available one nearest to ``requestedRate``.
-    public let chosenRate: Double?
+    package let chosenRate: Double?
     /// Motion converters, one per three-axis sensor of the device.
-    public let motion: [IIOMotionConverter]
+    package let motion: [IIOMotionConverter]
     /// The pressure converter, if the device has a pressure channel.
-    public let pressure: IIOPressureConverter?
+    package let pressure: IIOPressureConverter?
     /// Whether capture will be buffered (else polled).
-    public let buffered: Bool
+    package let buffered: Bool
     /// Longest time, seconds, a scan may wait in the kernel buffer before it is read; sets the
     /// watermark (see ``IIOBufferSizing``). Keep it well under the recorder's flush interval:
     /// a sample reaches the store at most `maxLatency` + one flush interval after it was taken.
-    public var maxLatency: Double = Self.defaultMaxLatency
+    package var maxLatency: Double = Self.defaultMaxLatency
     /// Half the default 1 s flush interval: two wake-ups a second per device at any rate up to 16 kHz.
-    public static let defaultMaxLatency = 0.5
+    package static let defaultMaxLatency = 0.5
     /// Polling rate when neither `--rate` nor `sampling_frequency` says, Hz.
-    public static let defaultPollingRate = 10.0
+    package static let defaultPollingRate = 10.0
     /// Seconds after which a polled source first says the rate and jitter it achieves (a
     /// ``SourceNote/info(_:)``, shown in `capture status`); then every 10 minutes.
-    public var rateReportAfter: Double = 10
+    package var rateReportAfter: Double = 10
 
     /// Prepares capture from `device`, resolving scales, offsets and mount matrices now.
-    public init(device: IIODevice, rate: Double? = nil) throws(IIOError) {
+    package init(device: IIODevice, rate: Double? = nil) throws(IIOError) {
         self.device = device
         requestedRate = rate
         chosenRate = rate.map { requested in
@@ -71,10 +71,10 @@ public struct IIOSource: SampleSource {
 
     /// `iio:iio:device0`, with `@RATE` when a rate was asked for (`iio:iio:device0@200`), so
     /// that the name alone, stored with the measurement, restarts the same capture on resume.
-    public var name: String { device.sourceSpec + (requestedRate.map { "@" + Self.format($0) } ?? "") }
+    package var name: String { device.sourceSpec + (requestedRate.map { "@" + Self.format($0) } ?? "") }
 
     /// One line on what capture will do, for `capture start`.
-    public var summary: String {
+    package var summary: String {
         var parts = ["\(device.id) (\(device.name)\(device.label.map { ", " + $0 } ?? ""))"]
         parts.append(motion.map(\.sensor.shortName).joined(separator: "+") + (pressure == nil ? "" : (motion.isEmpty ? "" : "+") + "prs"))
         parts.append(buffered ? "buffered" : "polled")
@@ -87,18 +87,18 @@ public struct IIOSource: SampleSource {
     }
 
     /// A rate without a needless `.0` (`100`, `12.5`).
-    public static func format(_ value: Double) -> String {
+    package static func format(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 
     /// The buffer sizing for this source: its rate (as set, else the device's, else assumed) and
     /// ``maxLatency``.
-    public var bufferSizing: IIOBufferSizing {
+    package var bufferSizing: IIOBufferSizing {
         IIOBufferSizing(rate: chosenRate ?? device.currentRate, maxLatency: maxLatency)
     }
 
     /// Configures the device, captures until it ends, fails or `stop` is given, and restores it.
-    public func run(into sink: any SampleSink) throws {
+    package func run(into sink: any SampleSink) throws {
         let deliverAll: @Sendable ([Sample]) -> Void = { sink.deliver($0) }
         let note: @Sendable (SourceNote) -> Void = { sink.note($0) }
         let stop = sink.stop

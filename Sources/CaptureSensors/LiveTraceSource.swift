@@ -1,4 +1,4 @@
-public import CaptureCore
+package import CaptureCore
 
 /// The argument of a `trace:` spec: the file, then the options a recorder writes into the source
 /// names it stores, so that `capture resume` plays the trace on the same way:
@@ -10,18 +10,18 @@ public import CaptureCore
 ///
 /// Options are only recognised at the end of the argument, so a file name with an `@` in it
 /// still works unless it ends in one of them.
-public struct TraceSpec: Sendable, Equatable {
+package struct TraceSpec: Sendable, Equatable {
     /// The trace file.
-    public var path: String
+    package var path: String
     /// Whether the trace starts again from the top when it ends.
-    public var loop: Bool
+    package var loop: Bool
     /// Milliseconds the trace was held while its recorder was down.
-    public var delay: Int64
+    package var delay: Int64
     /// How many times faster than recorded it plays (1: live pace); benchmarks of long rides.
-    public var speed: Double
+    package var speed: Double
 
     /// A spec of `path` with options.
-    public init(path: String, loop: Bool = false, delay: Int64 = 0, speed: Double = 1) {
+    package init(path: String, loop: Bool = false, delay: Int64 = 0, speed: Double = 1) {
         self.path = path
         self.loop = loop
         self.delay = delay
@@ -29,14 +29,14 @@ public struct TraceSpec: Sendable, Equatable {
     }
 
     /// The fastest `@speed=` takes.
-    public static let maximumSpeed = 10_000.0
+    package static let maximumSpeed = 10_000.0
 
     /// The longest hold `@delay=` takes: ten years in milliseconds. A larger value (typed by
     /// hand) would overflow the re-based times; it is not an option then but part of the path.
-    public static let maximumDelay: Int64 = 10 * 366 * 86_400_000
+    package static let maximumDelay: Int64 = 10 * 366 * 86_400_000
 
     /// Splits the argument of a `trace:` spec into the file and its trailing options.
-    public init(parsing argument: String) {
+    package init(parsing argument: String) {
         var rest = Substring(argument)
         var loop = false
         var delay: Int64 = 0
@@ -62,13 +62,13 @@ public struct TraceSpec: Sendable, Equatable {
     }
 
     /// The argument that ``init(parsing:)`` reads back.
-    public var argument: String {
+    package var argument: String {
         path + (loop ? "@loop" : "") + (speed != 1 ? "@speed=\(Self.number(speed))" : "") + (delay != 0 ? "@delay=\(delay)" : "")
     }
 
     /// A source's name as a person reads it (`capture status`): a trace's without the `@delay=`
     /// a recovery adds, which only the next recovery needs (the stored name keeps it).
-    public static func shownName(_ name: String) -> String {
+    package static func shownName(_ name: String) -> String {
         guard name.hasPrefix("trace:") else { return name }
         var spec = TraceSpec(parsing: String(name.dropFirst("trace:".count)))
         spec.delay = 0
@@ -93,29 +93,29 @@ public struct TraceSpec: Sendable, Equatable {
 /// receiver would instead: from when it starts, live-paced on the host clock, its samples only
 /// (the motion and stillness in them begin and end rides); its marks are left out and its end
 /// ends nothing (with ``loop`` it plays again from the top).
-public struct LiveTraceSource: SampleSource {
-    public let file: TraceFile
-    public let speed: Double
+package struct LiveTraceSource: SampleSource {
+    package let file: TraceFile
+    package let speed: Double
     /// Whether the trace starts again from the top when it ends.
-    public var loop: Bool
+    package var loop: Bool
     /// Milliseconds the trace was held while its recorder was down (``TraceSpec/delay``).
-    public var delay: Int64
+    package var delay: Int64
     /// Play time (re-based milliseconds since the measurement's start, minus ``delay``) up to
     /// which everything is already stored; records at or before it are skipped.
-    public var playedThrough: Int64?
+    package var playedThrough: Int64?
     /// Whether it plays as a receiver (``detectingRides()``): no marks, re-based onto its own start.
-    public var asReceiver = false
+    package var asReceiver = false
 
-    public init(path: String, speed: Double = 1, loop: Bool = false, delay: Int64 = 0) {
+    package init(path: String, speed: Double = 1, loop: Bool = false, delay: Int64 = 0) {
         file = TraceFile(path: path)
         self.speed = speed
         self.loop = loop
         self.delay = delay
     }
 
-    public var name: String { "trace:" + TraceSpec(path: file.path, loop: loop, delay: delay, speed: speed).argument }
+    package var name: String { "trace:" + TraceSpec(path: file.path, loop: loop, delay: delay, speed: speed).argument }
 
-    public func initialModality() throws -> Modality? {
+    package func initialModality() throws -> Modality? {
         struct Found: Error { let modality: Modality? }
         do {
             try file.forEachRecord { record, _ in
@@ -129,11 +129,11 @@ public struct LiveTraceSource: SampleSource {
     }
 
     /// A trace's marks drive the measurement it is recorded into (not when it plays as a receiver).
-    public var drivesLifecycle: Bool { !asReceiver }
+    package var drivesLifecycle: Bool { !asReceiver }
 
-    public var pace: Double { speed }
+    package var pace: Double { speed }
 
-    public func detectingRides() -> any SampleSource {
+    package func detectingRides() -> any SampleSource {
         var receiver = self
         (receiver.asReceiver, receiver.delay, receiver.playedThrough) = (true, 0, nil)
         return receiver
@@ -141,11 +141,11 @@ public struct LiveTraceSource: SampleSource {
 
     /// Plays until the trace ends (after handing over its `stop`), fails, or `sink.stop` is given.
     /// As a receiver, its first record is now (nothing else has begun to re-base onto).
-    public func run(into sink: any SampleSink) throws {
+    package func run(into sink: any SampleSink) throws {
         try play(anchor: asReceiver ? WallClock.now() : sink.measurementStart + delay, sink: sink)
     }
 
-    public func continuing(measurementStart: Int64, committedEnd: Int64, resumedAt: Int64) -> any SampleSource {
+    package func continuing(measurementStart: Int64, committedEnd: Int64, resumedAt: Int64) -> any SampleSource {
         var next = self
         next.playedThrough = committedEnd - measurementStart - delay
         next.delay = delay + max(0, resumedAt - committedEnd)

@@ -1,5 +1,5 @@
-public import CaptureCore
-public import CaptureGNSS
+package import CaptureCore
+package import CaptureGNSS
 import Glibc
 
 /// Reads a GNSS receiver straight from its device: a tty (`/dev/ttyACM0`, put in raw mode), a
@@ -11,26 +11,26 @@ import Glibc
 /// / ESF-MEAS become accelerometer and gyroscope samples (on GNSS time, see
 /// ``UBXSensorSamples``). Bad, truncated and unknown sentences and frames are skipped and
 /// reported as losses; fix acquired and lost are reported as ``SourceNote/gnss(state:)``.
-public struct NMEASource: SampleSource {
+package struct NMEASource: SampleSource {
     /// The device or file.
-    public let path: String
+    package let path: String
 
     /// A reader of `path`.
-    public init(path: String) {
+    package init(path: String) {
         self.path = path
     }
 
     /// `nmea:/dev/ttyACM0`.
-    public var name: String { "nmea:\(path)" }
+    package var name: String { "nmea:\(path)" }
 
     /// A receiver's GNSS time; a plain file is a recording, whose times are its own.
-    public var clock: SourceClock {
+    package var clock: SourceClock {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? .recorded : .gnss
     }
 
     /// Checks that `path` can be opened for reading now.
-    public func check() throws(DeviceError) {
+    package func check() throws(DeviceError) {
         let fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw DeviceError(path: path, action: "open", errno: errno) }
         close(fd)
@@ -39,7 +39,7 @@ public struct NMEASource: SampleSource {
     /// Reads until the file or FIFO ends, the device fails, or `stop` is given. It waits in poll
     /// with no timer while no fix is held, else until the fix would count as lost: one wake-up
     /// per burst of sentences the receiver writes at once.
-    public func run(into sink: any SampleSink) throws {
+    package func run(into sink: any SampleSink) throws {
         let stop = sink.stop
         let device = try ReceiverDevice(path: path, writable: false)
         defer { device.close() }

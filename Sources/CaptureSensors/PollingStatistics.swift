@@ -11,23 +11,23 @@ import Glibc
 /// statistics.achievedRate   // 49.4 (Hz)
 /// statistics.text           // "polled at 49.4 Hz (asked 50), jitter 0.25 ms, worst 0.5 ms late"
 /// ```
-public struct PollingStatistics: Sendable, Equatable {
+package struct PollingStatistics: Sendable, Equatable {
     /// The rate the timer aims at, Hz.
-    public let askedRate: Double
+    package let askedRate: Double
     private var last: Int64?
     private var intervals = 0
     private var sum = 0.0
     private var sumOfSquares = 0.0
     private var worst = 0.0
     /// Ticks the timer gave up because a read took longer than its period.
-    public private(set) var skipped = 0
+    package private(set) var skipped = 0
 
-    public init(askedRate: Double) {
+    package init(askedRate: Double) {
         self.askedRate = askedRate
     }
 
     /// A read began at `nanoseconds` (a monotonic clock).
-    public mutating func read(at nanoseconds: Int64) {
+    package mutating func read(at nanoseconds: Int64) {
         defer { last = nanoseconds }
         guard let last else { return }
         let interval = Double(nanoseconds - last) / 1e6
@@ -38,23 +38,23 @@ public struct PollingStatistics: Sendable, Equatable {
     }
 
     /// The timer gave up `count` ticks (a read overran its period).
-    public mutating func skip(_ count: Int) { skipped += count }
+    package mutating func skip(_ count: Int) { skipped += count }
 
     /// Reads per second over the window; `nil` before two reads.
-    public var achievedRate: Double? { intervals > 0 && sum > 0 ? 1000 * Double(intervals) / sum : nil }
+    package var achievedRate: Double? { intervals > 0 && sum > 0 ? 1000 * Double(intervals) / sum : nil }
 
     /// The standard deviation of the intervals between reads, ms; `nil` before two reads.
-    public var jitter: Double? {
+    package var jitter: Double? {
         guard intervals > 0 else { return nil }
         let mean = sum / Double(intervals)
         return max(0, sumOfSquares / Double(intervals) - mean * mean).squareRoot()
     }
 
     /// The most an interval exceeded the period, ms (0 when none did).
-    public var worstLateness: Double { max(0, worst) }
+    package var worstLateness: Double { max(0, worst) }
 
     /// Starts a new window (the last read stays the start of the next interval).
-    public mutating func reset() {
+    package mutating func reset() {
         let keep = last
         self = PollingStatistics(askedRate: askedRate)
         last = keep
@@ -62,7 +62,7 @@ public struct PollingStatistics: Sendable, Equatable {
 
     /// `polled at 49.9 Hz (asked 50), jitter 0.21 ms, worst 3.4 ms late`, with `, N ticks
     /// skipped` when reads overran; `nil` before two reads.
-    public var text: String? {
+    package var text: String? {
         guard let achievedRate, let jitter else { return nil }
         let skippedText = skipped > 0 ? ", \(skipped) ticks skipped (reads slower than the period)" : ""
         return "polled at \(Self.decimal(achievedRate, places: 1)) Hz (asked \(IIOSource.format(askedRate))), "
@@ -78,7 +78,7 @@ public struct PollingStatistics: Sendable, Equatable {
 
     /// Now on `CLOCK_MONOTONIC`, ns: what the intervals are measured on (a step of the wall
     /// clock is not jitter).
-    public static func monotonicNanoseconds() -> Int64 {
+    package static func monotonicNanoseconds() -> Int64 {
         var spec = timespec()
         clock_gettime(CLOCK_MONOTONIC, &spec)
         return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)

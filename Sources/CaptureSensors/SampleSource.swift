@@ -1,4 +1,4 @@
-public import CaptureCore
+package import CaptureCore
 import Glibc
 
 /// A source of samples: a device, a receiver, or a trace played at its own pace.
@@ -21,7 +21,7 @@ import Glibc
 ///     }
 /// }
 /// ```
-public protocol SampleSource: Sendable {
+package protocol SampleSource: Sendable {
     /// What the source is, for `capture status` (`trace:ride.trace`), stored with the measurement
     /// so that a recovered recorder starts the same source again.
     var name: String { get }
@@ -59,18 +59,18 @@ public protocol SampleSource: Sendable {
 }
 
 extension SampleSource {
-    public var clock: SourceClock { .host }
-    public var drivesLifecycle: Bool { false }
-    public func initialModality() throws -> Modality? { nil }
-    public func continuing(measurementStart: Int64, committedEnd: Int64, resumedAt: Int64) -> any SampleSource { self }
-    public func detectingRides() -> any SampleSource { self }
-    public var pace: Double { 1 }
+    package var clock: SourceClock { .host }
+    package var drivesLifecycle: Bool { false }
+    package func initialModality() throws -> Modality? { nil }
+    package func continuing(measurementStart: Int64, committedEnd: Int64, resumedAt: Int64) -> any SampleSource { self }
+    package func detectingRides() -> any SampleSource { self }
+    package var pace: Double { 1 }
 }
 
 /// Where a running source hands what it reads: samples, notes and, for a source that drives the
 /// lifecycle, marks. The recorder gives each source a sink of its own; it must never block the
 /// source (the recorder's sink puts samples in an inbox and returns).
-public protocol SampleSink: Sendable {
+package protocol SampleSink: Sendable {
     /// The samples of one read, in the order they were taken.
     func deliver(_ samples: [Sample])
     /// The samples of one read that a simulated device hands over at `time` (Unix ms, host
@@ -90,21 +90,21 @@ public protocol SampleSink: Sendable {
 }
 
 extension SampleSink {
-    public func deliver(_ samples: [Sample], at time: Int64) { deliver(samples) }
+    package func deliver(_ samples: [Sample], at time: Int64) { deliver(samples) }
 }
 
 /// A sink made of closures: for tools that run a source on their own (`capture doctor`,
 /// `capture sensors`) and for tests.
-public struct ClosureSink: SampleSink {
-    public let stop: StopSignal
-    public let measurementStart: Int64
+package struct ClosureSink: SampleSink {
+    package let stop: StopSignal
+    package let measurementStart: Int64
     private let onSamples: @Sendable ([Sample]) -> Void
     private let onNote: @Sendable (SourceNote) -> Void
     private let onMark: @Sendable (LifecycleCommand, Int64) -> Void
 
     /// A sink that calls `deliver`, `note` and `mark`; a trace run through it plays from
     /// `measurementStart` (default: now).
-    public init(
+    package init(
         stop: StopSignal, measurementStart: Int64 = WallClock.now(), deliver: @escaping @Sendable ([Sample]) -> Void,
         note: @escaping @Sendable (SourceNote) -> Void = { _ in },
         mark: @escaping @Sendable (LifecycleCommand, Int64) -> Void = { _, _ in }
@@ -116,13 +116,13 @@ public struct ClosureSink: SampleSink {
         onMark = mark
     }
 
-    public func deliver(_ samples: [Sample]) { onSamples(samples) }
-    public func note(_ note: SourceNote) { onNote(note) }
-    public func mark(_ command: LifecycleCommand, at time: Int64) { onMark(command, time) }
+    package func deliver(_ samples: [Sample]) { onSamples(samples) }
+    package func note(_ note: SourceNote) { onNote(note) }
+    package func mark(_ command: LifecycleCommand, at time: Int64) { onMark(command, time) }
 }
 
 /// Which clock a source's times are on, for one clock per measurement (``GNSSClock``).
-public enum SourceClock: Sendable, Equatable {
+package enum SourceClock: Sendable, Equatable {
     /// The host's: IIO timestamps, a trace re-based onto now. Moved onto GNSS time when the
     /// host clock is found wrong.
     case host
@@ -133,8 +133,8 @@ public enum SourceClock: Sendable, Equatable {
 }
 
 /// The wall clock, in Unix milliseconds.
-public enum WallClock {
-    public static func now() -> Int64 {
+package enum WallClock {
+    package static func now() -> Int64 {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
@@ -142,7 +142,7 @@ public enum WallClock {
 
     /// Sleeps until `deadline` (Unix ms) in slices of at most 100 ms; returns early, `false`,
     /// if `shouldStop()` turns true.
-    public static func sleep(until deadline: Int64, shouldStop: () -> Bool) -> Bool {
+    package static func sleep(until deadline: Int64, shouldStop: () -> Bool) -> Bool {
         while true {
             if shouldStop() { return false }
             let left = deadline - now()
@@ -154,7 +154,7 @@ public enum WallClock {
 
 extension Sample {
     /// Moves the sample to another timestamp.
-    public mutating func shift(to time: Int64) {
+    package mutating func shift(to time: Int64) {
         switch self {
         case .motion(let sensor, var value):
             value.timestamp = time
@@ -170,11 +170,11 @@ extension Sample {
 }
 
 /// The host clock's standing with the kernel.
-public enum HostClock {
+package enum HostClock {
     /// Whether the kernel says the clock is synchronised (NTP or PTP keeps it): `adjtimex(2)`
     /// answers anything but `TIME_ERROR`. A board without a real-time clock says no until its
     /// first NTP answer.
-    public static func isSynchronized() -> Bool {
+    package static func isSynchronized() -> Bool {
         // Glibc's module map leaves out <sys/timex.h>: the call is looked up by name, with a
         // zeroed buffer larger than any `struct timex` (208 bytes on 64-bit Linux); modes 0
         // only reads. TIME_ERROR is 5.

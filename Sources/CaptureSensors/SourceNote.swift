@@ -1,7 +1,7 @@
-public import CaptureCore
+package import CaptureCore
 
 /// Something a live source tells the recorder besides samples: losses and GNSS fix changes.
-public enum SourceNote: Sendable, Equatable {
+package enum SourceNote: Sendable, Equatable {
     /// `count` samples (or scans, or sentences) were lost or skipped; `reason` says why.
     case lost(Int, reason: String)
     /// `count` inputs of kinds this tool does not use (NMEA GSV, proprietary sentences) were

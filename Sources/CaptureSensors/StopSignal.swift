@@ -1,6 +1,6 @@
 import Glibc
 import Synchronization
-public import SystemPackage
+package import SystemPackage
 
 /// Tells sources, and the recorder's own threads, to stop: a flag and a pipe that turns readable
 /// at the same moment, so a thread blocked in `poll(2)` wakes at once instead of checking a flag
@@ -11,18 +11,18 @@ public import SystemPackage
 /// A signal made from a `shouldStop` closure (``init(polling:)``, for a caller that only has a
 /// flag to offer) has no descriptor; its waits then wake every ``pollingInterval`` ms to ask
 /// the closure.
-public final class StopSignal: Sendable {
+package final class StopSignal: Sendable {
     private let flag = Atomic<Bool>(false)
     private let check: (@Sendable () -> Bool)?
     /// Read end of the pipe (readable once stopped); `-1` for a polling signal.
-    public let descriptor: Int32
+    package let descriptor: Int32
     private let writeEnd: Int32
 
     /// How often a polling signal asks its closure while waiting, ms.
-    public static let pollingInterval: Int32 = 100
+    package static let pollingInterval: Int32 = 100
 
     /// A signal with a descriptor. If no pipe can be made (out of descriptors) it polls its flag.
-    public init() {
+    package init() {
         var ends: [Int32] = [-1, -1]
         // pipe2 is not in Glibc's module map; the flags are set one by one (no exec can
         // happen in between that matters: the recorder starts no processes).
@@ -41,7 +41,7 @@ public final class StopSignal: Sendable {
     }
 
     /// A signal without a descriptor that is stopped once `shouldStop()` (or ``stop()``) says so.
-    public init(polling shouldStop: @escaping @Sendable () -> Bool) {
+    package init(polling shouldStop: @escaping @Sendable () -> Bool) {
         descriptor = -1
         writeEnd = -1
         check = shouldStop
@@ -53,10 +53,10 @@ public final class StopSignal: Sendable {
     }
 
     /// Whether ``stop()`` was called (or the closure says stop).
-    public var isStopped: Bool { flag.load(ordering: .acquiring) || (check?() ?? false) }
+    package var isStopped: Bool { flag.load(ordering: .acquiring) || (check?() ?? false) }
 
     /// Stops: sets the flag and makes ``descriptor`` readable for good (one byte, never read).
-    public func stop() {
+    package func stop() {
         guard !flag.exchange(true, ordering: .acquiringAndReleasing) else { return }
         if writeEnd >= 0 {
             var byte: UInt8 = 1
@@ -65,7 +65,7 @@ public final class StopSignal: Sendable {
     }
 
     /// What ``wait(for:timeout:)`` saw.
-    public enum Readiness: Equatable, Sendable {
+    package enum Readiness: Equatable, Sendable {
         /// `fd` is ready; its `revents`.
         case ready(Int16)
         /// The signal was given (checked first: a stop wins over ready data).
@@ -77,7 +77,7 @@ public final class StopSignal: Sendable {
     /// Waits until `fd` is readable (or hung up, or in error), the signal is given, or `timeout` ms pass (`nil`:
     /// no timeout). `fd` −1 waits for the signal alone. EINTR is retried; another poll error is
     /// thrown as its errno.
-    public func wait(for fd: Int32, timeout: Int64?) throws(Errno) -> Readiness {
+    package func wait(for fd: Int32, timeout: Int64?) throws(Errno) -> Readiness {
         let deadline = timeout.map { Self.monotonicMilliseconds() + max(0, $0) }
         while true {
             if isStopped { return .stopped }
@@ -103,7 +103,7 @@ public final class StopSignal: Sendable {
 
     /// Sleeps until `deadline` (Unix ms, ``WallClock``); returns `false` at once when the signal
     /// is given. One wake-up per call, unless the signal polls.
-    public func sleep(until deadline: Int64) -> Bool {
+    package func sleep(until deadline: Int64) -> Bool {
         while true {
             if isStopped { return false }
             let left = deadline - WallClock.now()

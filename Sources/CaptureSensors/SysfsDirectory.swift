@@ -4,29 +4,29 @@ import SystemPackage
 /// A directory of small attribute files (sysfs), read and written with plain POSIX calls.
 ///
 /// The path is taken as given, so tests can point it into a fake tree under a temporary root.
-public struct SysfsDirectory: Sendable, Hashable {
+package struct SysfsDirectory: Sendable, Hashable {
     /// The directory's absolute path.
-    public let path: String
+    package let path: String
 
     /// A directory at `path`.
-    public init(path: String) {
+    package init(path: String) {
         self.path = path
     }
 
     /// A subdirectory.
-    public func appending(_ name: String) -> SysfsDirectory { SysfsDirectory(path: path + "/" + name) }
+    package func appending(_ name: String) -> SysfsDirectory { SysfsDirectory(path: path + "/" + name) }
 
     /// Whether the directory exists.
-    public var exists: Bool {
+    package var exists: Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
     /// Whether `name` exists in the directory (file, directory or device node).
-    public func contains(_ name: String) -> Bool { access(path + "/" + name, F_OK) == 0 }
+    package func contains(_ name: String) -> Bool { access(path + "/" + name, F_OK) == 0 }
 
     /// The entry names, without `.` and `..`; empty if the directory cannot be read.
-    public func entries() -> [String] {
+    package func entries() -> [String] {
         guard let dir = opendir(path) else { return [] }
         defer { closedir(dir) }
         var names: [String] = []
@@ -40,7 +40,7 @@ public struct SysfsDirectory: Sendable, Hashable {
     }
 
     /// The text of attribute `name`, or `nil` if it is absent or unreadable.
-    public func read(_ name: String) -> String? {
+    package func read(_ name: String) -> String? {
         let fd = open(path + "/" + name, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -59,12 +59,12 @@ public struct SysfsDirectory: Sendable, Hashable {
     }
 
     /// The trimmed text of attribute `name`, or `nil`.
-    public func value(_ name: String) -> String? {
+    package func value(_ name: String) -> String? {
         read(name).map { $0.trimmingWhitespace }
     }
 
     /// Writes `value` to attribute `name` (no newline; sysfs accepts either).
-    public func write(_ name: String, _ value: String) throws(DeviceError) {
+    package func write(_ name: String, _ value: String) throws(DeviceError) {
         let file = path + "/" + name
         let fd = open(file, O_WRONLY | O_CLOEXEC | O_TRUNC)
         guard fd >= 0 else { throw DeviceError(path: file, action: "open for writing", errno: errno) }
@@ -88,18 +88,18 @@ extension String {
 }
 
 /// A device could not be opened, read, written or configured.
-public struct DeviceError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct DeviceError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file or device concerned.
-    public var path: String
+    package var path: String
     /// What was being done (`open`, `read`, `write '1' to`).
-    public var action: String
+    package var action: String
     /// What went wrong, for a person.
-    public var reason: String
+    package var reason: String
     /// Whether the failure is a missing permission (EACCES/EPERM).
-    public var isPermission: Bool
+    package var isPermission: Bool
 
     /// An error from an `errno` value.
-    public init(path: String, action: String, errno code: Int32) {
+    package init(path: String, action: String, errno code: Int32) {
         self.path = path
         self.action = action
         reason = String(cString: strerror(code))
@@ -107,7 +107,7 @@ public struct DeviceError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// An error with a reason of its own.
-    public init(path: String, action: String, reason: String) {
+    package init(path: String, action: String, reason: String) {
         self.path = path
         self.action = action
         self.reason = reason
@@ -115,7 +115,7 @@ public struct DeviceError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// One line: what could not be done to which file, and why.
-    public var description: String {
+    package var description: String {
         let hint = isPermission ? " (run as root or grant access with a udev rule)" : ""
         return "cannot \(action) \(path): \(reason)\(hint)"
     }

@@ -1,9 +1,9 @@
-public import CaptureCore
+package import CaptureCore
 import Glibc
 import SystemPackage
 
 /// Why a trace file could not be read.
-public enum TraceFileError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum TraceFileError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file does not exist or cannot be opened.
     case cannotOpen(path: String, reason: String)
     /// Reading failed midway.
@@ -11,7 +11,7 @@ public enum TraceFileError: Error, Sendable, Equatable, CustomStringConvertible 
     /// A line is malformed, or a mark is illegal where it stands.
     case malformed(path: String, TraceError)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .cannotOpen(let path, let reason): "cannot open trace \(path): \(reason)"
         case .readFailed(let path, let reason): "cannot read trace \(path): \(reason)"
@@ -22,15 +22,15 @@ public enum TraceFileError: Error, Sendable, Equatable, CustomStringConvertible 
 }
 
 /// Reads a native trace file record by record, in bounded memory (one 1 MiB buffer).
-public struct TraceFile: Sendable {
-    public let path: String
+package struct TraceFile: Sendable {
+    package let path: String
 
-    public init(path: String) {
+    package init(path: String) {
         self.path = path
     }
 
     /// Checks that the file can be opened and starts with the trace header, without reading more.
-    public func validateHeader() throws(TraceFileError) {
+    package func validateHeader() throws(TraceFileError) {
         let fd = try openFile()
         defer { close(fd) }
         var buffer = [UInt8](repeating: 0, count: 256)
@@ -56,7 +56,7 @@ public struct TraceFile: Sendable {
     ///
     /// Stops at the first malformed line with ``TraceFileError/malformed(path:_:)``; an error
     /// thrown by `body` is passed through unchanged.
-    public func forEachRecord(_ body: (TraceRecord, Int) throws -> Void) throws {
+    package func forEachRecord(_ body: (TraceRecord, Int) throws -> Void) throws {
         let fd = try openFile()
         defer { close(fd) }
         var parser = TraceParser()

@@ -1,12 +1,12 @@
-public import CaptureCore
-public import CaptureGNSS
-public import Foundation
+package import CaptureCore
+package import CaptureGNSS
+package import Foundation
 import CaptureFormats
 import Glibc
 import SystemPackage
 
 /// The formats `capture replay` reads, recognised by content rather than by file name.
-public enum TraceInputFormat: String, Sendable, Equatable {
+package enum TraceInputFormat: String, Sendable, Equatable {
     /// The native trace (`#capture-trace v1`, docs/trace-format.md).
     case native
     /// A GNSS receiver's own output: NMEA 0183 sentences and/or u-blox UBX binary frames,
@@ -30,15 +30,15 @@ public enum TraceInputFormat: String, Sendable, Equatable {
 /// merged by iTOW, gpsd TPVs merged per epoch, GPX points with a `<time>`. Points without a time
 /// cannot be placed and are skipped. A u-blox dead-reckoning module's UBX-ESF-RAW / ESF-MEAS
 /// messages also give accelerometer and gyroscope samples (see ``UBXSensorSamples``).
-public struct TraceInput: Sendable {
+package struct TraceInput: Sendable {
     /// The file.
-    public let path: String
+    package let path: String
     /// The detected format.
-    public let format: TraceInputFormat
+    package let format: TraceInputFormat
 
     /// Opens `path` and detects its format from its first ``headLength`` bytes. A native trace's
     /// header is validated as ``TraceFile/validateHeader()`` does.
-    public init(path: String) throws(TraceFileError) {
+    package init(path: String) throws(TraceFileError) {
         self.path = path
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
@@ -61,7 +61,7 @@ public struct TraceInput: Sendable {
     /// How much of a file ``detect(_:)`` looks at: 64 KiB, the first part of a receiver log
     /// whatever comes first (a comment header, gpsd's preamble, seconds of RTCM 3 corrections
     /// from a base station or timing receiver before its first UBX navigation message).
-    public static let headLength = 65_536
+    package static let headLength = 65_536
 
     /// The format of a file starting with `head`. Anything unrecognised is taken as native, so
     /// that its error names the expected header.
@@ -74,7 +74,7 @@ public struct TraceInput: Sendable {
     /// has reports between the NMEA it echoes). A line of anything else (binary) is a receiver stream
     /// (``TraceInputFormat/nmea``) if the whole head holds a UBX frame, an RTCM 3 frame or an NMEA
     /// sentence with a good checksum: RTCM 3 and unknown binary are skipped and counted there.
-    public static func detect(_ head: Data) -> TraceInputFormat {
+    package static func detect(_ head: Data) -> TraceInputFormat {
         var bytes = [UInt8](head)
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
         let text = String(decoding: bytes.prefix(64), as: UTF8.self).drop { $0.isWhitespace }
@@ -138,7 +138,7 @@ public struct TraceInput: Sendable {
 
     /// Calls `body` with each record and a 1-based position (line for native, record number
     /// otherwise).
-    public func forEachRecord(_ body: (TraceRecord, Int) throws -> Void) throws {
+    package func forEachRecord(_ body: (TraceRecord, Int) throws -> Void) throws {
         switch format {
         case .native:
             try TraceFile(path: path).forEachRecord(body)

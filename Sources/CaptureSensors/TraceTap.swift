@@ -1,4 +1,4 @@
-public import CaptureCore
+package import CaptureCore
 import Glibc
 import SystemPackage
 
@@ -7,16 +7,16 @@ import SystemPackage
 ///
 /// Lines are buffered in memory and written at ``flush()``, which the recorder calls with each of
 /// its commits. Not thread-safe, and not `Sendable`: the recorder's driver thread alone uses it.
-public final class TraceTap {
+package final class TraceTap {
     /// The trace file.
-    public let path: String
+    package let path: String
     private let fd: Int32
     private var pending: [UInt8] = []
     /// The first write error, if any; writing stops after it.
-    public private(set) var failure: DeviceError?
+    package private(set) var failure: DeviceError?
 
     /// Creates (or truncates) the file and writes the header.
-    public init(path: String) throws(DeviceError) {
+    package init(path: String) throws(DeviceError) {
         self.path = path
         // 0600 whatever the umask: a trace says where a person rode (as every file capture writes).
         fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
@@ -31,13 +31,13 @@ public final class TraceTap {
     }
 
     /// Adds one record to the buffer.
-    public func append(_ record: TraceRecord) {
+    package func append(_ record: TraceRecord) {
         guard failure == nil else { return }
         pending.append(contentsOf: TraceWriter.line(record).utf8)
     }
 
     /// Writes the buffered lines.
-    public func flush() {
+    package func flush() {
         guard failure == nil, !pending.isEmpty else { return }
         do {
             try FileDescriptor(rawValue: fd).writeAll(pending)

@@ -6,11 +6,11 @@ import Glibc
 import Synchronization
 
 /// A broken invariant: its name (docs/faults.md, "The simulated life") and what broke it.
-public struct Violation: Sendable, Equatable, CustomStringConvertible {
-    public var invariant: String
-    public var detail: String
+package struct Violation: Sendable, Equatable, CustomStringConvertible {
+    package var invariant: String
+    package var detail: String
 
-    public var description: String { "[\(invariant)] \(detail)" }
+    package var description: String { "[\(invariant)] \(detail)" }
 }
 
 /// What the simulation knows the store committed, checked after every step against the store,

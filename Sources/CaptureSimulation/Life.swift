@@ -5,42 +5,42 @@ import Foundation
 import Glibc
 
 /// What one simulated life came to.
-public struct LifeResult: Sendable {
-    public var seed: UInt64
+package struct LifeResult: Sendable {
+    package var seed: UInt64
     /// The events that ran: all, or up to the one during which the invariant it stopped at broke.
-    public var events: [SimulatedEvent]
+    package var events: [SimulatedEvent]
     /// The event log: each event, then what happened (rides, boots, cuts, syncs) and each
     /// invariant broken for the first time. The same seed and events give the same log, byte
     /// for byte.
-    public var log: [String]
+    package var log: [String]
     /// The first time each invariant broke, in order, with the event it broke at.
-    public var violations: [(event: Int, violation: Violation)]
+    package var violations: [(event: Int, violation: Violation)]
     /// True time the life lasted, ms.
-    public var simulated: Int64
+    package var simulated: Int64
     /// Seconds the box was on (steps of its recorder).
-    public var steps: Int
+    package var steps: Int
 
     /// The first invariant broken, if one was.
-    public var violation: Violation? { violations.first?.violation }
-    public var passed: Bool { violations.isEmpty }
+    package var violation: Violation? { violations.first?.violation }
+    package var passed: Bool { violations.isEmpty }
 
     /// Whether `invariant` broke in this life.
-    public func broke(_ invariant: String) -> Bool { violations.contains { $0.violation.invariant == invariant } }
+    package func broke(_ invariant: String) -> Bool { violations.contains { $0.violation.invariant == invariant } }
 }
 
 /// Runs simulated lives of one box: the events of ``LifePlan`` (or any list of them) through a
 /// ``SimulatedBox``, every invariant of ``Ledger`` checked after every step; and shrinks a
 /// failing list to a shorter one that still fails.
-public enum Life {
+package enum Life {
     /// The life of the box with `seed` over `days` days.
-    public static func run(seed: UInt64, days: Int) throws -> LifeResult {
+    package static func run(seed: UInt64, days: Int) throws -> LifeResult {
         try run(seed: seed, events: LifePlan.events(seed: seed, days: days))
     }
 
     /// Runs `events` on a fresh box in a directory of its own (on tmpfs where there is one),
     /// removed afterwards, to the end or, with `stoppingAt`, until that invariant breaks.
     /// `seed` drives what the events leave open (the collector's failures, the upload's jitter).
-    public static func run(seed: UInt64, events: [SimulatedEvent], stoppingAt target: String? = nil) throws -> LifeResult {
+    package static func run(seed: UInt64, events: [SimulatedEvent], stoppingAt target: String? = nil) throws -> LifeResult {
         let directory = try temporaryDirectory()
         // The runtime directory the boots' recorder lock made (RecorderControl.interruptedRecovery).
         let runtime = RuntimeDirectory(dataDirectory: directory).path
@@ -105,7 +105,7 @@ public enum Life {
     /// broke): delta debugging (drop chunks of events, halving them while none can go) over
     /// the events up to where it broke, within `budget` runs. Returns the shortest failing
     /// life found, stopped where it broke.
-    public static func shrink(_ result: LifeResult, invariant: String? = nil, budget: Int = 200) -> (result: LifeResult, runs: Int) {
+    package static func shrink(_ result: LifeResult, invariant: String? = nil, budget: Int = 200) -> (result: LifeResult, runs: Int) {
         guard let target = invariant ?? result.violation?.invariant,
             let broke = result.violations.first(where: { $0.violation.invariant == target })
         else { return (result, 0) }

@@ -6,9 +6,9 @@ import CaptureCore
 /// stretches long enough to end the ride, power glitches with a boot inside or outside
 /// `ride.resume_within`, a short push right before a cut; it ends parked then cut, or cut
 /// riding.
-public enum LifePlan {
+package enum LifePlan {
     /// The events of `days` days of the life with `seed`.
-    public static func events(seed: UInt64, days: Int) -> [SimulatedEvent] {
+    package static func events(seed: UInt64, days: Int) -> [SimulatedEvent] {
         var plan = Drawing(random: SplitMix64(seed: seed))
         for day in 0..<days { plan.day(day) }
         return plan.events

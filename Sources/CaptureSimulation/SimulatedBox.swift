@@ -1,6 +1,6 @@
-public import CaptureCore
-public import CaptureRecorder
-public import CaptureStorage
+package import CaptureCore
+package import CaptureRecorder
+package import CaptureStorage
 import CaptureSensors
 import Foundation
 import Synchronization
@@ -43,15 +43,15 @@ struct SimulatedReceiver: SampleSource {
 /// simulated clock. Its recorder is the real ``Recorder`` on the real ``Store`` and flush log;
 /// the simulation plays its driver thread: one `flush due` a second with what the receiver
 /// handed over, the queued actions performed before the next.
-public final class SimulatedBox {
+package final class SimulatedBox {
     /// `ride.*` of the example configuration, `ride.detect: auto`.
-    public static let ride = RideSettings(
+    package static let ride = RideSettings(
         detect: .auto, resumeWithin: 120_000, endAfterStill: 300_000, preRoll: 10_000, minDistance: 50,
         maxDuration: 12 * 3_600_000, payloadLimit: 100 * 1_048_576)
     /// `retention.*` of the example configuration.
-    public static let retention = RetentionPolicy(keepUploadedDays: 30, maxStoreSize: ByteSize(parsing: "2GB")!, dropUnsent: .never)
+    package static let retention = RetentionPolicy(keepUploadedDays: 30, maxStoreSize: ByteSize(parsing: "2GB")!, dropUnsent: .never)
     /// `capture.flush_interval`, ms.
-    public static let flushInterval: Int64 = 1000
+    package static let flushInterval: Int64 = 1000
     /// The unit's sync timer: `OnBootSec=2min`, `OnUnitActiveSec=10min`.
     static let firstSync: Int64 = 120_000
     static let syncEvery: Int64 = 600_000
@@ -59,13 +59,13 @@ public final class SimulatedBox {
     static let epoch: Int64 = 1_780_272_000_000
     static let home = (latitude: 50.95, longitude: 13.55)
 
-    public let directory: String
+    package let directory: String
     let hostClock = SimulatedClock()
     /// True time, Unix ms.
-    public private(set) var now: Int64 = SimulatedBox.epoch
+    package private(set) var now: Int64 = SimulatedBox.epoch
     /// How far the host clock is off true time since the last boot.
     private(set) var skew: Int64 = 0
-    public private(set) var recorder: Recorder?
+    package private(set) var recorder: Recorder?
     var position = SimulatedBox.home
     /// Seconds the receiver stays without a fix.
     private var dark = 0
@@ -83,7 +83,7 @@ public final class SimulatedBox {
     }
 
     var host: Int64 { now + skew }
-    public var isOn: Bool { recorder != nil }
+    package var isOn: Bool { recorder != nil }
 
     /// The moment, as the event log writes it: day and true time since the life began.
     var stamp: String {

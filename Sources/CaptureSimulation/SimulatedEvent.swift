@@ -3,9 +3,9 @@
 /// still runs, so a failing life shrinks to the events that matter.
 ///
 /// Times are true time; the box's host clock is off by the skew of its last boot.
-public enum SimulatedEvent: Sendable, Equatable {
+package enum SimulatedEvent: Sendable, Equatable {
     /// What the collector does from now on.
-    public enum Collector: String, Sendable, Equatable, CaseIterable {
+    package enum Collector: String, Sendable, Equatable, CaseIterable {
         /// Answers as the protocol says.
         case up
         /// Unreachable: every request fails without an answer.
@@ -33,7 +33,7 @@ public enum SimulatedEvent: Sendable, Equatable {
     case collector(Collector)
 
     /// The event as one line of the event log (``init(line:)`` reads it back).
-    public var line: String {
+    package var line: String {
         switch self {
         case .boot(let off, let skew): "boot off=\(off) skew=\(skew)"
         case .move(let seconds, let speed, let heading): "move s=\(seconds) speed=\(Self.decimal(speed)) heading=\(Self.decimal(heading))"
@@ -45,7 +45,7 @@ public enum SimulatedEvent: Sendable, Equatable {
     }
 
     /// Reads a line written by ``line``; nil if it is not one.
-    public init?(line: String) {
+    package init?(line: String) {
         let words = line.split(separator: " ").map(String.init)
         guard let kind = words.first else { return nil }
         var fields: [String: String] = [:]

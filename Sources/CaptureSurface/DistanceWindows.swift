@@ -1,11 +1,11 @@
-public import CaptureCore
+package import CaptureCore
 
 /// A point in WGS 84 degrees.
-public struct SurfacePoint: Sendable, Equatable, Codable {
-    public var latitude: Double
-    public var longitude: Double
+package struct SurfacePoint: Sendable, Equatable, Codable {
+    package var latitude: Double
+    package var longitude: Double
 
-    public init(latitude: Double, longitude: Double) {
+    package init(latitude: Double, longitude: Double) {
         self.latitude = latitude
         self.longitude = longitude
     }
@@ -26,36 +26,36 @@ public struct SurfacePoint: Sendable, Equatable, Codable {
 /// cutter.endTrack()
 /// cutter.windows   // [Span] with start/end time and position, the fixes between
 /// ```
-public struct DistanceWindows: Sendable {
+package struct DistanceWindows: Sendable {
     /// One window of the track.
-    public struct Span: Sendable, Equatable {
-        public var start: Int64
-        public var end: Int64
+    package struct Span: Sendable, Equatable {
+        package var start: Int64
+        package var end: Int64
         /// The window's start, the fixes inside it, its end.
-        public var points: [SurfacePoint]
+        package var points: [SurfacePoint]
         /// Metres (the window length).
-        public var distance: Double
+        package var distance: Double
         /// Mean speed over the window, m/s: its length over its duration.
-        public var speed: Double { end > start ? distance / (Double(end - start) / 1000) : 0 }
+        package var speed: Double { end > start ? distance / (Double(end - start) / 1000) : 0 }
     }
 
     /// Metres.
-    public let length: Double
+    package let length: Double
     /// The complete windows, in time order, of every track so far.
-    public private(set) var windows: [Span] = []
+    package private(set) var windows: [Span] = []
     /// Windows left out because a privacy zone touches them.
-    public private(set) var hidden = 0
+    package private(set) var hidden = 0
     /// Track ends shorter than a window.
-    public private(set) var partial = 0
+    package private(set) var partial = 0
 
     private var previous: (time: Int64, point: SurfacePoint, hidden: Bool)?
     private var current: (start: Int64, points: [SurfacePoint], covered: Double, hidden: Bool)?
 
     /// Windows `length` metres long.
-    public init(length: Double) { self.length = length }
+    package init(length: Double) { self.length = length }
 
     /// The next fix of the track (in time order); `hidden`: inside a privacy zone.
-    public mutating func add(_ fix: Fix, hidden isHidden: Bool) {
+    package mutating func add(_ fix: Fix, hidden isHidden: Bool) {
         let point = SurfacePoint(latitude: fix.latitude, longitude: fix.longitude)
         guard let last = previous, fix.timestamp > last.time else {
             if previous == nil {
@@ -92,7 +92,7 @@ public struct DistanceWindows: Sendable {
     }
 
     /// Ends the track: its remainder is counted as ``partial``; the next fix starts a new track.
-    public mutating func endTrack() {
+    package mutating func endTrack() {
         if let window = current, window.covered > 0 { partial += 1 }
         current = nil
         previous = nil

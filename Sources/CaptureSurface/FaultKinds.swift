@@ -1,7 +1,7 @@
-public import CaptureCore
+package import CaptureCore
 
 extension SurfaceError: KindedError {
-    public var faultKind: FaultKind {
+    package var faultKind: FaultKind {
         switch self {
         case .store(let error): error.faultKind
         case .export(let error): error.faultKind

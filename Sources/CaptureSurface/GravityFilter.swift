@@ -10,11 +10,11 @@ import Foundation
 /// constant's worth of samples has arrived the estimate is their plain mean, so the first
 /// samples do not start from an arbitrary guess; a gap longer than ``restartGap`` (a pause)
 /// starts the estimate again.
-public struct GravityFilter: Sendable {
+package struct GravityFilter: Sendable {
     /// Seconds; long against vibration (≥ 2 Hz), short against a change of slope.
-    public static let timeConstant = 4.0
+    package static let timeConstant = 4.0
     /// A gap between samples that starts the estimate again, in ms.
-    public static let restartGap: Int64 = 1_000
+    package static let restartGap: Int64 = 1_000
 
     private var gravity = (x: 0.0, y: 0.0, z: 0.0)
     private var samples = 0
@@ -23,11 +23,11 @@ public struct GravityFilter: Sendable {
     private var total = (x: 0.0, y: 0.0, z: 0.0)
     private var totalCount = 0
 
-    public init() {}
+    package init() {}
 
     /// The vertical acceleration of a sample at `time` (ms) reading (x, y, z) m/s², gravity
     /// removed: positive up.
-    public mutating func vertical(time: Int64, x: Double, y: Double, z: Double) -> Double {
+    package mutating func vertical(time: Int64, x: Double, y: Double, z: Double) -> Double {
         if let last, time - last > Self.restartGap || time < last { samples = 0 }
         let dt = last.map { Double(max(time - $0, 0)) / 1000 } ?? 0
         last = time
@@ -47,14 +47,14 @@ public struct GravityFilter: Sendable {
 
     /// The angle between the device's z axis and "up" over the whole ride, in degrees (0: the
     /// device lies flat, z up; 90: on its side); `nil` before any sample.
-    public var tilt: Double? {
+    package var tilt: Double? {
         let magnitude = (total.x * total.x + total.y * total.y + total.z * total.z).squareRoot()
         guard totalCount > 0, magnitude > 0 else { return nil }
         return acos(max(-1, min(1, total.z / magnitude))) * 180 / .pi
     }
 
     /// The mean of every sample, m/s²: gravity as the mount saw it.
-    public var meanGravity: Double? {
+    package var meanGravity: Double? {
         guard totalCount > 0 else { return nil }
         let n = Double(totalCount)
         return ((total.x * total.x + total.y * total.y + total.z * total.z).squareRoot()) / n

@@ -1,6 +1,6 @@
 import CaptureCore
 import CaptureExport
-public import CaptureStorage
+package import CaptureStorage
 
 /// `capture surface`: the one entry point a front end calls. Analyses the measurements, merges
 /// them into the grid when asked, writes the output file whose name's ending picks the format.
@@ -9,28 +9,28 @@ public import CaptureStorage
 /// let result = try Surface.run(.all, merge: true, in: store, options: SurfaceOptions(), output: "map.gpkg")
 /// print(result.text)
 /// ```
-public enum Surface {
+package enum Surface {
     /// Which measurements.
-    public enum Selection: Sendable, Equatable {
+    package enum Selection: Sendable, Equatable {
         case measurements([Int64])
         /// Every finished measurement with accelerometer samples.
         case all
     }
 
     /// What a run found.
-    public struct Result: Sendable, Equatable, Codable {
-        public var reports: [SurfaceReport]
+    package struct Result: Sendable, Equatable, Codable {
+        package var reports: [SurfaceReport]
         /// With `merge`: the grid's cells; else empty.
-        public var cells: [SurfaceGrid.Cell]
-        public var merged: Bool
+        package var cells: [SurfaceGrid.Cell]
+        package var merged: Bool
         /// The file written, if any.
-        public var output: String?
+        package var output: String?
     }
 
     /// Analyses `selection` and writes `output` (`.geojson`, `.csv` or `.gpkg`; `nil`: no file).
     ///
     /// - Throws: ``SurfaceError``; a file is then left as it was (not created, or untouched).
-    public static func run(
+    package static func run(
         _ selection: Selection, merge: Bool, in store: Store, options: SurfaceOptions, output: String?
     ) throws(SurfaceError) -> Result {
         let format = try output.map { path throws(SurfaceError) in
@@ -77,7 +77,7 @@ public enum Surface {
 
 extension Surface.Result {
     /// A few lines for a person: per measurement its windows by class, the tilt, what was left out.
-    public var text: String {
+    package var text: String {
         var lines: [String] = []
         for report in reports {
             var counts = [0, 0, 0, 0]

@@ -1,25 +1,25 @@
-public import CaptureCore
-public import CaptureStorage
+package import CaptureCore
+package import CaptureStorage
 
 /// How to analyse: window length, the slowest speed kept, the class thresholds, the privacy zones.
-public struct SurfaceOptions: Sendable, Equatable {
+package struct SurfaceOptions: Sendable, Equatable {
     /// Default window length, metres.
-    public static let defaultWindow = 10.0
+    package static let defaultWindow = 10.0
     /// Default slowest mean speed of a window that is kept, m/s: below it (pushing, queueing,
     /// stopping at a light) vibration says more about the rider than the road.
-    public static let defaultMinimumSpeed = 2.0
+    package static let defaultMinimumSpeed = 2.0
     /// Fewest accelerometer samples in a window that is kept (10 m at 20 m/s and 100 Hz is 50).
-    public static let minimumSamples = 10
+    package static let minimumSamples = 10
 
     /// Metres.
-    public var window: Double
+    package var window: Double
     /// m/s.
-    public var minimumSpeed: Double
-    public var thresholds: SurfaceThresholds
+    package var minimumSpeed: Double
+    package var thresholds: SurfaceThresholds
     /// `privacy.zones`: a window they touch is left out.
-    public var privacyZones: [PrivacyZone]
+    package var privacyZones: [PrivacyZone]
 
-    public init(
+    package init(
         window: Double = defaultWindow, minimumSpeed: Double = defaultMinimumSpeed,
         thresholds: SurfaceThresholds = .standard, privacyZones: [PrivacyZone] = []
     ) {
@@ -31,28 +31,28 @@ public struct SurfaceOptions: Sendable, Equatable {
 }
 
 /// One window of a ride: where and when, how fast, and the statistics of its vertical acceleration.
-public struct SurfaceWindow: Sendable, Equatable, Codable {
-    public var measurement: Int64
+package struct SurfaceWindow: Sendable, Equatable, Codable {
+    package var measurement: Int64
     /// 1, 2, … within the measurement, counting only windows kept.
-    public var index: Int
-    public var track: Int
+    package var index: Int
+    package var track: Int
     /// The modality at the window's start.
-    public var modality: String
+    package var modality: String
     /// Unix ms.
-    public var start: Int64
-    public var end: Int64
+    package var start: Int64
+    package var end: Int64
     /// Its start, the fixes inside it, its end.
-    public var points: [SurfacePoint]
+    package var points: [SurfacePoint]
     /// Metres.
-    public var distance: Double
+    package var distance: Double
     /// Mean speed, m/s.
-    public var speed: Double
+    package var speed: Double
     /// Vertical acceleration with gravity removed, m/s².
-    public var statistics: SurfaceStatistics
+    package var statistics: SurfaceStatistics
     /// 0 (good) … 3 (bad).
-    public var surfaceClass: Int
+    package var surfaceClass: Int
 
-    public init(
+    package init(
         measurement: Int64, index: Int, track: Int, modality: String, start: Int64, end: Int64, points: [SurfacePoint],
         distance: Double, speed: Double, statistics: SurfaceStatistics, surfaceClass: Int
     ) {
@@ -71,34 +71,34 @@ public struct SurfaceWindow: Sendable, Equatable, Codable {
 }
 
 /// What was left out and why (docs/surface.md).
-public struct SurfaceExclusions: Sendable, Equatable, Codable {
+package struct SurfaceExclusions: Sendable, Equatable, Codable {
     /// Windows slower than the minimum speed.
-    public var slow = 0
+    package var slow = 0
     /// Windows a privacy zone touches.
-    public var privacy = 0
+    package var privacy = 0
     /// Track ends shorter than a window.
-    public var partial = 0
+    package var partial = 0
     /// Windows with fewer than ``SurfaceOptions/minimumSamples`` accelerometer samples.
-    public var fewSamples = 0
+    package var fewSamples = 0
     /// Accelerometer samples in a pause (between tracks) or outside any window.
-    public var samplesOutside = 0
+    package var samplesOutside = 0
 
-    public init() {}
+    package init() {}
 }
 
 /// The windows of one measurement.
-public struct SurfaceReport: Sendable, Equatable, Codable {
-    public var measurement: Int64
+package struct SurfaceReport: Sendable, Equatable, Codable {
+    package var measurement: Int64
     /// The modality at the start.
-    public var modality: String
+    package var modality: String
     /// Metres, m/s.
-    public var window: Double
-    public var minimumSpeed: Double
+    package var window: Double
+    package var minimumSpeed: Double
     /// Degrees between the device's z axis and up (0: flat, z up); `nil` without samples.
-    public var tilt: Double?
-    public var samples: Int
-    public var windows: [SurfaceWindow]
-    public var excluded: SurfaceExclusions
+    package var tilt: Double?
+    package var samples: Int
+    package var windows: [SurfaceWindow]
+    package var excluded: SurfaceExclusions
 }
 
 /// `capture surface`: the road surface a measurement rode on, window by window.
@@ -106,11 +106,11 @@ public struct SurfaceReport: Sendable, Equatable, Codable {
 /// The store is streamed: fixes once (their windows, a few hundred bytes per 10 m, are kept),
 /// then the accelerometer batch by batch through a ``GravityFilter`` into the window each sample
 /// falls in by time.
-public enum SurfaceAnalysis {
+package enum SurfaceAnalysis {
     /// Analyses measurement `id`.
     ///
     /// - Throws: ``SurfaceError``: no such measurement, or no accelerometer samples.
-    public static func analyse(_ id: Int64, in store: Store, options: SurfaceOptions) throws(SurfaceError) -> SurfaceReport {
+    package static func analyse(_ id: Int64, in store: Store, options: SurfaceOptions) throws(SurfaceError) -> SurfaceReport {
         do {
             let record = try store.measurement(id)
             guard try store.counts(of: id).accelerometer > 0 else { throw SurfaceError.noAccelerometer(id) }

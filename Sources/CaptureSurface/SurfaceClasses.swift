@@ -1,4 +1,4 @@
-public import CaptureCore
+package import CaptureCore
 
 /// The class of a window, 0 (good) to 3 (bad), from the standard deviation of its vertical
 /// acceleration against three thresholds per modality (m/s²): below the first 0, below the
@@ -7,20 +7,20 @@ public import CaptureCore
 /// The defaults and their reasoning are in docs/surface.md: the figure depends on the mount,
 /// the vehicle, its tyres and its speed, so classes compare windows of one box on one vehicle,
 /// not different vehicles, and the thresholds are settable (`surface.thresholds`).
-public struct SurfaceThresholds: Sendable, Equatable, Codable {
+package struct SurfaceThresholds: Sendable, Equatable, Codable {
     /// Upper bounds of classes 0, 1 and 2 per modality (upper case, as the store spells it).
-    public var byModality: [String: [Double]]
+    package var byModality: [String: [Double]]
     /// For a modality without its own row.
-    public var fallback: [Double]
+    package var fallback: [Double]
 
     /// Thresholds from `byModality`, `fallback` for any other modality.
-    public init(byModality: [String: [Double]], fallback: [Double]) {
+    package init(byModality: [String: [Double]], fallback: [Double]) {
         self.byModality = byModality
         self.fallback = fallback
     }
 
     /// The defaults (docs/surface.md, "Classes").
-    public static let standard = SurfaceThresholds(
+    package static let standard = SurfaceThresholds(
         byModality: [
             "BICYCLE": [1.2, 2.2, 3.5],
             "CAR": [0.6, 1.2, 2.2],
@@ -31,10 +31,10 @@ public struct SurfaceThresholds: Sendable, Equatable, Codable {
         fallback: [1.2, 2.2, 3.5])
 
     /// The thresholds that apply to `modality`.
-    public func bounds(for modality: String) -> [Double] { byModality[modality.uppercased()] ?? fallback }
+    package func bounds(for modality: String) -> [Double] { byModality[modality.uppercased()] ?? fallback }
 
     /// The class of a standard deviation `sd` (m/s²) under `modality`.
-    public func surfaceClass(_ sd: Double, modality: String) -> Int {
+    package func surfaceClass(_ sd: Double, modality: String) -> Int {
         let bounds = bounds(for: modality)
         return bounds.firstIndex { sd < $0 } ?? bounds.count
     }
@@ -42,7 +42,7 @@ public struct SurfaceThresholds: Sendable, Equatable, Codable {
     /// Parses `MODALITY=a,b,c` items separated by spaces or semicolons (`BICYCLE=1.2,2.2,3.5
     /// CAR=0.6,1.2,2.2`; `*=…` sets the fallback) over the defaults; `nil` when an item is not
     /// three ascending positive numbers.
-    public static func parse(_ text: String) -> SurfaceThresholds? {
+    package static func parse(_ text: String) -> SurfaceThresholds? {
         var result = standard
         for item in text.split(whereSeparator: { $0 == " " || $0 == ";" }) {
             let parts = item.split(separator: "=", maxSplits: 1)
@@ -58,7 +58,7 @@ public struct SurfaceThresholds: Sendable, Equatable, Codable {
 
 extension SurfaceThresholds {
     /// The thresholds `surface.thresholds` sets over the defaults (`settings` scoped to `surface`).
-    public init(reading settings: some SettingsReader) throws(SettingsError) {
+    package init(reading settings: some SettingsReader) throws(SettingsError) {
         guard let text = try settings.text("thresholds") else {
             self = .standard
             return

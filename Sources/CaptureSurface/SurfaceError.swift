@@ -1,8 +1,8 @@
-public import CaptureExport
-public import CaptureStorage
+package import CaptureExport
+package import CaptureStorage
 
 /// Why a surface analysis or its output failed. Nothing is left at an output file then.
-public enum SurfaceError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum SurfaceError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The store failed, or has no such measurement.
     case store(StoreError)
     /// The measurement has no accelerometer samples.
@@ -15,7 +15,7 @@ public enum SurfaceError: Error, Sendable, Equatable, CustomStringConvertible {
     case export(ExportError)
 
     /// One line: what failed.
-    public var description: String {
+    package var description: String {
         switch self {
         case .store(let error): error.description
         case .noAccelerometer(let id): "measurement \(id) has no accelerometer samples"

@@ -8,25 +8,25 @@ import Foundation
 /// the equator; each row is cut into columns of ``cellSize`` metres of longitude at the row's
 /// middle latitude. So the same street falls into the same cells in every run. Cells are kept
 /// per modality (a bicycle's and a car's figures do not mix).
-public struct SurfaceGrid: Sendable {
+package struct SurfaceGrid: Sendable {
     /// Metres: about two windows of 10 m, so a cell gathers every ride through it.
-    public static let cellSize = 20.0
+    package static let cellSize = 20.0
     /// Metres per degree of latitude (a sphere of 6,371 km, as ``Geodesy``).
     static let metresPerDegree = .pi * 6_371_000.0 / 180
 
     /// One cell.
-    public struct Cell: Sendable, Equatable, Codable {
-        public var row: Int
-        public var column: Int
-        public var modality: String
-        public var statistics: SurfaceStatistics
+    package struct Cell: Sendable, Equatable, Codable {
+        package var row: Int
+        package var column: Int
+        package var modality: String
+        package var statistics: SurfaceStatistics
         /// Measurements with a window here.
-        public var rides: Int
-        public var windows: Int
+        package var rides: Int
+        package var windows: Int
         /// The class of the merged standard deviation.
-        public var surfaceClass: Int
+        package var surfaceClass: Int
         /// The cell's outline, closed (south-west, south-east, north-east, north-west, south-west).
-        public var outline: [SurfacePoint]
+        package var outline: [SurfacePoint]
     }
 
     private struct Key: Hashable {
@@ -37,10 +37,10 @@ public struct SurfaceGrid: Sendable {
 
     private var cells: [Key: (statistics: SurfaceStatistics, rides: Set<Int64>, windows: Int)] = [:]
 
-    public init() {}
+    package init() {}
 
     /// Merges `window` into its cell.
-    public mutating func add(_ window: SurfaceWindow) {
+    package mutating func add(_ window: SurfaceWindow) {
         guard let first = window.points.first, let last = window.points.last else { return }
         let latitude = (first.latitude + last.latitude) / 2
         let longitude = (first.longitude + last.longitude) / 2
@@ -62,7 +62,7 @@ public struct SurfaceGrid: Sendable {
     }
 
     /// The cells, south to north, west to east, classed by `thresholds`.
-    public func cells(thresholds: SurfaceThresholds) -> [Cell] {
+    package func cells(thresholds: SurfaceThresholds) -> [Cell] {
         cells.map { key, value in
             let south = Double(key.row) * Self.cellSize / Self.metresPerDegree
             let north = Double(key.row + 1) * Self.cellSize / Self.metresPerDegree

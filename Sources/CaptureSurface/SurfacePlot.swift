@@ -1,16 +1,16 @@
-public import CaptureExport
-public import CaptureStorage
+package import CaptureExport
+package import CaptureStorage
 
 extension Surface {
     /// The colours of classes 0 (good) to 3 (bad): green to red, distinguishable in print.
-    public static let classColours = ["#1a9850", "#a6d96a", "#fdae61", "#d7191c"]
+    package static let classColours = ["#1a9850", "#a6d96a", "#fdae61", "#d7191c"]
 
     /// `capture plot ID --colour surface`: the plot (``PlotExporter``) with the track coloured by
     /// the surface class of each window, grey where no window was rated (too slow, a track's
     /// remainder, a privacy zone), and a legend of the classes.
     ///
     /// - Throws: ``SurfaceError``; a file destination is then left as it was.
-    public static func plot(
+    package static func plot(
         _ id: Int64, in store: Store, options: SurfaceOptions, export: ExportOptions, to destination: ExportDestination
     ) throws(SurfaceError) {
         let report = try SurfaceAnalysis.analyse(id, in: store, options: options)

@@ -8,30 +8,30 @@
 /// for x in [4.0, 5] { b.add(x) }
 /// a.merge(b)            // count 5, mean 3, m2 10: as if all five were added to one
 /// ```
-public struct SurfaceStatistics: Sendable, Equatable, Codable {
+package struct SurfaceStatistics: Sendable, Equatable, Codable {
     /// Values added.
-    public private(set) var count: Int
+    package private(set) var count: Int
     /// Their mean (0 for none).
-    public private(set) var mean: Double
+    package private(set) var mean: Double
     /// Σ (x − mean)² (0 for fewer than two values).
-    public private(set) var m2: Double
+    package private(set) var m2: Double
 
     /// No values.
-    public init() {
+    package init() {
         count = 0
         mean = 0
         m2 = 0
     }
 
     /// Statistics given by their parts (read back from a file, say).
-    public init(count: Int, mean: Double, m2: Double) {
+    package init(count: Int, mean: Double, m2: Double) {
         self.count = count
         self.mean = mean
         self.m2 = m2
     }
 
     /// Adds one value (Welford 1962).
-    public mutating func add(_ value: Double) {
+    package mutating func add(_ value: Double) {
         count += 1
         let delta = value - mean
         mean += delta / Double(count)
@@ -39,7 +39,7 @@ public struct SurfaceStatistics: Sendable, Equatable, Codable {
     }
 
     /// Adds every value `other` stands for (Chan, Golub and LeVeque 1979): exact, in any order.
-    public mutating func merge(_ other: SurfaceStatistics) {
+    package mutating func merge(_ other: SurfaceStatistics) {
         guard other.count > 0 else { return }
         guard count > 0 else {
             self = other
@@ -53,8 +53,8 @@ public struct SurfaceStatistics: Sendable, Equatable, Codable {
     }
 
     /// The population variance, M2 / count (m²/s⁴ for accelerations); 0 for no values.
-    public var variance: Double { count > 0 ? m2 / Double(count) : 0 }
+    package var variance: Double { count > 0 ? m2 / Double(count) : 0 }
 
     /// √variance.
-    public var standardDeviation: Double { variance.squareRoot() }
+    package var standardDeviation: Double { variance.squareRoot() }
 }

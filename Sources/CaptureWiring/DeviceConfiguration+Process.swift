@@ -1,4 +1,4 @@
-public import CaptureConfig
+package import CaptureConfig
 import CaptureSensors
 import Synchronization
 
@@ -9,7 +9,7 @@ extension DeviceConfiguration {
 
     /// Loads the configuration with `flags` (or returns the one loaded with the same flags);
     /// `file` instead of the one found, not kept.
-    public static func forProcess(_ flags: [ConfigKey: Flag], file: String? = nil) throws(DeviceConfigurationError)
+    package static func forProcess(_ flags: [ConfigKey: Flag], file: String? = nil) throws(DeviceConfigurationError)
         -> DeviceConfiguration
     {
         if file == nil, let cached = loaded.withLock({ $0 }), cached.flags == flags { return cached.device }
@@ -22,7 +22,7 @@ extension DeviceConfiguration {
 
     /// For the commands that reach a recorder already running: a broken file is left out and
     /// returned (``loadTolerantOfFile(flags:isSource:)``); the log level applied.
-    public static func forControl(_ flags: [ConfigKey: Flag]) throws(DeviceConfigurationError)
+    package static func forControl(_ flags: [ConfigKey: Flag]) throws(DeviceConfigurationError)
         -> (device: DeviceConfiguration, ignored: DeviceConfigurationError?)
     {
         let loaded = try loadTolerantOfFile(flags: flags, isSource: SourceRegistry.standard.isSource)

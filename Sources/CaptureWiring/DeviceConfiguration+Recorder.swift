@@ -1,8 +1,8 @@
-public import CaptureConfig
-public import CaptureCore
-public import CaptureRecorder
-public import CaptureSensors
-public import CaptureStorage
+package import CaptureConfig
+package import CaptureCore
+package import CaptureRecorder
+package import CaptureSensors
+package import CaptureStorage
 
 /// What the device's configuration says about recording: the recorder's settings, the sources,
 /// and what happens to a finished ride. `capture start`, the recorder process and every command
@@ -11,7 +11,7 @@ extension DeviceConfiguration {
     /// The settings of a new recorder: each value given (from the command line) or, for nil, the
     /// configuration's (`capture.modality`, `capture.flush_interval`), with the retention policy
     /// and the ride rules.
-    public func recorder(
+    package func recorder(
         modality: Modality?, flushInterval milliseconds: Int64?, sourceOptions: SourceOptions, recordTrace: String?,
         maximumSize: ByteSize?, gnssTime: GNSSTimePolicy
     ) throws(DeviceConfigurationError) -> RecorderConfiguration {
@@ -31,7 +31,7 @@ extension DeviceConfiguration {
     /// The settings of a recorder continuing an interrupted measurement (`capture resume`): its
     /// sources are the measurement's own; the configuration's flush interval, ride rules and
     /// retention, and `maximumSize` (`--max-store-size`).
-    public func recorder(resuming maximumSize: ByteSize?) throws(DeviceConfigurationError) -> RecorderConfiguration {
+    package func recorder(resuming maximumSize: ByteSize?) throws(DeviceConfigurationError) -> RecorderConfiguration {
         try recorder(
             modality: nil, flushInterval: nil, sourceOptions: SourceOptions(), recordTrace: nil, maximumSize: maximumSize,
             gnssTime: .auto)
@@ -39,7 +39,7 @@ extension DeviceConfiguration {
 
     /// The source specs to record from: `chosen` (`--source`), else `capture.sources`, else every
     /// source found; each is said at info level (`-v`) with what it is.
-    public func sources(_ chosen: [String], options: SourceOptions) throws -> [String] {
+    package func sources(_ chosen: [String], options: SourceOptions) throws -> [String] {
         let selection = try SourceRegistry.standard.select(chosen.isEmpty ? sources.value : chosen, options: options)
         for source in selection.announcements { Log.logger.info("using \(source.spec): \(source.summary)") }
         return selection.specs
@@ -47,7 +47,7 @@ extension DeviceConfiguration {
 
     /// With `upload.auto`: `capture sync` in the background, once a measurement has finished
     /// (``AutomaticDelivery``).
-    public func deliverInBackground() throws(DeviceConfigurationError) {
+    package func deliverInBackground() throws(DeviceConfigurationError) {
         if try delivery().automatic { AutomaticDelivery.startLogged(directory: dataDirectory.value) }
     }
 }
@@ -56,7 +56,7 @@ extension RecorderConfiguration {
     /// The recorder process (`capture _record`) on this configuration, which came whole with
     /// its command line: no file is read again. Each ride kept, and the measurement it leaves
     /// when it ends, is delivered as ``deliverInBackground()`` says.
-    public func runProcess(recover: Bool, readiness: ReadinessPipe?) throws {
+    package func runProcess(recover: Bool, readiness: ReadinessPipe?) throws {
         Log.level = logLevel
         try RecorderProcess.run(self, recover: recover, readiness: readiness, rideEnded: { _ in deliverInBackground() })
         deliverInBackground()
@@ -65,7 +65,7 @@ extension RecorderConfiguration {
     /// What the recorder process does with each ride it ends and keeps, and with its measurement
     /// when it exits: with `upload.auto` (``deliverAutomatically``), `capture sync` in the
     /// background. The process reads no file for it: its configuration carries the policy.
-    public func deliverInBackground() {
+    package func deliverInBackground() {
         if deliverAutomatically { AutomaticDelivery.startLogged(directory: directory) }
     }
 }

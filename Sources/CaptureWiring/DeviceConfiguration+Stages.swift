@@ -1,32 +1,32 @@
-public import CaptureConfig
-public import CaptureCore
-public import CaptureStorage
-public import CaptureSurface
-public import CaptureUpload
+package import CaptureConfig
+package import CaptureCore
+package import CaptureStorage
+package import CaptureSurface
+package import CaptureUpload
 
 /// Which keys go to which stage: each stage makes its settings from its own prefix, with its own
 /// validation (``SettingsReader``); a value a stage refuses is a configuration error naming the
 /// file and line, the variable or the option it came from.
 extension DeviceConfiguration {
     /// `retention.*`, as the store's policy.
-    public func retention() throws(DeviceConfigurationError) -> RetentionPolicy {
+    package func retention() throws(DeviceConfigurationError) -> RetentionPolicy {
         try stage { () throws(SettingsError) in try RetentionPolicy(reading: settings(under: "retention")) }
     }
 
     /// `upload.*`, as the delivery's policy.
-    public func delivery() throws(DeviceConfigurationError) -> DeliveryPolicy {
+    package func delivery() throws(DeviceConfigurationError) -> DeliveryPolicy {
         try stage { () throws(SettingsError) in try DeliveryPolicy(reading: settings(under: "upload")) }
     }
 
     /// `ride.*` (with `collector.payload_limit`), as the recorder's ride rules.
-    public func ride() throws(DeviceConfigurationError) -> RideSettings {
+    package func ride() throws(DeviceConfigurationError) -> RideSettings {
         try stage { () throws(SettingsError) in
             try RideSettings(reading: settings(under: "ride"), payloadLimit: payloadLimit?.bytes)
         }
     }
 
     /// `surface.*`, as the road surface's classes.
-    public func surfaceThresholds() throws(DeviceConfigurationError) -> SurfaceThresholds {
+    package func surfaceThresholds() throws(DeviceConfigurationError) -> SurfaceThresholds {
         try stage { () throws(SettingsError) in try SurfaceThresholds(reading: settings(under: "surface")) }
     }
 

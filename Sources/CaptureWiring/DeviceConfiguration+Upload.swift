@@ -1,12 +1,12 @@
-public import CaptureConfig
+package import CaptureConfig
 import CaptureCore
-public import CaptureUpload
+package import CaptureUpload
 
 extension DeviceConfiguration {
     /// `auth.*` as OAuth settings, if `auth.issuer` is set.
     ///
     /// - Throws: ``DeviceConfigurationError`` when `auth.issuer` is set without `auth.client_id`.
-    public func oauth() throws(DeviceConfigurationError) -> OAuthSettings? {
+    package func oauth() throws(DeviceConfigurationError) -> OAuthSettings? {
         guard let issuer = text(.authIssuer) else { return nil }
         guard let client = text(.authClientID) else {
             throw DeviceConfigurationError(
@@ -20,7 +20,7 @@ extension DeviceConfiguration {
 
     /// How an upload run goes as configured: the retry budget (`collector.retry_budget`) with
     /// the standard back-off, `privacy.zones` and `collector.payload_limit`.
-    public func uploadOptions(appVersion: String) -> UploadRun.Options {
+    package func uploadOptions(appVersion: String) -> UploadRun.Options {
         var policy = UploadStateMachine.RetryPolicy.standard
         policy.budget = Int64(retryBudget.value.seconds * 1000)
         return UploadRun.Options(
@@ -36,7 +36,7 @@ extension DeviceConfiguration {
     ///   (naming every place looked in, the command line only for the keys in `options`: the
     ///   command's own options, so that `capture sync`, which has no `--url`, never says
     ///   "pass --url"); the token file's ``TokenFileError``.
-    public func uploadSettings(options: Set<ConfigKey> = [.collectorURL, .tokenFile]) throws -> UploadSettings {
+    package func uploadSettings(options: Set<ConfigKey> = [.collectorURL, .tokenFile]) throws -> UploadSettings {
         let oauth = flags[.tokenFile] == nil ? try oauth() : nil
         _ = try uploadJSON.get()
         guard let url = collectorURL else {

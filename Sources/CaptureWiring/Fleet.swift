@@ -1,16 +1,16 @@
-public import CaptureConfig
+package import CaptureConfig
 import CaptureCore
 import CaptureRecorder
-public import CaptureSensors
+package import CaptureSensors
 import CaptureStorage
-public import CaptureUpload
+package import CaptureUpload
 
 /// The box's heartbeat for the fleet (docs/fleet.md): `fleet.*` from the configuration, the
 /// figures of the data directory, pushed by `capture sync` passes (the timer's wake-ups) when
 /// `fleet.interval` has passed, and by `capture metrics --push` at once.
 extension DeviceConfiguration {
     /// `fleet.*`, as the heartbeat's settings.
-    public func fleet() throws(DeviceConfigurationError) -> FleetSettings {
+    package func fleet() throws(DeviceConfigurationError) -> FleetSettings {
         do {
             return try FleetSettings(reading: settings(under: "fleet"))
         } catch {
@@ -21,7 +21,7 @@ extension DeviceConfiguration {
     /// Pushes the heartbeat of the data directory (its store made if there is none yet, so that
     /// a box is seen before its first ride) if `fleet.push_url` is set and, unless `force`, one
     /// is due. Returns whether one went out.
-    public func beat(version: String, force: Bool, now: Int64 = WallClock.now()) async throws -> Bool {
+    package func beat(version: String, force: Bool, now: Int64 = WallClock.now()) async throws -> Bool {
         let settings = try fleet()
         let directory = dataDirectory.value
         guard settings.pushURL != nil, force || Heartbeat.isDue(directory: directory, interval: settings.interval, now: now) else {

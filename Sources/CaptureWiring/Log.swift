@@ -1,5 +1,5 @@
-public import CaptureCore
-public import Logging
+package import CaptureCore
+package import Logging
 import Synchronization
 
 /// The process's logging is swift-log's: every stage logs through a `Logger` (the recorder's,
@@ -7,23 +7,23 @@ import Synchronization
 /// handler that writes the lines a person reads. This holds the level the configuration sets
 /// (`log_level`, `--log-level`, `-v`, `$CAPTURE_LOG_LEVEL`), which that handler follows, and the
 /// logger of the composition root and the command line.
-public enum Log {
+package enum Log {
     private static let current = Mutex(LogLevel.warning)
 
     /// The level in force; loading a ``DeviceConfiguration`` through the command line sets it.
-    public static var level: LogLevel {
+    package static var level: LogLevel {
         get { current.withLock { $0 } }
         set { current.withLock { $0 = newValue } }
     }
 
     /// The logger of the composition root and the command line (made on first use, after the
     /// front end has bootstrapped its handler).
-    public static let logger = Logger(label: "capture")
+    package static let logger = Logger(label: "capture")
 }
 
 extension Logger.Level {
     /// swift-log's level for the configuration's.
-    public init(_ level: LogLevel) {
+    package init(_ level: LogLevel) {
         switch level {
         case .error: self = .error
         case .warning: self = .warning

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-public import Testing
+package import Testing
 
 /// A fake `/` for IIO tests: `sys/bus/iio/devices/…` attribute files and `dev/…` device nodes
 /// (FIFOs) in a temporary directory, passed to the code under test as its sysfs root
@@ -12,12 +12,12 @@ public import Testing
 /// sysfs.makeNode("iio:device0")
 /// let devices = IIODiscovery.devices(root: sysfs.path)
 /// ```
-public final class FakeSysfs {
+package final class FakeSysfs {
     /// The fake root.
-    public let path: String
+    package let path: String
 
     /// Creates `<tmp>/<prefix>-<uuid>` with empty `dev` and `sys/bus/iio/devices` folders.
-    public init(prefix: String = "capture-sysfs") {
+    package init(prefix: String = "capture-sysfs") {
         path = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)").path
         try? FileManager.default.createDirectory(atPath: path + "/dev", withIntermediateDirectories: true)
         try? FileManager.default.createDirectory(atPath: devicesDirectory, withIntermediateDirectories: true)
@@ -26,20 +26,20 @@ public final class FakeSysfs {
     deinit { remove() }
 
     /// Removes the whole tree.
-    public func remove() { try? FileManager.default.removeItem(atPath: path) }
+    package func remove() { try? FileManager.default.removeItem(atPath: path) }
 
     /// `<root>/sys/bus/iio/devices`.
-    public var devicesDirectory: String { path + "/sys/bus/iio/devices" }
+    package var devicesDirectory: String { path + "/sys/bus/iio/devices" }
 
     /// The sysfs directory of device `id` (`iio:device0`, `trigger0`).
-    public func deviceDirectory(_ id: String) -> String { devicesDirectory + "/" + id }
+    package func deviceDirectory(_ id: String) -> String { devicesDirectory + "/" + id }
 
     /// Writes attribute files of a device (relative paths such as `buffer0/in_accel_x_en`), those
     /// of `files` and then of each of `more` (``scanElement(_:index:type:enabled:in:)``,
     /// ``axes(_:type:first:sharedType:enabled:in:)``), each ending with `terminator` (sysfs gives
     /// a newline; pass `""` to write the text exactly). A file that cannot be written is recorded
     /// as an issue of the calling test.
-    public func write(
+    package func write(
         _ id: String, _ files: [String: String], _ more: [String: String]..., terminator: String = "\n",
         sourceLocation: SourceLocation = #_sourceLocation
     ) {
@@ -56,30 +56,30 @@ public final class FakeSysfs {
     }
 
     /// The trimmed text of a device's attribute file, or `nil`.
-    public func read(_ id: String, _ name: String) -> String? {
+    package func read(_ id: String, _ name: String) -> String? {
         (try? String(contentsOfFile: deviceDirectory(id) + "/" + name, encoding: .utf8))?
             .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Makes `dev/<id>` a FIFO, as the device node a buffered device is read from.
-    public func makeNode(_ id: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    package func makeNode(_ id: String, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(mkfifo(node(id), 0o600) == 0, "mkfifo \(node(id))", sourceLocation: sourceLocation)
     }
 
     /// Makes `dev/<id>` a directory: a node that exists but cannot be opened as a device.
-    public func makeUnopenableNode(_ id: String) throws {
+    package func makeUnopenableNode(_ id: String) throws {
         try FileManager.default.createDirectory(atPath: node(id), withIntermediateDirectories: true)
     }
 
     /// The path of `dev/<id>`.
-    public func node(_ id: String) -> String { path + "/dev/" + id }
+    package func node(_ id: String) -> String { path + "/dev/" + id }
 }
 
 extension FakeSysfs {
     /// The scan element files of one buffered channel (`accel_x`, `pressure`, `timestamp`) in
     /// `buffer` (`buffer0`, or the legacy `scan_elements`): `in_<channel>_en` (`enabled`: `1`,
     /// else `0`), `in_<channel>_index` and, unless `type` is `nil`, `in_<channel>_type`.
-    public static func scanElement(
+    package static func scanElement(
         _ channel: String, index: Int, type: String?, enabled: Bool = false, in buffer: String = "buffer0"
     ) -> [String: String] {
         var files = ["\(buffer)/in_\(channel)_en": enabled ? "1" : "0", "\(buffer)/in_\(channel)_index": "\(index)"]
@@ -90,7 +90,7 @@ extension FakeSysfs {
     /// The scan elements of a three-axis sensor (`accel`, `anglvel`, `magn`): `x`, `y`, `z` at
     /// indexes `first`, `first + 1`, `first + 2`, each of `type`; or, with `sharedType`, one
     /// `in_<sensor>_type` for the three.
-    public static func axes(
+    package static func axes(
         _ sensor: String, type: String, first: Int = 0, sharedType: Bool = false, enabled: Bool = false,
         in buffer: String = "buffer0"
     ) -> [String: String] {

@@ -1,5 +1,5 @@
-public import CaptureCore
-public import CaptureGNSS
+package import CaptureCore
+package import CaptureGNSS
 import Foundation
 import Glibc
 import Synchronization
@@ -9,9 +9,9 @@ import Synchronization
 /// message (class CFG) with ACK-ACK, or ACK-NAK where `refuses` says so, or nothing where
 /// `ignores` does; optionally it writes NMEA `chatter` before each answer, as a module that
 /// keeps sending its output does. Every frame it receives is kept in ``received``.
-public final class FakeUBloxReceiver: Sendable {
+package final class FakeUBloxReceiver: Sendable {
     /// The device the code under test opens.
-    public var path: String { terminal.path }
+    package var path: String { terminal.path }
 
     private let terminal: PseudoTerminal
     private let monVer: [UInt8]?
@@ -23,7 +23,7 @@ public final class FakeUBloxReceiver: Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     /// Starts a module that answers MON-VER with `monVer` (`nil`: a receiver that is no u-blox).
-    public init(
+    package init(
         monVer: [UInt8]?, chatter: String = "", refuses: @escaping @Sendable (UBXFrame) -> Bool = { _ in false },
         ignores: @escaping @Sendable (UBXFrame) -> Bool = { _ in false }
     ) throws {
@@ -51,20 +51,20 @@ public final class FakeUBloxReceiver: Sendable {
     }
 
     /// The frames received so far, in order.
-    public var received: [UBXFrame] { state.withLock { $0 } }
+    package var received: [UBXFrame] { state.withLock { $0 } }
 
     /// Writes `text` as the module's output (NMEA sentences a test makes up).
-    public func send(_ text: String) { terminal.write(text) }
+    package func send(_ text: String) { terminal.write(text) }
 
     /// Stops answering (and waits until the thread has ended).
-    public func stop() {
+    package func stop() {
         var byte: UInt8 = 1
         _ = write(stopPipe.write, &byte, 1)
         done.wait()
     }
 
     /// A UBX frame of class/id `kind`.
-    public static func frame(_ kind: UInt16, _ payload: [UInt8]) -> UBXFrame {
+    package static func frame(_ kind: UInt16, _ payload: [UInt8]) -> UBXFrame {
         UBXFrame(messageClass: UInt8(kind >> 8), messageID: UInt8(kind & 0xFF), payload: payload)
     }
 

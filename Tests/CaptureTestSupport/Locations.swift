@@ -2,22 +2,22 @@ import Foundation
 
 /// Where the repository is, found from this source file's path
 /// (`<root>/Tests/CaptureTestSupport/Locations.swift`).
-public enum Repository {
+package enum Repository {
     /// The repository root.
-    public static let root: String = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    package static let root: String = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().path
 
     /// A file under `fixtures/`.
-    public static func fixture(_ name: String) -> String { root + "/fixtures/" + name }
+    package static func fixture(_ name: String) -> String { root + "/fixtures/" + name }
 }
 
 /// The package's built executables, which SwiftPM puts next to the test bundle
 /// (`.build/debug/capture`, `.build/debug/capture-collector`, …).
-public enum BuiltProducts {
+package enum BuiltProducts {
     /// The directory of the running test bundle.
-    public static let directory: String =
+    package static let directory: String =
         URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().path
 
     /// The path of the built executable `name`.
-    public static func path(_ name: String) -> String { directory + "/" + name }
+    package static func path(_ name: String) -> String { directory + "/" + name }
 }

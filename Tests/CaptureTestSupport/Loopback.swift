@@ -3,9 +3,9 @@ import Glibc
 
 /// TCP on 127.0.0.1 for test servers and clients: a listener on a port the kernel picks, so that
 /// tests running in parallel never compete for a fixed port.
-public enum Loopback {
+package enum Loopback {
     /// A socket listening on 127.0.0.1 at a free port (close-on-exec); the caller closes it.
-    public static func listen(backlog: Int32 = 16) throws -> (descriptor: Int32, port: UInt16) {
+    package static func listen(backlog: Int32 = 16) throws -> (descriptor: Int32, port: UInt16) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
         var address = sockaddr_in()
@@ -27,21 +27,21 @@ public enum Loopback {
 
     /// A port that was free a moment ago (listened on, then closed), for a server that must be
     /// told its port, such as gpsfake.
-    public static func freePort() throws -> UInt16 {
+    package static func freePort() throws -> UInt16 {
         let (fd, port) = try listen(backlog: 1)
         close(fd)
         return port
     }
 
     /// Whether something accepts connections on 127.0.0.1 at `port`.
-    public static func canConnect(port: UInt16) -> Bool {
+    package static func canConnect(port: UInt16) -> Bool {
         guard let fd = connect(port: port) else { return false }
         close(fd)
         return true
     }
 
     /// A connected socket to 127.0.0.1 at `port` (close it), or nil.
-    public static func connect(port: UInt16) -> Int32? {
+    package static func connect(port: UInt16) -> Int32? {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return nil }
         var address = sockaddr_in()

@@ -1,32 +1,32 @@
 import Foundation
 import Glibc
-public import Testing
+package import Testing
 
 /// Runs any program to its end with ``Subprocess`` (never Foundation's `Process`): standard input
 /// from bytes, output collected.
-public enum Program {
+package enum Program {
     /// What a finished program left.
-    public struct Result: Sendable {
+    package struct Result: Sendable {
         /// The exit status (128 + signal if it was killed).
-        public var status: Int32
+        package var status: Int32
         /// Standard output as text.
-        public var stdout: String
+        package var stdout: String
         /// Standard error as text.
-        public var stderr: String
+        package var stderr: String
         /// Standard output as bytes (binary output is not valid UTF-8).
-        public var stdoutBytes: [UInt8]
+        package var stdoutBytes: [UInt8]
     }
 
     /// `XDG_RUNTIME_DIR=…` when the tests run with it, for a child started with `env -i`: the
     /// recorder keeps its socket, pid file and lock in a runtime directory chosen by it
     /// (docs/architecture.md, "Where files live"), so a recorder and the commands and tests that
     /// reach it must agree on it.
-    public static var runtimeDirectoryVariable: [String] {
+    package static var runtimeDirectoryVariable: [String] {
         ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].map { ["XDG_RUNTIME_DIR=\($0)"] } ?? []
     }
 
     /// The full path of `name` on PATH, if any.
-    public static func which(_ name: String) -> String? {
+    package static func which(_ name: String) -> String? {
         for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
             let path = "\(directory)/\(name)"
             if access(path, X_OK) == 0 { return path }
@@ -35,7 +35,7 @@ public enum Program {
     }
 
     /// Runs `executable` with `arguments` and `input` on its standard input, and waits for it.
-    public static func run(_ executable: String, _ arguments: [String], input: [UInt8] = []) throws -> Result {
+    package static func run(_ executable: String, _ arguments: [String], input: [UInt8] = []) throws -> Result {
         let process = try Subprocess(arguments, bytes: input, executable: executable)
         let status = process.wait()
         let bytes = process.stdoutBytes
@@ -44,7 +44,7 @@ public enum Program {
     }
 
     /// The tool, or a recorded failure telling how to install it (tests never skip silently).
-    public static func require(_ name: String, package: String, sourceLocation: SourceLocation = #_sourceLocation)
+    package static func require(_ name: String, package: String, sourceLocation: SourceLocation = #_sourceLocation)
         -> String?
     {
         if let path = which(name) { return path }

@@ -4,15 +4,15 @@ import Glibc
 /// A pseudo-terminal pair, for tests that play a serial receiver: they write to ``master``, and
 /// the source under test opens ``path``. The slave side stays open until ``closeSlave()`` (or the
 /// end), so what is written before the source opens it waits in the terminal's buffer.
-public final class PseudoTerminal: @unchecked Sendable {  // writes from any thread; closeSlave from one
+package final class PseudoTerminal: @unchecked Sendable {  // writes from any thread; closeSlave from one
     /// The side the test writes to.
-    public let master: Int32
+    package let master: Int32
     /// The device path the source opens (`/dev/pts/N`).
-    public let path: String
+    package let path: String
     private var slave: Int32
 
     /// Opens a new pair.
-    public init() throws {
+    package init() throws {
         var master: Int32 = -1
         var slave: Int32 = -1
         var name = [CChar](repeating: 0, count: 256)
@@ -28,18 +28,18 @@ public final class PseudoTerminal: @unchecked Sendable {  // writes from any thr
     }
 
     /// Closes the test's copy of the slave side (the source keeps its own).
-    public func closeSlave() {
+    package func closeSlave() {
         if slave >= 0 { close(slave) }
         slave = -1
     }
 
     /// Writes `bytes` to the master side; the number written, or -1.
     @discardableResult
-    public func write(_ bytes: [UInt8]) -> Int {
+    package func write(_ bytes: [UInt8]) -> Int {
         bytes.withUnsafeBytes { Glibc.write(master, $0.baseAddress, $0.count) }
     }
 
     /// Writes `text` as UTF-8.
     @discardableResult
-    public func write(_ text: String) -> Int { write(Array(text.utf8)) }
+    package func write(_ text: String) -> Int { write(Array(text.utf8)) }
 }

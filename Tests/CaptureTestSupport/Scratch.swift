@@ -1,13 +1,13 @@
 import Foundation
 
 /// A temporary directory that is removed when the last reference goes (at the end of a test).
-public final class Scratch: Sendable {
-    public let path: String
+package final class Scratch: Sendable {
+    package let path: String
 
-    public init(_ path: String) { self.path = path }
+    package init(_ path: String) { self.path = path }
 
     /// A new, empty directory `capture-NAME-UUID` in the temporary directory.
-    public static func make(_ name: String) throws -> Scratch {
+    package static func make(_ name: String) throws -> Scratch {
         let scratch = Scratch(FileManager.default.temporaryDirectory.appendingPathComponent("capture-\(name)-\(UUID().uuidString)").path)
         try FileManager.default.createDirectory(atPath: scratch.path, withIntermediateDirectories: true)
         return scratch

@@ -1,4 +1,4 @@
-public import Glibc
+package import Glibc
 import Foundation
 
 /// A child process started with posix_spawn, its standard input from bytes and its output going
@@ -13,16 +13,16 @@ import Foundation
 /// #expect(child.wait() == 0)
 /// print(child.stdout)
 /// ```
-public final class Subprocess {
+package final class Subprocess {
     /// The child's pid.
-    public let pid: pid_t
+    package let pid: pid_t
     private let files: [String]
     private var exitStatus: Int32?
     /// Children seen while the process ran (see ``noteChildren()``).
     private var knownChildren: Set<pid_t> = []
 
     /// Starts `executable` with `arguments`, `input` on its standard input.
-    public convenience init(_ arguments: [String], input: String? = nil, executable: String) throws {
+    package convenience init(_ arguments: [String], input: String? = nil, executable: String) throws {
         try self.init(arguments, bytes: Array((input ?? "").utf8), executable: executable)
     }
 
@@ -30,7 +30,7 @@ public final class Subprocess {
     ///
     /// - Parameter mergingStandardError: send standard error to the standard output file too, in
     ///   the order written (then ``stderr`` is empty and ``stdout`` holds both).
-    public init(_ arguments: [String], bytes input: [UInt8], executable: String, mergingStandardError: Bool = false)
+    package init(_ arguments: [String], bytes input: [UInt8], executable: String, mergingStandardError: Bool = false)
         throws
     {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("capture-io-\(UUID().uuidString)").path
@@ -67,7 +67,7 @@ public final class Subprocess {
 
     /// Waits for the child and returns its exit status (128 + signal if it was killed).
     @discardableResult
-    public func wait() -> Int32 {
+    package func wait() -> Int32 {
         if let exitStatus { return exitStatus }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0, errno == EINTR {}
@@ -81,20 +81,20 @@ public final class Subprocess {
     }
 
     /// Standard output as text.
-    public var stdout: String { (try? String(contentsOfFile: files[1], encoding: .utf8)) ?? "" }
+    package var stdout: String { (try? String(contentsOfFile: files[1], encoding: .utf8)) ?? "" }
     /// Standard output as bytes (binary output is not valid UTF-8).
-    public var stdoutBytes: [UInt8] { FileManager.default.contents(atPath: files[1]).map { [UInt8]($0) } ?? [] }
+    package var stdoutBytes: [UInt8] { FileManager.default.contents(atPath: files[1]).map { [UInt8]($0) } ?? [] }
     /// Standard error as text (empty when it was merged into standard output).
-    public var stderr: String { (try? String(contentsOfFile: files[2], encoding: .utf8)) ?? "" }
+    package var stderr: String { (try? String(contentsOfFile: files[2], encoding: .utf8)) ?? "" }
     /// Everything the child wrote, standard output then standard error, for failure messages.
-    public var output: String { stdout + stderr }
+    package var output: String { stdout + stderr }
 
     /// Stops the child gracefully: SIGTERM, then SIGKILL after `graceSeconds`, and reaps it. Does
     /// nothing once the child was reaped (its pid may be reused by then). With
     /// `includingChildren`, its children still alive afterwards (taken before the signal, or
     /// noted earlier with ``noteChildren()`` and orphaned since) are killed by their pids too:
     /// gpsfake, for one, leaves its gpsd to init if it ends first.
-    public func stop(graceSeconds: Double = 3, includingChildren: Bool = false) {
+    package func stop(graceSeconds: Double = 3, includingChildren: Bool = false) {
         guard exitStatus == nil else { return }
         let children =
             includingChildren
@@ -115,22 +115,22 @@ public final class Subprocess {
 
     /// Remembers the child's current children, so that ``stop(graceSeconds:includingChildren:)``
     /// stops them even if the child itself has ended and left them to init by then.
-    public func noteChildren() { knownChildren.formUnion(Self.children(of: pid)) }
+    package func noteChildren() { knownChildren.formUnion(Self.children(of: pid)) }
 
     /// The pids whose parent is `parent`, from /proc.
-    public static func children(of parent: pid_t) -> [pid_t] {
+    package static func children(of parent: pid_t) -> [pid_t] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap { pid_t($0) }.filter { Self.parent(of: $0) == parent }
     }
 
     /// The parent of `pid`, from /proc.
-    public static func parent(of pid: pid_t) -> pid_t? {
+    package static func parent(of pid: pid_t) -> pid_t? {
         let fields = statFields(pid)
         return fields.count > 1 ? pid_t(fields[1]) : nil
     }
 
     /// Whether `pid` exists and is not a zombie.
-    public static func isAlive(_ pid: pid_t) -> Bool {
+    package static func isAlive(_ pid: pid_t) -> Bool {
         guard let state = statFields(pid).first else { return false }
         return state != "Z"
     }

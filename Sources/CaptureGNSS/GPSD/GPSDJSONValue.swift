@@ -1,4 +1,4 @@
-public import CaptureCore
+package import CaptureCore
 
 internal import Foundation
 

@@ -1,7 +1,7 @@
-public import CaptureCore
+package import CaptureCore
 
 /// Why a line from gpsd is not a usable report.
-public enum GPSDParseError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum GPSDParseError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Not JSON at all (gpsd also echoes NMEA when `"nmea":true` is watched; those lines start with `$`).
     case notJSON
     /// Valid JSON but not an object.
@@ -12,7 +12,7 @@ public enum GPSDParseError: Error, Sendable, Equatable, CustomStringConvertible 
     /// longitude out of range (`"lon":-188.4`).
     case invalidField(className: String, field: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .notJSON: "not a JSON line"
         case .notAnObject: "JSON line is not an object"
@@ -23,106 +23,106 @@ public enum GPSDParseError: Error, Sendable, Equatable, CustomStringConvertible 
 }
 
 /// `VERSION`, sent on connect. Check ``protocolMajor`` is 3.
-public struct GPSDVersion: Sendable, Equatable {
+package struct GPSDVersion: Sendable, Equatable {
     /// gpsd release, e.g. `3.22`.
-    public var release: String?
+    package var release: String?
     /// Source revision of the daemon.
-    public var revision: String?
+    package var revision: String?
     /// JSON protocol major version; this parser expects 3.
-    public var protocolMajor: Int?
+    package var protocolMajor: Int?
     /// JSON protocol minor version.
-    public var protocolMinor: Int?
+    package var protocolMinor: Int?
 }
 
 /// A receiver as gpsd describes it (`DEVICE`, or an element of `DEVICES`).
-public struct GPSDDevice: Sendable, Equatable {
+package struct GPSDDevice: Sendable, Equatable {
     /// Device path, e.g. `/dev/ttyACM0`.
-    public var path: String?
+    package var path: String?
     /// The driver gpsd chose, e.g. `NMEA0183`, `u-blox`.
-    public var driver: String?
+    package var driver: String?
     /// Firmware or model details, when the driver found them.
-    public var subtype: String?
+    package var subtype: String?
     /// When the device was activated (ISO 8601); `nil` if not given or deactivated.
-    public var activated: String?
+    package var activated: String?
     /// `true` for `"activated":0`: the device went away.
-    public var isDeactivated: Bool
+    package var isDeactivated: Bool
     /// Serial speed, bits per second.
-    public var bitsPerSecond: Int?
+    package var bitsPerSecond: Int?
 }
 
 /// `WATCH`: the watch policy gpsd confirms.
-public struct GPSDWatch: Sendable, Equatable {
+package struct GPSDWatch: Sendable, Equatable {
     /// Whether watching is on.
-    public var enable: Bool?
+    package var enable: Bool?
     /// Whether JSON reports are sent.
-    public var json: Bool?
+    package var json: Bool?
     /// Whether the receiver's NMEA is echoed.
-    public var nmea: Bool?
+    package var nmea: Bool?
     /// 1 raw NMEA lines, 2 verbatim binary.
-    public var raw: Int?
+    package var raw: Int?
     /// Whether AIS/RTCM values are scaled.
-    public var scaled: Bool?
+    package var scaled: Bool?
     /// Whether AIS type 24 halves are reported separately.
-    public var split24: Bool?
+    package var split24: Bool?
     /// Whether PPS reports are sent.
-    public var pps: Bool?
+    package var pps: Bool?
     /// The device the report or policy is about.
-    public var device: String?
+    package var device: String?
 }
 
 /// `TPV`: time, position, velocity. Every field may be absent; gpsd omits what it does not know.
 ///
 /// Several TPVs are often sent for one epoch (same ``time``) as the receiver's sentences arrive;
 /// ``GPSDTPVMerger`` combines them.
-public struct GPSDTPV: Sendable, Equatable {
+package struct GPSDTPV: Sendable, Equatable {
     /// The device the report or policy is about.
-    public var device: String?
+    package var device: String?
     /// 0 unknown, 1 no fix, 2 2D, 3 3D.
-    public var mode: Int?
+    package var mode: Int?
     /// 2 DGPS, 3 RTK fixed, 4 RTK float, 5 dead reckoning, …
-    public var status: Int?
+    package var status: Int?
     /// The `time` text as sent (ISO 8601), if it was text.
-    public var time: String?
+    package var time: String?
     /// ``time`` as Unix milliseconds.
-    public var timestamp: Int64?
+    package var timestamp: Int64?
     /// Degrees.
-    public var latitude: Double?
+    package var latitude: Double?
     /// Degrees.
-    public var longitude: Double?
+    package var longitude: Double?
     /// Metres above the WGS-84 ellipsoid.
-    public var altitudeHAE: Double?
+    package var altitudeHAE: Double?
     /// Metres above mean sea level.
-    public var altitudeMSL: Double?
+    package var altitudeMSL: Double?
     /// Metres, geoid above ellipsoid.
-    public var geoidSeparation: Double?
+    package var geoidSeparation: Double?
     /// Speed over ground, m/s.
-    public var speed: Double?
+    package var speed: Double?
     /// Course over ground, degrees from true north.
-    public var track: Double?
+    package var track: Double?
     /// Vertical speed, m/s.
-    public var climb: Double?
+    package var climb: Double?
     /// Estimated errors (gpsd: "guessed to be 95% confidence"): longitude, latitude, horizontal,
     /// vertical in m; speed in m/s; climb m/s; time s.
-    public var epx: Double?
+    package var epx: Double?
     /// Latitude error estimate, m.
-    public var epy: Double?
+    package var epy: Double?
     /// Horizontal position error estimate, m.
-    public var eph: Double?
+    package var eph: Double?
     /// Vertical error estimate, m.
-    public var epv: Double?
+    package var epv: Double?
     /// Speed error estimate, m/s.
-    public var eps: Double?
+    package var eps: Double?
     /// Climb error estimate, m/s.
-    public var epc: Double?
+    package var epc: Double?
     /// Time error estimate, s.
-    public var ept: Double?
+    package var ept: Double?
     /// Magnetic variation, degrees (east positive).
-    public var magneticVariation: Double?
+    package var magneticVariation: Double?
     /// GPS−UTC leap seconds, when known.
-    public var leapSeconds: Int?
+    package var leapSeconds: Int?
 
     /// Later values win: every field present in `newer` replaces the one here.
-    public func merged(with newer: GPSDTPV) -> GPSDTPV {
+    package func merged(with newer: GPSDTPV) -> GPSDTPV {
         GPSDTPV(
             device: newer.device ?? device, mode: newer.mode ?? mode, status: newer.status ?? status,
             time: newer.time ?? time, timestamp: newer.timestamp ?? timestamp,
@@ -142,7 +142,7 @@ public struct GPSDTPV: Sendable, Equatable {
     /// knows it). Horizontal accuracy is `eph`, else the larger of `epx` and `epy`; vertical is
     /// `epv`. These are gpsd's estimates, nominally 95 %, so they are larger than the 1-σ figures
     /// the NMEA path derives from GST.
-    public var fix: Fix? {
+    package var fix: Fix? {
         guard let mode, mode >= 2, let timestamp, let latitude, let longitude, abs(latitude) <= 90, abs(longitude) <= 180
         else { return nil }
         var horizontal = eph
@@ -155,77 +155,77 @@ public struct GPSDTPV: Sendable, Equatable {
 }
 
 /// One satellite in a `SKY` report.
-public struct GPSDSatellite: Sendable, Equatable {
+package struct GPSDSatellite: Sendable, Equatable {
     /// PRN (satellite number as gpsd numbers it).
-    public var prn: Int?
+    package var prn: Int?
     /// Elevation and azimuth, degrees.
-    public var elevation: Double?
+    package var elevation: Double?
     /// Azimuth, degrees from true north.
-    public var azimuth: Double?
+    package var azimuth: Double?
     /// Signal strength, dBHz.
-    public var signalStrength: Double?
+    package var signalStrength: Double?
     /// Used in the solution.
-    public var used: Bool?
+    package var used: Bool?
     /// GNSS system (0 GPS, 1 SBAS, 2 Galileo, 3 BeiDou, 5 QZSS, 6 GLONASS, …).
-    public var gnssID: Int?
+    package var gnssID: Int?
     /// Satellite number within its system.
-    public var svID: Int?
+    package var svID: Int?
 }
 
 /// `SKY`: satellites and DOPs.
-public struct GPSDSky: Sendable, Equatable {
+package struct GPSDSky: Sendable, Equatable {
     /// The device the report or policy is about.
-    public var device: String?
+    package var device: String?
     /// The `time` text as sent (ISO 8601).
-    public var time: String?
+    package var time: String?
     /// Satellites visible (`nSat`).
-    public var satellitesSeen: Int?
+    package var satellitesSeen: Int?
     /// Satellites used in the solution (`uSat`).
-    public var satellitesUsed: Int?
+    package var satellitesUsed: Int?
     /// Horizontal dilution of precision.
-    public var hdop: Double?
+    package var hdop: Double?
     /// Vertical dilution of precision.
-    public var vdop: Double?
+    package var vdop: Double?
     /// Position (3D) dilution of precision.
-    public var pdop: Double?
+    package var pdop: Double?
     /// Geometric dilution of precision.
-    public var gdop: Double?
+    package var gdop: Double?
     /// Time dilution of precision.
-    public var tdop: Double?
+    package var tdop: Double?
     /// Longitudinal dilution of precision.
-    public var xdop: Double?
+    package var xdop: Double?
     /// Latitudinal dilution of precision.
-    public var ydop: Double?
+    package var ydop: Double?
     /// Per-satellite details (empty when not sent).
-    public var satellites: [GPSDSatellite]
+    package var satellites: [GPSDSatellite]
 }
 
 /// `GST`: 1-σ error estimates from the receiver's NMEA GST, metres.
-public struct GPSDGST: Sendable, Equatable {
+package struct GPSDGST: Sendable, Equatable {
     /// The device the report or policy is about.
-    public var device: String?
+    package var device: String?
     /// The `time` text as sent (ISO 8601).
-    public var time: String?
+    package var time: String?
     /// ``time`` as Unix milliseconds.
-    public var timestamp: Int64?
+    package var timestamp: Int64?
     /// RMS of the pseudorange residuals.
-    public var rms: Double?
+    package var rms: Double?
     /// Semi-major axis of the error ellipse, m.
-    public var major: Double?
+    package var major: Double?
     /// Semi-minor axis of the error ellipse, m.
-    public var minor: Double?
+    package var minor: Double?
     /// Degrees from true north.
-    public var orientation: Double?
+    package var orientation: Double?
     /// Latitude error, m.
-    public var latitude: Double?
+    package var latitude: Double?
     /// Longitude error, m.
-    public var longitude: Double?
+    package var longitude: Double?
     /// Altitude error, m.
-    public var altitude: Double?
+    package var altitude: Double?
 }
 
 /// One line of gpsd's JSON stream, decoded.
-public enum GPSDMessage: Sendable, Equatable {
+package enum GPSDMessage: Sendable, Equatable {
     /// Sent on connect.
     case version(GPSDVersion)
     /// The devices gpsd knows.
@@ -249,7 +249,7 @@ public enum GPSDMessage: Sendable, Equatable {
 
     /// Parses one line (`\r\n` allowed). Everything but `class` is optional; a present field of
     /// the wrong type is an error.
-    public init(line: String) throws(GPSDParseError) {
+    package init(line: String) throws(GPSDParseError) {
         let trimmed = line.drop { $0 == " " || $0 == "\t" }
         guard trimmed.first == "{" || trimmed.first == "[" else { throw .notJSON }
         guard let value = GPSDJSONValue.parse(String(trimmed)) else { throw .notJSON }
@@ -335,10 +335,10 @@ public enum GPSDMessage: Sendable, Equatable {
 }
 
 /// Requests a client sends to gpsd.
-public enum GPSDCommand {
+package enum GPSDCommand {
     /// `?WATCH={"enable":true,"json":true}` plus a newline: start streaming JSON reports (for one
     /// device when `device` is given). Device paths are quoted as JSON strings (``JSONString``).
-    public static func watch(enable: Bool = true, json: Bool = true, device: String? = nil) -> String {
+    package static func watch(enable: Bool = true, json: Bool = true, device: String? = nil) -> String {
         var text = "?WATCH={\"enable\":\(enable),\"json\":\(json)"
         if let device { text += ",\"device\":" + JSONString.quoted(device) }
         return text + "}\n"

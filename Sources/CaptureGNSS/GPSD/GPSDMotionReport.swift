@@ -1,4 +1,4 @@
-public import CaptureCore
+package import CaptureCore
 
 /// `IMU` or `ATT`: the inertial and magnetic readings of a receiver with its own sensors (u-blox
 /// dead-reckoning modules report UBX-ESF as `IMU`; compasses and attitude sensors as `ATT`).
@@ -7,31 +7,31 @@ public import CaptureCore
 /// m/s²), the gyroscope (`gyro_x`…, gpsd's deg/s) and the magnetometer (`mag_x`…, whose unit
 /// gpsd does not state: passed on as the device gives it), and what places the report in time.
 /// Attitude angles (`heading`, `pitch`, `roll`, `yaw`) are not motion samples and are left out.
-public struct GPSDMotionReport: Sendable, Equatable {
+package struct GPSDMotionReport: Sendable, Equatable {
     /// `IMU` or `ATT`.
-    public var className: String
+    package var className: String
     /// The device the report is about.
-    public var device: String?
+    package var device: String?
     /// The receiver message it was decoded from, e.g. `UBX-ESF-RAW` (gpsd's `msg`).
-    public var message: String?
+    package var message: String?
     /// `time` as Unix milliseconds, when gpsd knows it.
-    public var timestamp: Int64?
+    package var timestamp: Int64?
     /// `timeTag`: the sensor's own time tag (for u-blox ESF, the message's tag in its units).
-    public var timeTag: UInt32?
+    package var timeTag: UInt32?
     /// `acc_x`, `acc_y`, `acc_z`, m/s²; `nil` unless all three are present.
-    public var acceleration: [Double]?
+    package var acceleration: [Double]?
     /// `gyro_x`, `gyro_y`, `gyro_z` in gpsd's deg/s; `nil` unless all three are present.
-    public var angularRate: [Double]?
+    package var angularRate: [Double]?
     /// `mag_x`, `mag_y`, `mag_z`; `nil` unless all three are present.
-    public var magneticField: [Double]?
+    package var magneticField: [Double]?
     /// Sensors with only some of their axes present (left out).
-    public var incompleteSensors: Int
+    package var incompleteSensors: Int
 
     /// Whether it carries any reading capture records.
-    public var hasMotion: Bool { acceleration != nil || angularRate != nil || magneticField != nil }
+    package var hasMotion: Bool { acceleration != nil || angularRate != nil || magneticField != nil }
 
     /// The readings in capture's units (gyroscope in rad/s), all at `timestamp`.
-    public func samples(at timestamp: Int64) -> [(MotionSensor, MotionSample)] {
+    package func samples(at timestamp: Int64) -> [(MotionSensor, MotionSample)] {
         var result: [(MotionSensor, MotionSample)] = []
         if let a = acceleration { result.append((.accelerometer, MotionSample(timestamp: timestamp, x: a[0], y: a[1], z: a[2]))) }
         if let g = angularRate {

@@ -1,20 +1,20 @@
-public import CaptureCore
+package import CaptureCore
 
 /// Counters kept by ``GPSDMotionSamples``.
-public struct GPSDMotionStats: Sendable, Equatable {
+package struct GPSDMotionStats: Sendable, Equatable {
     /// Samples handed out per sensor.
-    public var samples: [MotionSensor: Int] = [:]
+    package var samples: [MotionSensor: Int] = [:]
     /// Readings with only some axes of a sensor, left out.
-    public var incomplete = 0
+    package var incomplete = 0
     /// Readings dropped because no GNSS time was known to place them on.
-    public var withoutTime = 0
+    package var withoutTime = 0
     /// u-blox ESF-MEAS readings left out because the receiver also sends ESF-RAW.
-    public var measSkippedForRaw = 0
+    package var measSkippedForRaw = 0
     /// u-blox readings gpsd reported again (a time tag not newer than one already seen), left out.
-    public var repeated = 0
+    package var repeated = 0
 
     /// All zero.
-    public init() {}
+    package init() {}
 }
 
 /// Places the readings of gpsd's `IMU` and `ATT` reports on GNSS time, as motion samples.
@@ -33,7 +33,7 @@ public struct GPSDMotionStats: Sendable, Equatable {
 /// 3. otherwise the latest epoch's time plus the host time elapsed since that epoch arrived
 ///    (when the caller gives reception times), else the epoch's time.
 /// Readings before any GNSS time is known are held (u-blox) or dropped and counted.
-public struct GPSDMotionSamples: Sendable {
+package struct GPSDMotionSamples: Sendable {
     private var esf = UBXSensorSamples()
     private var latest: (time: Int64, receivedAt: Int64?)?
     /// The newest u-blox time tag per message and sensors, to leave out gpsd's repeats.
@@ -43,7 +43,7 @@ public struct GPSDMotionSamples: Sendable {
     private var counters = GPSDMotionStats()
 
     /// Counters since creation.
-    public var stats: GPSDMotionStats {
+    package var stats: GPSDMotionStats {
         var stats = counters
         stats.withoutTime += esf.stats.withoutTime
         stats.measSkippedForRaw = esf.stats.measSkippedForRaw
@@ -52,18 +52,18 @@ public struct GPSDMotionSamples: Sendable {
     }
 
     /// An empty converter.
-    public init() {}
+    package init() {}
 
     /// Tells the converter the GNSS time of an epoch (a TPV's `time`) and, if known, the host
     /// time it arrived at. Returns samples held back until a time was known.
-    public mutating func epoch(at time: Int64, receivedAt: Int64? = nil) -> [(MotionSensor, MotionSample)] {
+    package mutating func epoch(at time: Int64, receivedAt: Int64? = nil) -> [(MotionSensor, MotionSample)] {
         guard latest?.time != time else { return [] }
         latest = (time, receivedAt)
         return counted(esf.epoch(at: time))
     }
 
     /// One `IMU` or `ATT` report; returns its samples (none while no GNSS time is known).
-    public mutating func add(_ report: GPSDMotionReport, receivedAt: Int64? = nil) -> [(MotionSensor, MotionSample)] {
+    package mutating func add(_ report: GPSDMotionReport, receivedAt: Int64? = nil) -> [(MotionSensor, MotionSample)] {
         counters.incomplete += report.incompleteSensors
         guard report.hasMotion else { return [] }
         if let timestamp = report.timestamp { return counted(report.samples(at: timestamp)) }
@@ -89,7 +89,7 @@ public struct GPSDMotionSamples: Sendable {
     }
 
     /// Ends the input: u-blox readings still held (no GNSS time ever came) are counted as dropped.
-    public mutating func finish() {
+    package mutating func finish() {
         esf.finish()
     }
 

@@ -1,22 +1,22 @@
-public import CaptureCore
+package import CaptureCore
 
 /// Counters kept by ``GPSDTPVMerger``.
-public struct GPSDMergeStats: Sendable, Equatable {
+package struct GPSDMergeStats: Sendable, Equatable {
     /// TPV reports added.
-    public var reports = 0
+    package var reports = 0
     /// TPVs without a time (gpsd omits it when there is no fix); they cannot be grouped.
-    public var reportsWithoutTime = 0
+    package var reportsWithoutTime = 0
     /// Distinct epochs (times) closed.
-    public var epochs = 0
+    package var epochs = 0
     /// Epochs turned into a ``Fix``.
-    public var fixes = 0
+    package var fixes = 0
     /// Epochs without a usable fix (mode < 2 or no position).
-    public var epochsWithoutFix = 0
+    package var epochsWithoutFix = 0
     /// No-fix TPVs (mode < 2) for an epoch gpsd had already reported a fix for, left out.
-    public var noFixAfterFix = 0
+    package var noFixAfterFix = 0
 
     /// All zero.
-    public init() {}
+    package init() {}
 }
 
 /// Merges the several TPVs gpsd sends per epoch (same `time`) into one ``Fix`` per epoch.
@@ -32,20 +32,20 @@ public struct GPSDMergeStats: Sendable, Equatable {
 /// omits `time` from most no-fix TPVs (`{"class":"TPV","mode":1}`), so a loss is only seen here
 /// when a timed no-fix TPV comes ≥ 2 s after the last fix. A live adapter should also run a
 /// ``FixLossTracker`` on its own clock, fed on every fix and on every report with mode < 2.
-public struct GPSDTPVMerger: Sendable {
+package struct GPSDTPVMerger: Sendable {
     /// Counters since creation.
-    public private(set) var stats = GPSDMergeStats()
+    package private(set) var stats = GPSDMergeStats()
     /// The fix tracker, for its state.
-    public private(set) var tracker: FixLossTracker
+    package private(set) var tracker: FixLossTracker
     private var pending: GPSDTPV?
 
     /// - Parameter fixLossTimeout: ms without a fix before "lost" (default 2000).
-    public init(fixLossTimeout: Int64 = 2_000) {
+    package init(fixLossTimeout: Int64 = 2_000) {
         tracker = FixLossTracker(timeout: fixLossTimeout)
     }
 
     /// Adds one TPV; returns the events of the epoch it closed, if any.
-    public mutating func add(_ tpv: GPSDTPV) -> [GNSSEvent] {
+    package mutating func add(_ tpv: GPSDTPV) -> [GNSSEvent] {
         stats.reports += 1
         guard let time = tpv.timestamp else {
             stats.reportsWithoutTime += 1
@@ -65,7 +65,7 @@ public struct GPSDTPVMerger: Sendable {
     }
 
     /// Closes the last epoch (end of input).
-    public mutating func finish() -> [GNSSEvent] {
+    package mutating func finish() -> [GNSSEvent] {
         close()
     }
 
@@ -86,22 +86,22 @@ public struct GPSDTPVMerger: Sendable {
 }
 
 /// Counters for a gpsd JSON stream.
-public struct GPSDStreamStats: Sendable, Equatable {
+package struct GPSDStreamStats: Sendable, Equatable {
     /// Non-empty lines seen.
-    public var lines = 0
+    package var lines = 0
     /// Decoded reports by class (`TPV`, `SKY`, …, including classes only counted).
-    public var classes: [String: Int] = [:]
+    package var classes: [String: Int] = [:]
     /// Lines that are not JSON (e.g. echoed NMEA), skipped.
-    public var notJSON = 0
+    package var notJSON = 0
     /// JSON lines rejected (not an object, no class, wrongly typed fields).
-    public var invalid = 0
+    package var invalid = 0
     /// TPV merging counters.
-    public var merge = GPSDMergeStats()
+    package var merge = GPSDMergeStats()
     /// `IMU` and `ATT` readings turned into motion samples, or left out.
-    public var motion = GPSDMotionStats()
+    package var motion = GPSDMotionStats()
 
     /// All zero.
-    public init() {}
+    package init() {}
 }
 
 /// The pure gpsd client pipeline: JSON lines → reports → one ``Fix`` per epoch, and motion
@@ -113,11 +113,11 @@ public struct GPSDStreamStats: Sendable, Equatable {
 /// socket.send(GPSDCommand.watch())
 /// for line in lines { for event in stream.line(line) { … } }
 /// ```
-public struct GPSDStream: Sendable {
+package struct GPSDStream: Sendable {
     /// The last `VERSION` seen.
-    public private(set) var version: GPSDVersion?
+    package private(set) var version: GPSDVersion?
     /// The last `ERROR` message seen.
-    public private(set) var lastError: String?
+    package private(set) var lastError: String?
     private var merger: GPSDTPVMerger
     private var motion = GPSDMotionSamples()
     private var counters = GPSDStreamStats()
@@ -125,7 +125,7 @@ public struct GPSDStream: Sendable {
     private var skyQuality: Fix?
 
     /// Counters since creation.
-    public var stats: GPSDStreamStats {
+    package var stats: GPSDStreamStats {
         var stats = counters
         stats.merge = merger.stats
         stats.motion = motion.stats
@@ -133,7 +133,7 @@ public struct GPSDStream: Sendable {
     }
 
     /// - Parameter fixLossTimeout: ms without a fix before "lost" (default 2000).
-    public init(fixLossTimeout: Int64 = 2_000) {
+    package init(fixLossTimeout: Int64 = 2_000) {
         merger = GPSDTPVMerger(fixLossTimeout: fixLossTimeout)
     }
 
@@ -142,7 +142,7 @@ public struct GPSDStream: Sendable {
     ///
     /// - Parameter receivedAt: the host time (Unix ms) the line arrived, when reading live: it
     ///   places readings that carry no time of their own between epochs.
-    public mutating func line(_ text: String, receivedAt: Int64? = nil) -> [ReceiverEvent] {
+    package mutating func line(_ text: String, receivedAt: Int64? = nil) -> [ReceiverEvent] {
         if text.allSatisfy({ $0.isWhitespace }) { return [] }
         counters.lines += 1
         let message: GPSDMessage
@@ -186,7 +186,7 @@ public struct GPSDStream: Sendable {
     }
 
     /// Closes the last epoch (connection closed or replay finished).
-    public mutating func finish() -> [ReceiverEvent] {
+    package mutating func finish() -> [ReceiverEvent] {
         motion.finish()
         return withSkyQuality(merger.finish()).map { .gnss($0) }
     }

@@ -1,7 +1,7 @@
-public import CaptureCore
+package import CaptureCore
 
 /// A change in whether the receiver has a position fix.
-public enum FixTransition: Sendable, Equatable {
+package enum FixTransition: Sendable, Equatable {
     /// The first fix, or the first after a loss, at this Unix time (ms).
     case acquired(at: Int64)
     /// No fix for ``FixLossTracker/timeout`` of sentence time. `at` is when that was noticed,
@@ -14,9 +14,9 @@ public enum FixTransition: Sendable, Equatable {
 /// Time is sentence time (the receiver's UTC), not the host clock, so replays behave like live
 /// input. A receiver that stops sending times altogether cannot be judged here; an adapter
 /// watching the device can add its own wall-clock timeout.
-public struct FixLossTracker: Sendable, Equatable {
+package struct FixLossTracker: Sendable, Equatable {
     /// Whether the tracker currently considers the receiver fixed.
-    public enum State: Sendable, Equatable {
+    package enum State: Sendable, Equatable {
         /// No fix seen yet, or the last one was lost.
         case searching
         /// Fixed; the last fix was at this Unix time (ms).
@@ -24,24 +24,24 @@ public struct FixLossTracker: Sendable, Equatable {
     }
 
     /// Time without a fix after which the fix counts as lost, in ms (2 s by default).
-    public let timeout: Int64
+    package let timeout: Int64
     /// The current state.
-    public private(set) var state: State = .searching
+    package private(set) var state: State = .searching
 
     /// - Parameter timeout: ms without a fix before ``FixTransition/lost(at:lastFix:)`` (default 2000).
-    public init(timeout: Int64 = 2_000) {
+    package init(timeout: Int64 = 2_000) {
         self.timeout = timeout
     }
 
     /// An epoch at `time` (Unix ms) had a fix.
-    public mutating func fix(at time: Int64) -> FixTransition? {
+    package mutating func fix(at time: Int64) -> FixTransition? {
         defer { state = .fixed(lastFix: time) }
         if case .fixed = state { return nil }
         return .acquired(at: time)
     }
 
     /// An epoch at `time` (Unix ms) had no fix.
-    public mutating func noFix(at time: Int64) -> FixTransition? {
+    package mutating func noFix(at time: Int64) -> FixTransition? {
         guard case .fixed(let lastFix) = state else { return nil }
         let (elapsed, overflow) = time.subtractingReportingOverflow(lastFix)
         guard overflow ? time > lastFix : elapsed >= timeout else { return nil }

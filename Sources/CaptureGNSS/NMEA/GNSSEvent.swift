@@ -1,7 +1,7 @@
-public import CaptureCore
+package import CaptureCore
 
 /// What the NMEA and gpsd pipelines report as input comes in.
-public enum GNSSEvent: Sendable, Equatable {
+package enum GNSSEvent: Sendable, Equatable {
     /// A complete epoch with a valid fix.
     case fix(Fix)
     /// Fix acquired or lost (see ``FixLossTracker``).

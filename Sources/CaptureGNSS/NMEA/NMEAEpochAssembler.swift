@@ -1,34 +1,34 @@
-public import CaptureCore
+package import CaptureCore
 
 /// Everything the receiver said about one instant (one UTC time), gathered from several sentences.
-public struct NMEAEpoch: Sendable, Equatable {
+package struct NMEAEpoch: Sendable, Equatable {
     /// The epoch's UTC time of day.
-    public var time: NMEATime
+    package var time: NMEATime
     /// The date, from this epoch's RMC (else ZDA) or carried over from an earlier one; `nil` until a date is known.
-    public var date: NMEADate?
+    package var date: NMEADate?
     /// The epoch's RMC (the last one if several talkers sent one).
-    public var rmc: NMEARMC?
+    package var rmc: NMEARMC?
     /// The epoch's GGA.
-    public var gga: NMEAGGA?
+    package var gga: NMEAGGA?
     /// The epoch's GNS.
-    public var gns: NMEAGNS?
+    package var gns: NMEAGNS?
     /// The epoch's VTG (course and speed; it has no time field and joins the open epoch).
-    public var vtg: NMEAVTG?
+    package var vtg: NMEAVTG?
     /// The epoch's GST.
-    public var gst: NMEAGST?
+    package var gst: NMEAGST?
     /// The epoch's ZDA.
-    public var zda: NMEAZDA?
+    package var zda: NMEAZDA?
     /// All GSA sentences of the epoch (one per constellation on multi-GNSS receivers).
-    public var gsa: [NMEAGSA] = []
+    package var gsa: [NMEAGSA] = []
 
     /// Starts an empty epoch at `time`.
-    public init(time: NMEATime, date: NMEADate? = nil) {
+    package init(time: NMEATime, date: NMEADate? = nil) {
         self.time = time
         self.date = date
     }
 
     /// Unix milliseconds, once the date is known.
-    public var unixMilliseconds: Int64? { date?.unixMilliseconds(at: time) }
+    package var unixMilliseconds: Int64? { date?.unixMilliseconds(at: time) }
 
     /// `true` unless a sentence of the epoch says there is no fix: RMC status `V` or mode `N`,
     /// GGA quality 0, GNS modes all `N`, every GSA with fix mode 1, or (without RMC) VTG mode `N`.
@@ -36,7 +36,7 @@ public struct NMEAEpoch: Sendable, Equatable {
     /// with a fix quality but 0 satellites used is no fix unless an RMC or GNS says there is one
     /// (a Hemisphere receiver sends 15 such while starting, gpsd's hemi.log; gpsd itself takes a
     /// GPGGA or GNGGA with fewer than 3 satellites used for no fix).
-    public var hasFix: Bool {
+    package var hasFix: Bool {
         if let rmc, rmc.isValid == false || rmc.mode == "N" { return false }
         if let gga, gga.quality == 0 { return false }
         if let gga, gga.satellitesUsed == 0, rmc?.isValid != true, gns?.hasFix != true { return false }
@@ -49,7 +49,7 @@ public struct NMEAEpoch: Sendable, Equatable {
     }
 
     /// Latitude and longitude, preferring GGA, then GNS, then RMC.
-    public var position: (latitude: Double, longitude: Double)? {
+    package var position: (latitude: Double, longitude: Double)? {
         for candidate in [(gga?.latitude, gga?.longitude), (gns?.latitude, gns?.longitude), (rmc?.latitude, rmc?.longitude)] {
             if let lat = candidate.0, let lon = candidate.1 { return (lat, lon) }
         }
@@ -57,19 +57,19 @@ public struct NMEAEpoch: Sendable, Equatable {
     }
 
     /// HDOP from GGA, else GNS, else the first GSA that has one.
-    public var hdop: Double? { gga?.hdop ?? gns?.hdop ?? gsa.lazy.compactMap(\.hdop).first }
+    package var hdop: Double? { gga?.hdop ?? gns?.hdop ?? gsa.lazy.compactMap(\.hdop).first }
     /// VDOP from the first GSA that has one.
-    public var vdop: Double? { gsa.lazy.compactMap(\.vdop).first }
+    package var vdop: Double? { gsa.lazy.compactMap(\.vdop).first }
     /// PDOP from the first GSA that has one.
-    public var pdop: Double? { gsa.lazy.compactMap(\.pdop).first }
+    package var pdop: Double? { gsa.lazy.compactMap(\.pdop).first }
     /// Satellites used: GGA, else GNS, else the satellites the GSAs list.
-    public var satellitesUsed: Int? {
+    package var satellitesUsed: Int? {
         if let count = gga?.satellitesUsed ?? gns?.satellitesUsed { return count }
         let listed = gsa.reduce(0) { $0 + $1.satellites.count }
         return listed > 0 ? listed : nil
     }
     /// 2D or 3D, the best fix mode of the GSAs; `nil` without a GSA.
-    public var mode: FixMode? { gsa.compactMap(\.fixMode).max().flatMap(FixMode.init(rawValue:)) }
+    package var mode: FixMode? { gsa.compactMap(\.fixMode).max().flatMap(FixMode.init(rawValue:)) }
 
     /// Converts the epoch into a ``Fix``, or `nil` without a fix or without a date.
     ///
@@ -81,7 +81,7 @@ public struct NMEAEpoch: Sendable, Equatable {
     ///   is an assumption (see ``NMEAEpochAssembler/Configuration/uere``).
     /// - vertical accuracy: GST σalt, else `VDOP × uere`.
     /// - speed and course: RMC, else VTG (speed converted from knots, or km/h, to m/s).
-    public func fix(uere: Double) -> Fix? {
+    package func fix(uere: Double) -> Fix? {
         guard hasFix, let time = unixMilliseconds, let position else { return nil }
         let altitude: Double? =
             gga?.altitudeHAE ?? gns?.altitudeHAE ?? gga?.altitudeMSL ?? gns?.altitudeMSL
@@ -101,24 +101,24 @@ public struct NMEAEpoch: Sendable, Equatable {
 }
 
 /// Counters kept by ``NMEAEpochAssembler``.
-public struct NMEAAssemblyStats: Sendable, Equatable {
+package struct NMEAAssemblyStats: Sendable, Equatable {
     /// Epochs closed (distinct UTC times).
-    public var epochs = 0
+    package var epochs = 0
     /// Epochs turned into a ``Fix``.
-    public var fixes = 0
+    package var fixes = 0
     /// Epochs closed without a fix (status V, quality 0, no position).
-    public var epochsWithoutFix = 0
+    package var epochsWithoutFix = 0
     /// Epochs that had a fix but no date yet (before the first RMC with a date).
-    public var epochsWithoutDate = 0
+    package var epochsWithoutDate = 0
     /// Time-less sentences (GSA, VTG) seen before any epoch started.
-    public var orphanSentences = 0
+    package var orphanSentences = 0
     /// Epochs closed as soon as their last sentence arrived (see ``NMEAEpochAssembler``).
-    public var closedOnLastSentence = 0
+    package var closedOnLastSentence = 0
     /// Sentences of an epoch already closed that way, arriving after it (ignored).
-    public var late = 0
+    package var late = 0
 
     /// All zero.
-    public init() {}
+    package init() {}
 }
 
 /// Groups decoded sentences into epochs by their UTC time and turns each epoch into a ``Fix``.
@@ -136,33 +136,33 @@ public struct NMEAAssemblyStats: Sendable, Equatable {
 /// next epoch that way relearns the order. Until a date is known no epoch closes early (no fix
 /// could be made, and its RMC may still be on the way). Dates come from RMC or ZDA; an epoch without either uses the last date,
 /// advanced by a day when the time of day jumps back by more than 12 hours (midnight).
-public struct NMEAEpochAssembler: Sendable {
+package struct NMEAEpochAssembler: Sendable {
     /// Tunables.
-    public struct Configuration: Sendable, Equatable {
+    package struct Configuration: Sendable, Equatable {
         /// Assumed 1-σ user equivalent range error in metres, used to turn DOPs into accuracies
         /// when the receiver sends no GST. 5 m is a middle-of-the-road figure for autonomous
         /// single-frequency GPS; receivers with SBAS/DGPS do better, so such accuracies are pessimistic.
-        public var uere: Double
+        package var uere: Double
         /// Sentence time without a fix after which the fix counts as lost, ms.
-        public var fixLossTimeout: Int64
+        package var fixLossTimeout: Int64
 
         /// - Parameters:
         ///   - uere: metres per unit of DOP (default 5).
         ///   - fixLossTimeout: ms (default 2000).
-        public init(uere: Double = 5.0, fixLossTimeout: Int64 = 2_000) {
+        package init(uere: Double = 5.0, fixLossTimeout: Int64 = 2_000) {
             self.uere = uere
             self.fixLossTimeout = fixLossTimeout
         }
     }
 
     /// The tunables in use.
-    public let configuration: Configuration
+    package let configuration: Configuration
     /// Counters since creation.
-    public private(set) var stats = NMEAAssemblyStats()
+    package private(set) var stats = NMEAAssemblyStats()
     /// The fix tracker, for its ``FixLossTracker/state``.
-    public private(set) var tracker: FixLossTracker
+    package private(set) var tracker: FixLossTracker
     /// The epoch being gathered, if any.
-    public private(set) var openEpoch: NMEAEpoch?
+    package private(set) var openEpoch: NMEAEpoch?
 
     private var lastDate: NMEADate?
     private var lastDateTime: NMEATime?
@@ -176,13 +176,13 @@ public struct NMEAEpochAssembler: Sendable {
     private var closedEarly: NMEATime?
 
     /// A fresh assembler.
-    public init(configuration: Configuration = .init()) {
+    package init(configuration: Configuration = .init()) {
         self.configuration = configuration
         self.tracker = FixLossTracker(timeout: configuration.fixLossTimeout)
     }
 
     /// Adds one decoded sentence; returns the events of an epoch it closed, if any.
-    public mutating func add(_ message: NMEAMessage) -> [GNSSEvent] {
+    package mutating func add(_ message: NMEAMessage) -> [GNSSEvent] {
         var events: [GNSSEvent] = []
         if openEpoch == nil, let closedEarly, message.time == nil || message.time == closedEarly {
             stats.late += 1
@@ -240,7 +240,7 @@ public struct NMEAEpochAssembler: Sendable {
     }
 
     /// Closes the open epoch (end of input).
-    public mutating func finish() -> [GNSSEvent] {
+    package mutating func finish() -> [GNSSEvent] {
         closeEpoch()
     }
 

@@ -1,19 +1,19 @@
-public import CaptureCore
+package import CaptureCore
 
 /// A UTC time of day from an NMEA `hhmmss.ss` field, in milliseconds since midnight.
-public struct NMEATime: Sendable, Hashable, Comparable {
+package struct NMEATime: Sendable, Hashable, Comparable {
     /// Milliseconds since 00:00:00 UTC, 0…86 400 999 (a leap second 60 is allowed).
-    public var millisecondsOfDay: Int
+    package var millisecondsOfDay: Int
 
     /// Wraps milliseconds since midnight.
-    public init(millisecondsOfDay: Int) {
+    package init(millisecondsOfDay: Int) {
         self.millisecondsOfDay = millisecondsOfDay
     }
 
     /// Parses `hhmmss` with an optional fraction of any length (`191503.01` → 19:15:03.010).
     ///
     /// Fractions finer than a millisecond are rounded to the nearest millisecond.
-    public init?(parsing text: String) {
+    package init?(parsing text: String) {
         let bytes = Array(text.utf8)
         guard bytes.count >= 6, bytes[0..<6].allSatisfy(NMEAField.isDigit) else { return nil }
         let hours = NMEAField.twoDigits(bytes, 0)
@@ -37,22 +37,22 @@ public struct NMEATime: Sendable, Hashable, Comparable {
         millisecondsOfDay = ((hours * 60 + minutes) * 60 + seconds) * 1000 + millis
     }
 
-    public static func < (lhs: NMEATime, rhs: NMEATime) -> Bool {
+    package static func < (lhs: NMEATime, rhs: NMEATime) -> Bool {
         lhs.millisecondsOfDay < rhs.millisecondsOfDay
     }
 }
 
 /// A calendar date (UTC) from an NMEA `ddmmyy` field or a ZDA sentence.
-public struct NMEADate: Sendable, Hashable {
+package struct NMEADate: Sendable, Hashable {
     /// Four-digit year.
-    public var year: Int
+    package var year: Int
     /// 1…12.
-    public var month: Int
+    package var month: Int
     /// 1…31.
-    public var day: Int
+    package var day: Int
 
     /// A date from its parts (validated: year 1…9999, month 1…12, day within the month).
-    public init?(year: Int, month: Int, day: Int) {
+    package init?(year: Int, month: Int, day: Int) {
         guard (1...9999).contains(year), (1...12).contains(month), day >= 1, day <= CivilDate.daysInMonth(year: year, month: month) else {
             return nil
         }
@@ -63,7 +63,7 @@ public struct NMEADate: Sendable, Hashable {
 
     /// Parses RMC's `ddmmyy`. Two-digit years 80…99 are 1980…1999, 00…79 are 2000…2079
     /// (GPS time starts in 1980, so no receiver reports earlier dates).
-    public init?(parsingDDMMYY text: String) {
+    package init?(parsingDDMMYY text: String) {
         let bytes = Array(text.utf8)
         guard bytes.count == 6, bytes.allSatisfy(NMEAField.isDigit) else { return nil }
         let yy = NMEAField.twoDigits(bytes, 4)
@@ -72,18 +72,18 @@ public struct NMEADate: Sendable, Hashable {
     }
 
     /// Days since 1970-01-01.
-    public var daysSinceUnixEpoch: Int64 {
+    package var daysSinceUnixEpoch: Int64 {
         CivilDate.daysSinceUnixEpoch(year: year, month: month, day: day)
     }
 
     /// The following day.
-    public var next: NMEADate {
+    package var next: NMEADate {
         let (y, m, d) = CivilDate.civil(fromDaysSinceUnixEpoch: daysSinceUnixEpoch + 1)
         return NMEADate(year: y, month: m, day: d) ?? self
     }
 
     /// Unix milliseconds of `time` on this date.
-    public func unixMilliseconds(at time: NMEATime) -> Int64 {
+    package func unixMilliseconds(at time: NMEATime) -> Int64 {
         daysSinceUnixEpoch * 86_400_000 + Int64(time.millisecondsOfDay)
     }
 }

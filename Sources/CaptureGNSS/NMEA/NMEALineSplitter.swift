@@ -1,4 +1,4 @@
-public import CaptureCore
+package import CaptureCore
 
 /// Cuts a byte stream (tty, pty, file, socket) into lines.
 ///
@@ -6,22 +6,22 @@ public import CaptureCore
 /// each of these). Empty lines are dropped. Bytes are buffered across calls, so a sentence split
 /// over two reads comes out whole. A run of more than ``maximumLineLength`` bytes without a line
 /// end (binary garbage, a wrong baud rate) is discarded and counted in ``discardedOverlongLines``.
-public struct NMEALineSplitter: Sendable {
+package struct NMEALineSplitter: Sendable {
     /// Longest line kept, in bytes; longer runs are dropped.
-    public let maximumLineLength: Int
+    package let maximumLineLength: Int
     /// How many over-long runs were dropped so far.
-    public private(set) var discardedOverlongLines = 0
+    package private(set) var discardedOverlongLines = 0
 
     private var pending: [UInt8] = []
     private var discarding = false
 
     /// - Parameter maximumLineLength: longest line kept (default 4096 bytes, far above any NMEA sentence).
-    public init(maximumLineLength: Int = 4096) {
+    package init(maximumLineLength: Int = 4096) {
         self.maximumLineLength = maximumLineLength
     }
 
     /// Adds bytes and returns the lines they complete (without line endings).
-    public mutating func push(_ bytes: some Sequence<UInt8>) -> [String] {
+    package mutating func push(_ bytes: some Sequence<UInt8>) -> [String] {
         var lines: [String] = []
         for byte in bytes {
             if byte == 0x0A || byte == 0x0D {
@@ -39,7 +39,7 @@ public struct NMEALineSplitter: Sendable {
     }
 
     /// Returns the last, unterminated line at the end of the stream (if any) and resets.
-    public mutating func finish() -> [String] {
+    package mutating func finish() -> [String] {
         var lines: [String] = []
         endLine(into: &lines)
         return lines

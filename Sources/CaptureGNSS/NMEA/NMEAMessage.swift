@@ -1,7 +1,7 @@
-public import CaptureCore
+package import CaptureCore
 
 /// Why a well-framed sentence could not be turned into an ``NMEAMessage``.
-public enum NMEAParseError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum NMEAParseError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A sentence type this parser does not decode (GSV, GLL, ZDA, proprietary ones, …). Not an error
     /// in the data; callers count and skip it.
     case unsupported(type: String)
@@ -10,7 +10,7 @@ public enum NMEAParseError: Error, Sendable, Equatable, CustomStringConvertible 
     /// A field is present but not valid for its position (e.g. a latitude of `91xx.xx`, status `X`).
     case invalidField(type: String, field: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unsupported(let type): "unsupported sentence type \(type)"
         case .tooFewFields(let type, let count, let needed): "\(type) has \(count) fields, needs at least \(needed)"
@@ -22,57 +22,57 @@ public enum NMEAParseError: Error, Sendable, Equatable, CustomStringConvertible 
 /// RMC, recommended minimum data: the only one of the supported sentences with the date.
 ///
 /// `hhmmss.ss,A|V,lat,N|S,lon,E|W,speed(kn),track(°true),ddmmyy,magvar,E|W[,mode][,navstatus]`
-public struct NMEARMC: Sendable, Equatable {
+package struct NMEARMC: Sendable, Equatable {
     /// UTC time of day, `nil` when the field is empty.
-    public var time: NMEATime?
+    package var time: NMEATime?
     /// `true` for status `A` (valid), `false` for `V` (warning), `nil` when empty.
-    public var isValid: Bool?
+    package var isValid: Bool?
     /// Signed degrees (south negative).
-    public var latitude: Double?
+    package var latitude: Double?
     /// Signed degrees (west negative).
-    public var longitude: Double?
+    package var longitude: Double?
     /// Speed over ground in knots, as transmitted.
-    public var speedKnots: Double?
+    package var speedKnots: Double?
     /// Course over ground, degrees from true north.
-    public var course: Double?
+    package var course: Double?
     /// UTC date, `nil` when empty.
-    public var date: NMEADate?
+    package var date: NMEADate?
     /// Magnetic variation in degrees, east positive.
-    public var magneticVariation: Double?
+    package var magneticVariation: Double?
     /// NMEA 2.3 mode indicator (`A` autonomous, `D` differential, `E` estimated, `N` not valid, …).
-    public var mode: Character?
+    package var mode: Character?
 
     /// Speed over ground in m/s.
-    public var speed: Double? { speedKnots.map { $0 * NMEAField.metersPerSecondPerKnot } }
+    package var speed: Double? { speedKnots.map { $0 * NMEAField.metersPerSecondPerKnot } }
 }
 
 /// GGA, fix data: quality, satellites, HDOP and altitude.
 ///
 /// `time,lat,N,lon,E,quality,numSats,HDOP,alt(MSL),M,geoidSep,M,dgpsAge,stationID`
-public struct NMEAGGA: Sendable, Equatable {
+package struct NMEAGGA: Sendable, Equatable {
     /// UTC time of day, `nil` when the field is empty.
-    public var time: NMEATime?
+    package var time: NMEATime?
     /// Signed degrees (south negative).
-    public var latitude: Double?
+    package var latitude: Double?
     /// Signed degrees (west negative).
-    public var longitude: Double?
+    package var longitude: Double?
     /// 0 no fix, 1 GPS, 2 DGPS, 3 PPS, 4 RTK fixed, 5 RTK float, 6 dead reckoning, 7 manual, 8 simulation.
-    public var quality: Int?
+    package var quality: Int?
     /// Satellites used in the solution.
-    public var satellitesUsed: Int?
+    package var satellitesUsed: Int?
     /// Horizontal dilution of precision.
-    public var hdop: Double?
+    package var hdop: Double?
     /// Altitude above mean sea level (the geoid), metres.
-    public var altitudeMSL: Double?
+    package var altitudeMSL: Double?
     /// Geoid height above the WGS-84 ellipsoid, metres.
-    public var geoidSeparation: Double?
+    package var geoidSeparation: Double?
     /// Seconds since the last differential correction.
-    public var dgpsAge: Double?
+    package var dgpsAge: Double?
     /// Differential reference station ID.
-    public var dgpsStation: String?
+    package var dgpsStation: String?
 
     /// Height above the ellipsoid: `altitudeMSL + geoidSeparation`, `nil` unless both are known.
-    public var altitudeHAE: Double? {
+    package var altitudeHAE: Double? {
         guard let altitudeMSL, let geoidSeparation else { return nil }
         return altitudeMSL + geoidSeparation
     }
@@ -81,63 +81,63 @@ public struct NMEAGGA: Sendable, Equatable {
 /// GSA, DOP and active satellites. Multi-GNSS receivers send one per system.
 ///
 /// `A|M,mode(1 no fix/2 2D/3 3D),12 PRN slots,PDOP,HDOP,VDOP[,systemID]` (system ID since NMEA 4.1).
-public struct NMEAGSA: Sendable, Equatable {
+package struct NMEAGSA: Sendable, Equatable {
     /// `A` automatic or `M` manual 2D/3D selection.
-    public var selection: Character?
+    package var selection: Character?
     /// 1 no fix, 2 2D, 3 3D.
-    public var fixMode: Int?
+    package var fixMode: Int?
     /// The non-empty PRN slots.
-    public var satellites: [Int]
+    package var satellites: [Int]
     /// Position (3D) dilution of precision.
-    public var pdop: Double?
+    package var pdop: Double?
     /// Horizontal dilution of precision.
-    public var hdop: Double?
+    package var hdop: Double?
     /// Vertical dilution of precision.
-    public var vdop: Double?
+    package var vdop: Double?
     /// NMEA 4.1 GNSS system ID: 1 GPS, 2 GLONASS, 3 Galileo, 4 BeiDou, 5 QZSS, 6 NavIC.
-    public var systemID: Int?
+    package var systemID: Int?
 }
 
 /// GST, pseudorange error statistics (1-σ, metres).
 ///
 /// `time,rmsRange,σmajor,σminor,orientation,σlat,σlon,σalt`
-public struct NMEAGST: Sendable, Equatable {
+package struct NMEAGST: Sendable, Equatable {
     /// UTC time of day, `nil` when the field is empty.
-    public var time: NMEATime?
+    package var time: NMEATime?
     /// RMS of the pseudorange residuals.
-    public var rms: Double?
+    package var rms: Double?
     /// σ of the error ellipse's semi-major axis.
-    public var sigmaMajor: Double?
+    package var sigmaMajor: Double?
     /// σ of the error ellipse's semi-minor axis.
-    public var sigmaMinor: Double?
+    package var sigmaMinor: Double?
     /// Orientation of the error ellipse's semi-major axis, degrees from true north.
-    public var orientation: Double?
+    package var orientation: Double?
     /// σ of the latitude error.
-    public var sigmaLatitude: Double?
+    package var sigmaLatitude: Double?
     /// σ of the longitude error.
-    public var sigmaLongitude: Double?
+    package var sigmaLongitude: Double?
     /// σ of the altitude error.
-    public var sigmaAltitude: Double?
+    package var sigmaAltitude: Double?
 }
 
 /// VTG, course and speed over ground.
 ///
 /// `course,T,course,M,speed,N,speed,K[,mode]`; the pre-2.0 form without unit letters
 /// (`course,course,knots,km/h`) is accepted too.
-public struct NMEAVTG: Sendable, Equatable {
+package struct NMEAVTG: Sendable, Equatable {
     /// Degrees from true north.
-    public var courseTrue: Double?
+    package var courseTrue: Double?
     /// Degrees from magnetic north.
-    public var courseMagnetic: Double?
+    package var courseMagnetic: Double?
     /// Speed over ground in knots.
-    public var speedKnots: Double?
+    package var speedKnots: Double?
     /// Speed over ground in km/h.
-    public var speedKilometersPerHour: Double?
+    package var speedKilometersPerHour: Double?
     /// NMEA 2.3 mode indicator; `N` means not valid.
-    public var mode: Character?
+    package var mode: Character?
 
     /// Speed over ground in m/s, from the knots field, else from km/h.
-    public var speed: Double? {
+    package var speed: Double? {
         if let speedKnots { return speedKnots * NMEAField.metersPerSecondPerKnot }
         return speedKilometersPerHour.map { $0 / 3.6 }
     }
@@ -146,30 +146,30 @@ public struct NMEAVTG: Sendable, Equatable {
 /// GNS, multi-GNSS fix data (like GGA, with one mode character per system).
 ///
 /// `time,lat,N,lon,E,modes,numSats,HDOP,alt(MSL),geoidSep,dgpsAge,stationID[,navStatus]`
-public struct NMEAGNS: Sendable, Equatable {
+package struct NMEAGNS: Sendable, Equatable {
     /// UTC time of day, `nil` when the field is empty.
-    public var time: NMEATime?
+    package var time: NMEATime?
     /// Signed degrees (south negative).
-    public var latitude: Double?
+    package var latitude: Double?
     /// Signed degrees (west negative).
-    public var longitude: Double?
+    package var longitude: Double?
     /// One character per system (GPS, GLONASS, Galileo, BeiDou, …): `N` no fix, `A` autonomous,
     /// `D` differential, `R`/`F` RTK, `E` estimated, …
-    public var modes: String
+    package var modes: String
     /// Satellites used in the solution.
-    public var satellitesUsed: Int?
+    package var satellitesUsed: Int?
     /// Horizontal dilution of precision.
-    public var hdop: Double?
+    package var hdop: Double?
     /// Altitude above mean sea level, metres.
-    public var altitudeMSL: Double?
+    package var altitudeMSL: Double?
     /// Geoid height above the WGS-84 ellipsoid, metres.
-    public var geoidSeparation: Double?
+    package var geoidSeparation: Double?
 
     /// `true` if at least one system has a fix (a mode other than `N`).
-    public var hasFix: Bool { modes.contains { $0 != "N" } }
+    package var hasFix: Bool { modes.contains { $0 != "N" } }
 
     /// `altitudeMSL + geoidSeparation`, `nil` unless both are known.
-    public var altitudeHAE: Double? {
+    package var altitudeHAE: Double? {
         guard let altitudeMSL, let geoidSeparation else { return nil }
         return altitudeMSL + geoidSeparation
     }
@@ -177,17 +177,17 @@ public struct NMEAGNS: Sendable, Equatable {
 
 /// ZDA, time and date: `hhmmss.ss,dd,mm,yyyy,zoneHours,zoneMinutes`. Dates before 1980 (the
 /// start of GPS time) are rejected as invalid.
-public struct NMEAZDA: Sendable, Equatable {
+package struct NMEAZDA: Sendable, Equatable {
     /// UTC time of day, `nil` when the field is empty.
-    public var time: NMEATime?
+    package var time: NMEATime?
     /// The UTC date, `nil` when the day, month or year field is empty.
-    public var date: NMEADate?
+    package var date: NMEADate?
     /// Local time zone offset in minutes (informational; times stay UTC).
-    public var localZoneMinutes: Int?
+    package var localZoneMinutes: Int?
 }
 
 /// A decoded sentence of one of the supported types.
-public enum NMEAMessage: Sendable, Equatable {
+package enum NMEAMessage: Sendable, Equatable {
     /// Recommended minimum data (with the date).
     case rmc(NMEARMC)
     /// Fix data with altitude.
@@ -204,7 +204,7 @@ public enum NMEAMessage: Sendable, Equatable {
     case zda(NMEAZDA)
 
     /// The UTC time field, for the sentences that carry one (GSA and VTG do not).
-    public var time: NMEATime? {
+    package var time: NMEATime? {
         switch self {
         case .rmc(let m): m.time
         case .gga(let m): m.time
@@ -217,7 +217,7 @@ public enum NMEAMessage: Sendable, Equatable {
 
     /// Decodes a sentence. Proprietary sentences and types other than RMC, GGA, GSA, GST, VTG,
     /// GNS and ZDA give ``NMEAParseError/unsupported(type:)``; the talker does not matter.
-    public init(_ sentence: NMEASentence) throws(NMEAParseError) {
+    package init(_ sentence: NMEASentence) throws(NMEAParseError) {
         let type = sentence.type
         guard sentence.talker != .proprietary else { throw .unsupported(type: "P" + type) }
         func need(_ count: Int) throws(NMEAParseError) {

@@ -1,11 +1,11 @@
-public import CaptureCore
+package import CaptureCore
 
 /// The two-letter talker identifier at the start of an NMEA 0183 address field.
 ///
 /// `GP` GPS, `GN` combined multi-GNSS solution, `GL` GLONASS, `GA` Galileo, `GB`/`BD` BeiDou
 /// (both spellings occur in real receivers), `GQ` QZSS. Proprietary sentences (`$PGRME`,
 /// `$PQGSV`) have no talker; their address starts with `P`.
-public enum NMEATalker: Sendable, Hashable {
+package enum NMEATalker: Sendable, Hashable {
     /// `GP`
     case gps
     /// `GN`: a solution combining several systems.
@@ -24,7 +24,7 @@ public enum NMEATalker: Sendable, Hashable {
     case other(String)
 
     /// Classifies a two-letter talker code.
-    public init(code: String) {
+    package init(code: String) {
         switch code {
         case "GP": self = .gps
         case "GN": self = .multiGNSS
@@ -37,7 +37,7 @@ public enum NMEATalker: Sendable, Hashable {
     }
 
     /// The two-letter code as it appears in a sentence (`"P"` for proprietary sentences).
-    public var code: String {
+    package var code: String {
         switch self {
         case .gps: "GP"
         case .multiGNSS: "GN"
@@ -52,7 +52,7 @@ public enum NMEATalker: Sendable, Hashable {
 }
 
 /// Why a line is not a usable NMEA 0183 sentence.
-public enum NMEAFrameError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum NMEAFrameError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The line does not start with `$` (or `!` for encapsulated sentences such as AIVDM).
     case missingStartDelimiter
     /// The line ends before the `*hh` checksum: usually a sentence cut off by a reset or a buffer overrun.
@@ -68,7 +68,7 @@ public enum NMEAFrameError: Error, Sendable, Equatable, CustomStringConvertible 
     /// The address field is neither a talker plus type (`GPRMC`) nor proprietary (`PGRME`).
     case malformedAddress
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .missingStartDelimiter: "not an NMEA sentence: it does not start with '$' or '!'"
         case .truncated: "truncated sentence: no '*hh' checksum at the end"
@@ -83,47 +83,47 @@ public enum NMEAFrameError: Error, Sendable, Equatable, CustomStringConvertible 
 }
 
 /// How strictly ``NMEASentence/init(validating:options:)`` checks framing.
-public struct NMEAFramingOptions: Sendable, Equatable {
+package struct NMEAFramingOptions: Sendable, Equatable {
     /// NMEA 0183's limit: 82 bytes including the start delimiter and the CR LF.
-    public static let standardMaximumLength = 82
+    package static let standardMaximumLength = 82
 
     /// When `true`, sentences longer than ``standardMaximumLength`` are rejected. Real receivers
     /// exceed it (high-precision RTK positions, NMEA 4.x extra fields), so the default is tolerant.
-    public var enforceStandardLength: Bool
+    package var enforceStandardLength: Bool
     /// The hard limit in tolerant mode, in bytes including the start delimiter and CR LF.
-    public var tolerantMaximumLength: Int
+    package var tolerantMaximumLength: Int
     /// When `false`, a sentence without `*hh` is accepted unchecked (some old receivers omit it).
-    public var requireChecksum: Bool
+    package var requireChecksum: Bool
 
     /// - Parameters:
     ///   - enforceStandardLength: reject sentences over 82 bytes (default `false`).
     ///   - tolerantMaximumLength: the limit when not enforcing the standard one (default 1024 bytes).
     ///   - requireChecksum: reject sentences without a checksum (default `true`).
-    public init(enforceStandardLength: Bool = false, tolerantMaximumLength: Int = 1024, requireChecksum: Bool = true) {
+    package init(enforceStandardLength: Bool = false, tolerantMaximumLength: Int = 1024, requireChecksum: Bool = true) {
         self.enforceStandardLength = enforceStandardLength
         self.tolerantMaximumLength = tolerantMaximumLength
         self.requireChecksum = requireChecksum
     }
 
     /// Rejects anything over 82 bytes.
-    public static let strict = NMEAFramingOptions(enforceStandardLength: true)
+    package static let strict = NMEAFramingOptions(enforceStandardLength: true)
 }
 
 /// The NMEA 0183 checksum: the 8-bit XOR of every character between the start delimiter and `*`.
-public enum NMEAChecksum {
+package enum NMEAChecksum {
     /// XOR of all bytes in `body` (the characters between `$`/`!` and `*`, exclusive).
-    public static func compute(_ body: some Sequence<UInt8>) -> UInt8 {
+    package static func compute(_ body: some Sequence<UInt8>) -> UInt8 {
         body.reduce(0, ^)
     }
 
     /// Two upper-case hexadecimal digits, as transmitted.
-    public static func hex(_ value: UInt8) -> String {
+    package static func hex(_ value: UInt8) -> String {
         let digits = Array("0123456789ABCDEF")
         return String([digits[Int(value >> 4)], digits[Int(value & 0x0F)]])
     }
 
     /// Appends `*hh` to a sentence body such as `$GPGGA,…` (handy for building test input).
-    public static func seal(_ sentence: String) -> String {
+    package static func seal(_ sentence: String) -> String {
         let body = sentence.utf8.dropFirst()
         return sentence + "*" + hex(compute(body))
     }
@@ -133,20 +133,20 @@ public enum NMEAChecksum {
 ///
 /// `$GPRMC,113258,A,…*6B` becomes talker ``NMEATalker/gps``, type `"RMC"` and `fields`
 /// `["113258", "A", …]` (the address is not among the fields; empty fields stay empty strings).
-public struct NMEASentence: Sendable, Equatable {
+package struct NMEASentence: Sendable, Equatable {
     /// `$` for ordinary sentences, `!` for encapsulated ones.
-    public var startDelimiter: Character
+    package var startDelimiter: Character
     /// Who sent it.
-    public var talker: NMEATalker
+    package var talker: NMEATalker
     /// The sentence type, e.g. `RMC`; for proprietary sentences everything after `P` (`GRME`, `QGSV`).
-    public var type: String
+    package var type: String
     /// The data fields after the address, without the checksum.
-    public var fields: [String]
+    package var fields: [String]
     /// `true` if the sentence exceeded the standard 82 bytes but was accepted in tolerant mode.
-    public var exceedsStandardLength: Bool
+    package var exceedsStandardLength: Bool
 
     /// Builds a sentence from parts (no validation; for tests and synthetic input).
-    public init(talker: NMEATalker, type: String, fields: [String], startDelimiter: Character = "$") {
+    package init(talker: NMEATalker, type: String, fields: [String], startDelimiter: Character = "$") {
         self.startDelimiter = startDelimiter
         self.talker = talker
         self.type = type
@@ -158,7 +158,7 @@ public struct NMEASentence: Sendable, Equatable {
     ///
     /// Trailing CR, LF, spaces and tabs are ignored, so `\r\n`, `\n` and a stray `\r` all work.
     /// The length limit counts the sentence plus the CR LF it is supposed to end with.
-    public init(validating line: some StringProtocol, options: NMEAFramingOptions = .init()) throws(NMEAFrameError) {
+    package init(validating line: some StringProtocol, options: NMEAFramingOptions = .init()) throws(NMEAFrameError) {
         var bytes = Array(line.utf8)
         while let last = bytes.last, last == 0x0D || last == 0x0A || last == 0x20 || last == 0x09 {
             bytes.removeLast()
@@ -210,7 +210,7 @@ public struct NMEASentence: Sendable, Equatable {
     }
 
     /// The field at `index`, or `""` when the sentence is shorter (absent trailing fields count as empty).
-    public func field(_ index: Int) -> String {
+    package func field(_ index: Int) -> String {
         index < fields.count ? fields[index] : ""
     }
 

@@ -1,40 +1,40 @@
-public import CaptureCore
+package import CaptureCore
 
 /// Counters for a whole NMEA stream: framing, decoding and epoch assembly.
-public struct NMEAStats: Sendable, Equatable {
+package struct NMEAStats: Sendable, Equatable {
     /// Non-empty lines seen.
-    public var lines = 0
+    package var lines = 0
     /// Lines starting with `#` (comments in gpsd logs), skipped.
-    public var comments = 0
+    package var comments = 0
     /// Sentences that passed framing and checksum.
-    public var sentences = 0
+    package var sentences = 0
     /// Accepted sentences longer than the standard 82 bytes (tolerant mode).
-    public var overlongAccepted = 0
+    package var overlongAccepted = 0
     /// Lines without any `$`/`!`.
-    public var notNMEA = 0
+    package var notNMEA = 0
     /// Lines that failed as a whole but contain a later `$`/`!` (line noise before a sentence, or
     /// a sentence cut off by the next one); the text from the last start delimiter on was tried.
-    public var resynchronized = 0
+    package var resynchronized = 0
     /// Sentences cut off before their checksum.
-    public var truncated = 0
+    package var truncated = 0
     /// Sentences whose checksum did not match.
-    public var badChecksum = 0
+    package var badChecksum = 0
     /// Sentences rejected for other framing reasons (malformed checksum or address, bad bytes, too long).
-    public var badFraming = 0
+    package var badFraming = 0
     /// Decoded sentences, by type (`RMC`, `GGA`, …).
-    public var decoded: [String: Int] = [:]
+    package var decoded: [String: Int] = [:]
     /// Well-framed sentences of types not decoded here, by type (`GSV`, `PGRME`, …).
-    public var unsupported: [String: Int] = [:]
+    package var unsupported: [String: Int] = [:]
     /// Well-framed sentences of supported types with bad or missing fields, by type.
-    public var malformed: [String: Int] = [:]
+    package var malformed: [String: Int] = [:]
     /// Epoch assembly counters.
-    public var assembly = NMEAAssemblyStats()
+    package var assembly = NMEAAssemblyStats()
 
     /// All zero.
-    public init() {}
+    package init() {}
 
     /// Sentences and lines dropped because of damage (not counting unsupported types and comments).
-    public var rejected: Int {
+    package var rejected: Int {
         notNMEA + truncated + badChecksum + badFraming + malformed.values.reduce(0, +)
     }
 }
@@ -49,17 +49,17 @@ public struct NMEAStats: Sendable, Equatable {
 /// for event in stream.push(bytes) { if case .fix(let fix) = event { record(fix) } }
 /// let tail = stream.finish()
 /// ```
-public struct NMEAStream: Sendable {
+package struct NMEAStream: Sendable {
     /// Framing strictness.
-    public let framing: NMEAFramingOptions
+    package let framing: NMEAFramingOptions
     /// Counters since creation.
-    public var stats: NMEAStats {
+    package var stats: NMEAStats {
         var stats = counters
         stats.assembly = assembler.stats
         return stats
     }
     /// The fix state (searching / fixed).
-    public var fixState: FixLossTracker.State { assembler.tracker.state }
+    package var fixState: FixLossTracker.State { assembler.tracker.state }
 
     private var splitter = NMEALineSplitter()
     private var assembler: NMEAEpochAssembler
@@ -68,18 +68,18 @@ public struct NMEAStream: Sendable {
     /// - Parameters:
     ///   - framing: framing options (tolerant of long sentences by default).
     ///   - configuration: epoch assembly tunables.
-    public init(framing: NMEAFramingOptions = .init(), configuration: NMEAEpochAssembler.Configuration = .init()) {
+    package init(framing: NMEAFramingOptions = .init(), configuration: NMEAEpochAssembler.Configuration = .init()) {
         self.framing = framing
         self.assembler = NMEAEpochAssembler(configuration: configuration)
     }
 
     /// Feeds raw bytes; returns the events completed by them.
-    public mutating func push(_ bytes: some Sequence<UInt8>) -> [GNSSEvent] {
+    package mutating func push(_ bytes: some Sequence<UInt8>) -> [GNSSEvent] {
         splitter.push(bytes).flatMap { line(String($0)) }
     }
 
     /// Feeds one line (with or without its line ending).
-    public mutating func line(_ text: String) -> [GNSSEvent] {
+    package mutating func line(_ text: String) -> [GNSSEvent] {
         let trimmed = text.drop { $0 == " " || $0 == "\t" }
         if trimmed.allSatisfy({ $0 == "\r" || $0 == "\n" || $0 == " " || $0 == "\t" }) { return [] }
         counters.lines += 1
@@ -128,7 +128,7 @@ public struct NMEAStream: Sendable {
     }
 
     /// Ends the input: flushes a final unterminated line and closes the last epoch.
-    public mutating func finish() -> [GNSSEvent] {
+    package mutating func finish() -> [GNSSEvent] {
         let events = splitter.finish().flatMap { line($0) }
         return events + assembler.finish()
     }

@@ -1,4 +1,4 @@
-public import CaptureCore
+package import CaptureCore
 
 #if canImport(Glibc)
 import Glibc
@@ -9,12 +9,12 @@ import Darwin
 #endif
 
 /// WGS-84 Earth-centred, Earth-fixed coordinates.
-public enum ECEF {
+package enum ECEF {
     /// Latitude and longitude (degrees) and height above the ellipsoid (m) of an ECEF point (m).
     ///
     /// Bowring's parametric-latitude iteration: three rounds reach well under a millimetre for
     /// points near the Earth's surface.
-    public static func geodetic(x: Double, y: Double, z: Double) -> (latitude: Double, longitude: Double, height: Double) {
+    package static func geodetic(x: Double, y: Double, z: Double) -> (latitude: Double, longitude: Double, height: Double) {
         let a = Geodesy.semiMajorAxis
         let b = Geodesy.semiMinorAxis
         let e2 = 1 - (b * b) / (a * a)
@@ -44,7 +44,7 @@ public enum ECEF {
     }
 
     /// An ECEF velocity rotated into the local north-east-down frame at a position (degrees).
-    public static func northEastDown(
+    package static func northEastDown(
         velocity: (x: Double, y: Double, z: Double), latitude: Double, longitude: Double
     ) -> (north: Double, east: Double, down: Double) {
         let phi = latitude * .pi / 180

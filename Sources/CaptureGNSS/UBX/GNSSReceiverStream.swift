@@ -1,14 +1,14 @@
-public import CaptureCore
+package import CaptureCore
 
 /// What a ``GNSSReceiverStream`` reports.
-public enum ReceiverEvent: Sendable, Equatable {
+package enum ReceiverEvent: Sendable, Equatable {
     /// A fix, or fix acquired / lost, from NMEA or UBX navigation messages.
     case gnss(GNSSEvent)
     /// A motion sample of the receiver's own IMU (UBX-ESF), on GNSS time.
     case motion(MotionSensor, MotionSample)
 
     /// The sample the event carries: its fix or motion sample; `nil` for fix acquired or lost.
-    public var sample: Sample? {
+    package var sample: Sample? {
         switch self {
         case .gnss(.fix(let fix)): .fix(fix)
         case .motion(let sensor, let value): .motion(sensor, value)
@@ -18,37 +18,37 @@ public enum ReceiverEvent: Sendable, Equatable {
 }
 
 /// Counters of a ``GNSSReceiverStream``.
-public struct GNSSReceiverStats: Sendable, Equatable {
+package struct GNSSReceiverStats: Sendable, Equatable {
     /// The NMEA side (text between UBX frames).
-    public var nmea = NMEAStats()
+    package var nmea = NMEAStats()
     /// UBX framing.
-    public var framing = UBXFramingStats()
+    package var framing = UBXFramingStats()
     /// UBX frames decoded, by kind (`class << 8 | id`).
-    public var decoded: [UInt16: Int] = [:]
+    package var decoded: [UInt16: Int] = [:]
     /// Well-framed UBX messages not decoded here, by kind.
-    public var unsupported: [UInt16: Int] = [:]
+    package var unsupported: [UInt16: Int] = [:]
     /// Well-framed UBX messages of decoded kinds with impossible lengths.
-    public var malformed = 0
+    package var malformed = 0
     /// UBX epoch assembly.
-    public var assembly = UBXAssemblyStats()
+    package var assembly = UBXAssemblyStats()
     /// ESF sensor samples.
-    public var sensors = UBXSensorStats()
+    package var sensors = UBXSensorStats()
     /// ESF-INS messages read and not stored: the module's compensated vehicle dynamics, derived
     /// from the same IMU readings capture stores from ESF-RAW (``UBXESFINS``).
-    public var vehicleDynamics = 0
+    package var vehicleDynamics = 0
     /// Fixes dropped because one at the same time was already reported (a receiver sending
     /// both NMEA and UBX navigation for each epoch).
-    public var duplicateFixes = 0
+    package var duplicateFixes = 0
 
     /// All zero.
-    public init() {}
+    package init() {}
 
     /// Damaged input: bad NMEA lines and sentences, bad or cut-off UBX frames, malformed messages.
-    public var rejected: Int { nmea.rejected + framing.rejected + malformed }
+    package var rejected: Int { nmea.rejected + framing.rejected + malformed }
     /// Well-formed input not used: unsupported NMEA sentence types and UBX message kinds, RTCM 3
     /// frames, ESF-MEAS readings left out because the receiver sends the same sensors in
     /// ESF-RAW, and ESF-INS messages.
-    public var unused: Int {
+    package var unused: Int {
         nmea.unsupported.values.reduce(0, +) + unsupported.values.reduce(0, +) + framing.rtcm3Frames
             + sensors.measSkippedForRaw + vehicleDynamics
     }
@@ -68,7 +68,7 @@ public struct GNSSReceiverStats: Sendable, Equatable {
 /// for event in stream.push(bytes) { … }
 /// let tail = stream.finish()
 /// ```
-public struct GNSSReceiverStream: Sendable {
+package struct GNSSReceiverStream: Sendable {
     private var splitter = UBXFrameSplitter()
     private var nmea: NMEAStream
     private var assembler: UBXEpochAssembler
@@ -82,14 +82,14 @@ public struct GNSSReceiverStream: Sendable {
     /// - Parameters:
     ///   - nmea: the NMEA pipeline's settings.
     ///   - sensors: ESF time-tag settings.
-    public init(nmea: NMEAStream = NMEAStream(), sensors: UBXSensorSamples.Configuration = .init()) {
+    package init(nmea: NMEAStream = NMEAStream(), sensors: UBXSensorSamples.Configuration = .init()) {
         self.nmea = nmea
         self.assembler = UBXEpochAssembler()
         self.sensors = UBXSensorSamples(configuration: sensors)
     }
 
     /// Counters since creation.
-    public var stats: GNSSReceiverStats {
+    package var stats: GNSSReceiverStats {
         var stats = counters
         stats.nmea = nmea.stats
         stats.framing = splitter.stats
@@ -99,15 +99,15 @@ public struct GNSSReceiverStream: Sendable {
     }
 
     /// Whether any UBX frame has been seen.
-    public var sawUBX: Bool { splitter.stats.frames > 0 }
+    package var sawUBX: Bool { splitter.stats.frames > 0 }
 
     /// Feeds raw bytes; returns the events completed by them.
-    public mutating func push(_ bytes: some Sequence<UInt8>) -> [ReceiverEvent] {
+    package mutating func push(_ bytes: some Sequence<UInt8>) -> [ReceiverEvent] {
         splitter.push(bytes).flatMap { piece(ofStream: $0) }
     }
 
     /// Ends the input: flushes the last line and epoch.
-    public mutating func finish() -> [ReceiverEvent] {
+    package mutating func finish() -> [ReceiverEvent] {
         var events = splitter.finish().flatMap { piece(ofStream: $0) }
         events += nmea.finish().flatMap { gnss($0) }
         events += navigation(assembler.finish())

@@ -1,9 +1,9 @@
-public import CaptureCore
+package import CaptureCore
 
 /// GPS time (weeks and ms since 1980-01-06 00:00:00 UTC, no leap seconds) to Unix time.
-public enum GPSTime {
+package enum GPSTime {
     /// Unix seconds of the GPS epoch, 1980-01-06 00:00:00 UTC.
-    public static let epochUnixSeconds: Int64 = 315_964_800
+    package static let epochUnixSeconds: Int64 = 315_964_800
 
     /// GPS − UTC in seconds from the given GPS time on (the leap seconds since 1999; older times
     /// get 13). A receiver's own value (NAV-TIMEGPS) is preferred where known.
@@ -20,13 +20,13 @@ public enum GPSTime {
     }
 
     /// The GPS − UTC offset in force at `gpsSeconds` (seconds since the GPS epoch).
-    public static func leapSeconds(atGPSSeconds gpsSeconds: Int64) -> Int {
+    package static func leapSeconds(atGPSSeconds gpsSeconds: Int64) -> Int {
         leapSecondTable.first { gpsSeconds >= $0.fromGPSSeconds }?.leap ?? 13
     }
 
     /// Unix ms of GPS `week` and `timeOfWeek` (ms); `leapSeconds` from the receiver, or from
     /// the table when `nil`.
-    public static func unixMilliseconds(week: Int, timeOfWeek: UInt32, leapSeconds: Int?) -> Int64 {
+    package static func unixMilliseconds(week: Int, timeOfWeek: UInt32, leapSeconds: Int?) -> Int64 {
         let gpsMilliseconds = Int64(week) * 604_800_000 + Int64(timeOfWeek)
         let leap = leapSeconds ?? Self.leapSeconds(atGPSSeconds: gpsMilliseconds / 1000)
         return gpsMilliseconds + (epochUnixSeconds - Int64(leap)) * 1000

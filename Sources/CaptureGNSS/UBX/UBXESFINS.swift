@@ -1,4 +1,4 @@
-public import CaptureCore
+package import CaptureCore
 
 /// ESF-INS (0x10 0x15): a dead-reckoning module's vehicle dynamics, the angular rates and
 /// accelerations in the vehicle frame after the module's own compensation (of its sensors'
@@ -13,14 +13,14 @@ public import CaptureCore
 /// Not stored: capture keeps the module's raw IMU readings (ESF-RAW) as its motion samples,
 /// and these are a product of the same readings in another frame; they are counted with the
 /// stream's unused input (``GNSSReceiverStats/vehicleDynamics``).
-public struct UBXESFINS: Sendable, Equatable {
+package struct UBXESFINS: Sendable, Equatable {
     /// GPS time of week, ms.
-    public var iTOW: UInt32
+    package var iTOW: UInt32
     /// Angular rate about x, y, z of the vehicle frame, rad/s (the specification's deg/s
     /// converted); `nil` where the module marks the axis not valid.
-    public var angularRate: [Double?]
+    package var angularRate: [Double?]
     /// Acceleration along x, y, z of the vehicle frame, m/s²; `nil` where not valid.
-    public var acceleration: [Double?]
+    package var acceleration: [Double?]
 
     /// Reads a payload of at least 36 bytes.
     init(_ p: UBXPayload) {

@@ -1,4 +1,4 @@
-public import CaptureCore
+package import CaptureCore
 
 /// One 32-bit ESF data word: a 24-bit field (bits 0…23) and a 6-bit data type (bits 24…29).
 ///
@@ -8,24 +8,24 @@ public import CaptureCore
 /// 5 z-gyro, 13 y-gyro, 14 x-gyro (deg/s · 2⁻¹², signed); 16 x-, 17 y-, 18 z-accelerometer
 /// (m/s² · 2⁻¹⁰, signed); 12 gyroscope temperature (°C · 10⁻², signed). Wheel ticks (6…10) and
 /// speed (11) are not motion samples and are left alone.
-public struct UBXSensorDatum: Sendable, Equatable {
+package struct UBXSensorDatum: Sendable, Equatable {
     /// The raw word.
-    public var word: UInt32
+    package var word: UInt32
 
     /// Wraps a raw data word.
-    public init(_ word: UInt32) {
+    package init(_ word: UInt32) {
         self.word = word
     }
 
     /// The data type (0…63).
-    public var type: UInt8 { UInt8(word >> 24 & 0x3F) }
+    package var type: UInt8 { UInt8(word >> 24 & 0x3F) }
 
     /// The 24-bit field as a two's-complement signed value.
-    public var signedField: Int32 { Int32(bitPattern: word << 8) >> 8 }
+    package var signedField: Int32 { Int32(bitPattern: word << 8) >> 8 }
 
     /// The axis and value in capture's units, for accelerometer and gyroscope types: m/s², and
     /// rad/s (the specification's deg/s converted); `nil` for other types.
-    public var motion: (sensor: MotionSensor, axis: Int, value: Double)? {
+    package var motion: (sensor: MotionSensor, axis: Int, value: Double)? {
         let raw = Double(signedField)
         let gyro = raw / 4096 * .pi / 180
         let accel = raw / 1024
@@ -42,25 +42,25 @@ public struct UBXSensorDatum: Sendable, Equatable {
 }
 
 /// ESF-RAW: raw inertial sensor samples, each with its sensor time tag.
-public struct UBXESFRaw: Sendable, Equatable {
+package struct UBXESFRaw: Sendable, Equatable {
     /// One sample of one axis.
-    public struct Block: Sendable, Equatable {
+    package struct Block: Sendable, Equatable {
         /// The sample.
-        public var data: UBXSensorDatum
+        package var data: UBXSensorDatum
         /// Sensor time tag (ticks of the sensor clock).
-        public var sensorTimeTag: UInt32
+        package var sensorTimeTag: UInt32
     }
 
     /// The samples, in the message's order.
-    public var blocks: [Block]
+    package var blocks: [Block]
 }
 
 /// ESF-MEAS: sensor measurements sharing one time tag.
-public struct UBXESFMeas: Sendable, Equatable {
+package struct UBXESFMeas: Sendable, Equatable {
     /// Time tag of the measurements (ms for a module's own IMU).
-    public var timeTag: UInt32
+    package var timeTag: UInt32
     /// Identification number of the data provider.
-    public var providerID: UInt16
+    package var providerID: UInt16
     /// The measurements.
-    public var data: [UBXSensorDatum]
+    package var data: [UBXSensorDatum]
 }

@@ -1,4 +1,4 @@
-public import CaptureCore
+package import CaptureCore
 
 #if canImport(Glibc)
 import Glibc
@@ -11,35 +11,35 @@ import Darwin
 /// Everything a u-blox receiver said about one navigation epoch (one iTOW), merged from NAV-PVT
 /// or from the older NAV-POSLLH / NAV-SOL / NAV-VELNED / NAV-DOP (and NAV-STATUS, NAV-TIMEGPS,
 /// NAV-POSECEF, NAV-VELECEF) messages.
-public struct UBXEpoch: Sendable, Equatable {
+package struct UBXEpoch: Sendable, Equatable {
     /// GPS time of week, ms.
-    public var iTOW: UInt32
+    package var iTOW: UInt32
     /// The epoch's NAV-PVT, if sent.
-    public var pvt: UBXNavPVT?
+    package var pvt: UBXNavPVT?
     /// The epoch's NAV-POSLLH, if sent.
-    public var posLLH: UBXNavPosLLH?
+    package var posLLH: UBXNavPosLLH?
     /// The epoch's NAV-SOL, if sent.
-    public var sol: UBXNavSol?
+    package var sol: UBXNavSol?
     /// The epoch's NAV-VELNED, if sent.
-    public var velNED: UBXNavVelNED?
+    package var velNED: UBXNavVelNED?
     /// The epoch's NAV-DOP, if sent.
-    public var dop: UBXNavDOP?
+    package var dop: UBXNavDOP?
     /// The epoch's NAV-STATUS, if sent.
-    public var status: UBXNavStatus?
+    package var status: UBXNavStatus?
     /// The epoch's NAV-TIMEGPS, if sent.
-    public var timeGPS: UBXNavTimeGPS?
+    package var timeGPS: UBXNavTimeGPS?
     /// The epoch's NAV-POSECEF, if sent.
-    public var posECEF: UBXNavPosECEF?
+    package var posECEF: UBXNavPosECEF?
     /// The epoch's NAV-VELECEF, if sent.
-    public var velECEF: UBXNavVelECEF?
+    package var velECEF: UBXNavVelECEF?
 
     /// An empty epoch at `iTOW`.
-    public init(iTOW: UInt32) {
+    package init(iTOW: UInt32) {
         self.iTOW = iTOW
     }
 
     /// The fix type (0 none … 5 time only) from NAV-PVT, else NAV-SOL, else NAV-STATUS.
-    public var fixType: UInt8? { pvt?.fixType ?? sol?.gpsFix ?? status?.gpsFix }
+    package var fixType: UInt8? { pvt?.fixType ?? sol?.gpsFix ?? status?.gpsFix }
 
     /// Whether the receiver marks the solution valid (gnssFixOK / GPSfixOK) with a 2D, 3D,
     /// GNSS + dead-reckoning or time-only fix. Dead reckoning alone (type 1) is no fix.
@@ -49,20 +49,20 @@ public struct UBXEpoch: Sendable, Equatable {
     /// that position in NAV-PVT / NAV-POSLLH; gpsd reports these epochs as 3D fixes too.
     /// NAV-POSLLH and NAV-POSECEF carry no status: an epoch with neither NAV-PVT, NAV-SOL nor
     /// NAV-STATUS is not taken as a fix.
-    public var hasFix: Bool {
+    package var hasFix: Bool {
         let flags = pvt?.flags ?? sol?.flags ?? status?.flags
         guard let fixType, let flags else { return false }
         return (2...5).contains(fixType) && flags & 0x01 != 0
     }
 
     /// Satellites used (NAV-PVT, else NAV-SOL).
-    public var satellitesUsed: Int? { pvt?.numSV ?? sol?.numSV }
+    package var satellitesUsed: Int? { pvt?.numSV ?? sol?.numSV }
     /// Horizontal DOP (NAV-DOP).
-    public var hDOP: Double? { dop?.hDOP }
+    package var hDOP: Double? { dop?.hDOP }
     /// Vertical DOP (NAV-DOP).
-    public var vDOP: Double? { dop?.vDOP }
+    package var vDOP: Double? { dop?.vDOP }
     /// Position DOP (NAV-DOP, else NAV-PVT, else NAV-SOL).
-    public var pDOP: Double? { dop?.pDOP ?? pvt?.pDOP ?? sol?.pDOP }
+    package var pDOP: Double? { dop?.pDOP ?? pvt?.pDOP ?? sol?.pDOP }
 
     /// The GPS week, from NAV-SOL (when its week-valid flag is set) or NAV-TIMEGPS.
     var week: Int? {
@@ -81,7 +81,7 @@ public struct UBXEpoch: Sendable, Equatable {
     ///   estimate (pAcc) serves for both (an upper bound of the horizontal one).
     /// - speed and course: NAV-PVT, else NAV-VELNED, else the ECEF velocity (NAV-SOL /
     ///   NAV-VELECEF) rotated into north-east-down at the fix's position.
-    public func fix(week fallbackWeek: Int?, leapSeconds: Int?) -> Fix? {
+    package func fix(week fallbackWeek: Int?, leapSeconds: Int?) -> Fix? {
         guard hasFix, let time = unixMilliseconds(week: fallbackWeek, leapSeconds: leapSeconds) else { return nil }
         var latitude: Double
         var longitude: Double
@@ -129,7 +129,7 @@ public struct UBXEpoch: Sendable, Equatable {
 
     /// 2D or 3D; GNSS + dead reckoning (fix type 4) and a time-only fix's held position (5)
     /// count as 3D.
-    public var mode: FixMode? {
+    package var mode: FixMode? {
         switch fixType {
         case 2: .twoD
         case 3, 4, 5: .threeD
@@ -138,7 +138,7 @@ public struct UBXEpoch: Sendable, Equatable {
     }
 
     /// The epoch's Unix time in ms: NAV-PVT's UTC when valid, else from the GPS week and iTOW.
-    public func unixMilliseconds(week fallbackWeek: Int?, leapSeconds: Int?) -> Int64? {
+    package func unixMilliseconds(week fallbackWeek: Int?, leapSeconds: Int?) -> Int64? {
         if let time = pvt?.unixMilliseconds { return time }
         guard let week = week ?? fallbackWeek else { return nil }
         return GPSTime.unixMilliseconds(week: week, timeOfWeek: iTOW, leapSeconds: leapSeconds)
@@ -146,30 +146,30 @@ public struct UBXEpoch: Sendable, Equatable {
 }
 
 /// Counters kept by ``UBXEpochAssembler``.
-public struct UBXAssemblyStats: Sendable, Equatable {
+package struct UBXAssemblyStats: Sendable, Equatable {
     /// Epochs closed (distinct iTOWs with navigation messages).
-    public var epochs = 0
+    package var epochs = 0
     /// Epochs turned into a ``Fix``.
-    public var fixes = 0
+    package var fixes = 0
     /// Epochs closed without a valid fix.
-    public var epochsWithoutFix = 0
+    package var epochsWithoutFix = 0
     /// Epochs with a fix but no way to tell their date (no NAV-PVT date, no GPS week yet).
-    public var epochsWithoutTime = 0
+    package var epochsWithoutTime = 0
     /// Epochs closed early, on the message kind that ended the previous epoch (receivers
     /// without NAV-EOE).
-    public var closedOnLastKind = 0
+    package var closedOnLastKind = 0
     /// Messages of an epoch already closed early, arriving after it (ignored).
-    public var late = 0
+    package var late = 0
     /// HNR-PVT solutions turned into a ``Fix``.
-    public var highRateFixes = 0
+    package var highRateFixes = 0
     /// HNR-PVT solutions without a valid fix or a valid UTC time.
-    public var highRateWithoutFix = 0
+    package var highRateWithoutFix = 0
     /// Epoch fixes not reported because HNR-PVT had already reported that time or a later one
     /// (a dead-reckoning module's NAV-PVT repeats one of its HNR-PVT epochs at the navigation rate).
-    public var fixesCoveredByHighRate = 0
+    package var fixesCoveredByHighRate = 0
 
     /// All zero.
-    public init() {}
+    package init() {}
 }
 
 /// Groups UBX navigation messages into epochs by iTOW and turns each epoch into a ``Fix``.
@@ -186,15 +186,15 @@ public struct UBXAssemblyStats: Sendable, Equatable {
 /// a fix at once. Its NAV epochs (1–2 Hz) fall on HNR-PVT times too and arrive after the HNR-PVT
 /// solutions that followed them, so an epoch's fix is not reported when an HNR-PVT fix of its
 /// time or a later one already was: one fix per time, in time order.
-public struct UBXEpochAssembler: Sendable {
+package struct UBXEpochAssembler: Sendable {
     /// Counters since creation.
-    public private(set) var stats = UBXAssemblyStats()
+    package private(set) var stats = UBXAssemblyStats()
     /// Fix acquired / lost, on GNSS time.
-    public private(set) var tracker: FixLossTracker
+    package private(set) var tracker: FixLossTracker
     /// The epoch being gathered.
-    public private(set) var openEpoch: UBXEpoch?
+    package private(set) var openEpoch: UBXEpoch?
     /// The Unix time (ms) of the latest epoch whose time is known, fix or not.
-    public private(set) var latestTime: Int64?
+    package private(set) var latestTime: Int64?
 
     private var week: Int?
     private var leapSeconds: Int?
@@ -211,13 +211,13 @@ public struct UBXEpochAssembler: Sendable {
     private var latestHighRateFix: Int64?
 
     /// - Parameter fixLossTimeout: ms of epochs without a fix before the fix counts as lost.
-    public init(fixLossTimeout: Int64 = 2_000) {
+    package init(fixLossTimeout: Int64 = 2_000) {
         tracker = FixLossTracker(timeout: fixLossTimeout)
     }
 
     /// Adds one decoded navigation message; returns the events of epochs it closed. Messages
     /// other than NAV ones are ignored here.
-    public mutating func add(_ message: UBXMessage) -> [GNSSEvent] {
+    package mutating func add(_ message: UBXMessage) -> [GNSSEvent] {
         let iTOW: UInt32
         switch message {
         case .navPVT(let m): iTOW = m.iTOW
@@ -319,7 +319,7 @@ public struct UBXEpochAssembler: Sendable {
     }
 
     /// Closes the open epoch (end of input).
-    public mutating func finish() -> [GNSSEvent] {
+    package mutating func finish() -> [GNSSEvent] {
         closeEpoch()
     }
 

@@ -1,35 +1,35 @@
-public import CaptureCore
+package import CaptureCore
 
 /// One u-blox UBX frame: `0xB5 0x62`, class, id, little-endian payload length, payload, and two
 /// checksum bytes (the 8-bit Fletcher sum over class, id, length and payload).
 ///
 /// Frame layout and checksum as in the u-blox 8 / M8 receiver description and protocol
 /// specification (UBX-13003221), section "UBX Protocol" ("UBX Frame Structure", "UBX Checksum").
-public struct UBXFrame: Sendable, Equatable {
+package struct UBXFrame: Sendable, Equatable {
     /// The two sync characters.
-    public static let sync: (UInt8, UInt8) = (0xB5, 0x62)
+    package static let sync: (UInt8, UInt8) = (0xB5, 0x62)
     /// Header (sync, class, id, length) plus checksum: the bytes of a frame besides its payload.
-    public static let overhead = 8
+    package static let overhead = 8
 
     /// Message class (`0x01` NAV, `0x10` ESF, …).
-    public var messageClass: UInt8
+    package var messageClass: UInt8
     /// Message id within the class.
-    public var messageID: UInt8
+    package var messageID: UInt8
     /// The payload, without header and checksum.
-    public var payload: [UInt8]
+    package var payload: [UInt8]
 
     /// A frame with this class, id and payload.
-    public init(messageClass: UInt8, messageID: UInt8, payload: [UInt8]) {
+    package init(messageClass: UInt8, messageID: UInt8, payload: [UInt8]) {
         self.messageClass = messageClass
         self.messageID = messageID
         self.payload = payload
     }
 
     /// The message kind, `class << 8 | id` (e.g. `0x0107` for NAV-PVT).
-    public var kind: UInt16 { UInt16(messageClass) << 8 | UInt16(messageID) }
+    package var kind: UInt16 { UInt16(messageClass) << 8 | UInt16(messageID) }
 
     /// The frame's bytes on the wire, checksum included.
-    public var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         var body: [UInt8] = [messageClass, messageID, UInt8(payload.count & 0xFF), UInt8(payload.count >> 8 & 0xFF)]
         body += payload
         let (a, b) = Self.checksum(body[...])
@@ -37,7 +37,7 @@ public struct UBXFrame: Sendable, Equatable {
     }
 
     /// The 8-bit Fletcher checksum of `bytes` (class through payload).
-    public static func checksum(_ bytes: ArraySlice<UInt8>) -> (UInt8, UInt8) {
+    package static func checksum(_ bytes: ArraySlice<UInt8>) -> (UInt8, UInt8) {
         var a: UInt8 = 0
         var b: UInt8 = 0
         for byte in bytes {
@@ -49,26 +49,26 @@ public struct UBXFrame: Sendable, Equatable {
 }
 
 /// Counters of ``UBXFrameSplitter``.
-public struct UBXFramingStats: Sendable, Equatable {
+package struct UBXFramingStats: Sendable, Equatable {
     /// Frames with a good checksum.
-    public var frames = 0
+    package var frames = 0
     /// Candidate frames (sync, header, full length) whose checksum did not match; their bytes
     /// were handed on as text and the search went on after the first sync byte.
-    public var badChecksum = 0
+    package var badChecksum = 0
     /// Headers taken for garbage: an unknown message class, or a payload longer than
     /// ``UBXFrameSplitter/maximumPayloadLength``.
-    public var implausibleHeaders = 0
+    package var implausibleHeaders = 0
     /// A frame (UBX, or RTCM 3 with a plausible header) cut off by the end of the input.
-    public var truncatedAtEnd = 0
+    package var truncatedAtEnd = 0
     /// RTCM 3 frames (CRC-24Q verified) taken out of the stream and skipped: correction data a
     /// base station or a timing receiver sends (ZED-F9T, ZED-F9P), no fixes.
-    public var rtcm3Frames = 0
+    package var rtcm3Frames = 0
 
     /// All zero.
-    public init() {}
+    package init() {}
 
     /// Damaged frames (bad checksum, cut off).
-    public var rejected: Int { badChecksum + truncatedAtEnd }
+    package var rejected: Int { badChecksum + truncatedAtEnd }
 }
 
 /// Separates UBX frames from everything else in a receiver's byte stream, and takes RTCM 3
@@ -86,9 +86,9 @@ public struct UBXFramingStats: Sendable, Equatable {
 /// preamble to message, big-endian. One is taken when its CRC matches and its message number is a
 /// standard (1001–1300) or proprietary (4001–4095) one; it is counted (``UBXFramingStats/rtcm3Frames``)
 /// and skipped, so receivers that mix RTCM 3 with UBX or NMEA leave no garbage in the text.
-public struct UBXFrameSplitter: Sendable {
+package struct UBXFrameSplitter: Sendable {
     /// What ``push(_:)`` returns, in stream order.
-    public enum Piece: Sendable, Equatable {
+    package enum Piece: Sendable, Equatable {
         /// A frame with a good checksum.
         case frame(UBXFrame)
         /// Bytes that are not part of a UBX frame or an RTCM 3 frame.
@@ -98,33 +98,33 @@ public struct UBXFrameSplitter: Sendable {
     /// Longest payload taken for real. UBX messages a receiver sends are shorter (NAV-SAT with
     /// 100 satellites is about 1.2 kB, RXM-RAWX with 64 signals about 2 kB); a longer length is
     /// taken for garbage, so that a stray `0xB5 0x62` does not hold back the following text for long.
-    public let maximumPayloadLength: Int
+    package let maximumPayloadLength: Int
     /// Counters since creation.
-    public private(set) var stats = UBXFramingStats()
+    package private(set) var stats = UBXFramingStats()
 
     private var buffer: [UInt8] = []
 
     /// The message classes a receiver sends or answers with (NAV, RXM, INF, ACK, CFG, UPD, MON,
     /// AID, TIM, ESF, MGA, LOG, SEC, HNR, NAV2); a header with any other class is taken for
     /// garbage without waiting for its payload.
-    public static let knownClasses: Set<UInt8> = [
+    package static let knownClasses: Set<UInt8> = [
         0x01, 0x02, 0x04, 0x05, 0x06, 0x09, 0x0A, 0x0B, 0x0D, 0x10, 0x13, 0x21, 0x27, 0x28, 0x29,
     ]
 
     /// - Parameter maximumPayloadLength: longest payload accepted (default 4096 bytes).
-    public init(maximumPayloadLength: Int = 4096) {
+    package init(maximumPayloadLength: Int = 4096) {
         self.maximumPayloadLength = maximumPayloadLength
     }
 
     /// Adds bytes; returns the frames and text they complete.
-    public mutating func push(_ bytes: some Sequence<UInt8>) -> [Piece] {
+    package mutating func push(_ bytes: some Sequence<UInt8>) -> [Piece] {
         buffer.append(contentsOf: bytes)
         return drain(final: false)
     }
 
     /// Ends the input: a frame still incomplete is counted as truncated and its bytes handed on
     /// as text.
-    public mutating func finish() -> [Piece] {
+    package mutating func finish() -> [Piece] {
         drain(final: true)
     }
 

@@ -1,4 +1,4 @@
-public import CaptureCore
+package import CaptureCore
 
 /// The UBX messages decoded here, from their payloads.
 ///
@@ -8,7 +8,7 @@ public import CaptureCore
 /// "UBX-NAV-STATUS", "UBX-NAV-TIMEGPS", "UBX-NAV-POSECEF", "UBX-NAV-VELECEF", "UBX-NAV-EOE",
 /// "UBX-ESF-RAW", "UBX-ESF-MEAS", "UBX-ESF-INS" and "UBX-HNR-PVT". All multi-byte fields are little-endian. Payloads may be
 /// longer than described (later protocol versions append fields); shorter ones are rejected.
-public enum UBXMessage: Sendable, Equatable {
+package enum UBXMessage: Sendable, Equatable {
     /// UBX-NAV-PVT (0x01 0x07).
     case navPVT(UBXNavPVT)
     /// UBX-NAV-POSLLH (0x01 0x02).
@@ -39,7 +39,7 @@ public enum UBXMessage: Sendable, Equatable {
     case hnrPVT(UBXHNRPVT)
 
     /// Why a frame did not decode.
-    public enum Failure: Error, Sendable, Equatable {
+    package enum Failure: Error, Sendable, Equatable {
         /// A class/id not decoded here.
         case unsupported(UInt16)
         /// Payload shorter than the message needs (kind, length).
@@ -49,26 +49,26 @@ public enum UBXMessage: Sendable, Equatable {
     }
 
     /// The message kinds (`class << 8 | id`).
-    public enum Kind {
+    package enum Kind {
         /// NAV-POSECEF and the others below: `class << 8 | id`.
-        public static let navPosECEF: UInt16 = 0x0101
-        public static let navPosLLH: UInt16 = 0x0102
-        public static let navStatus: UInt16 = 0x0103
-        public static let navDOP: UInt16 = 0x0104
-        public static let navSol: UInt16 = 0x0106
-        public static let navPVT: UInt16 = 0x0107
-        public static let navVelECEF: UInt16 = 0x0111
-        public static let navVelNED: UInt16 = 0x0112
-        public static let navTimeGPS: UInt16 = 0x0120
-        public static let navEOE: UInt16 = 0x0161
-        public static let esfMeas: UInt16 = 0x1002
-        public static let esfRaw: UInt16 = 0x1003
-        public static let esfINS: UInt16 = 0x1015
-        public static let hnrPVT: UInt16 = 0x2800
+        package static let navPosECEF: UInt16 = 0x0101
+        package static let navPosLLH: UInt16 = 0x0102
+        package static let navStatus: UInt16 = 0x0103
+        package static let navDOP: UInt16 = 0x0104
+        package static let navSol: UInt16 = 0x0106
+        package static let navPVT: UInt16 = 0x0107
+        package static let navVelECEF: UInt16 = 0x0111
+        package static let navVelNED: UInt16 = 0x0112
+        package static let navTimeGPS: UInt16 = 0x0120
+        package static let navEOE: UInt16 = 0x0161
+        package static let esfMeas: UInt16 = 0x1002
+        package static let esfRaw: UInt16 = 0x1003
+        package static let esfINS: UInt16 = 0x1015
+        package static let hnrPVT: UInt16 = 0x2800
     }
 
     /// Decodes `frame`'s payload.
-    public init(_ frame: UBXFrame) throws(Failure) {
+    package init(_ frame: UBXFrame) throws(Failure) {
         let p = UBXPayload(frame.payload)
         let kind = frame.kind
         func need(_ count: Int) throws(Failure) {

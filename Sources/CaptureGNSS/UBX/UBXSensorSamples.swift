@@ -1,22 +1,22 @@
-public import CaptureCore
+package import CaptureCore
 
 /// Counters kept by ``UBXSensorSamples``.
-public struct UBXSensorStats: Sendable, Equatable {
+package struct UBXSensorStats: Sendable, Equatable {
     /// Accelerometer samples (x, y, z complete) handed out.
-    public var accelerometer = 0
+    package var accelerometer = 0
     /// Gyroscope samples handed out.
-    public var gyroscope = 0
+    package var gyroscope = 0
     /// ESF-MEAS messages whose IMU values were left out because the receiver also sends ESF-RAW
     /// (the same sensors, at their full rate).
-    public var measSkippedForRaw = 0
+    package var measSkippedForRaw = 0
     /// Samples with an axis missing, left out.
-    public var incomplete = 0
+    package var incomplete = 0
     /// Samples dropped because no GNSS time was known to place them on (end of input before
     /// the first epoch, or more held back than ``UBXSensorSamples/maximumHeldMessages``).
-    public var withoutTime = 0
+    package var withoutTime = 0
 
     /// All zero.
-    public init() {}
+    package init() {}
 }
 
 /// Turns UBX-ESF-RAW and UBX-ESF-MEAS messages (the accelerometer and gyroscope of a u-blox
@@ -40,22 +40,22 @@ public struct UBXSensorStats: Sendable, Equatable {
 ///
 /// When both RAW and MEAS are sent, only RAW is used (MEAS repeats the same sensors at a lower
 /// rate); MEAS are used while no RAW has been seen.
-public struct UBXSensorSamples: Sendable {
+package struct UBXSensorSamples: Sendable {
     /// Tunables.
-    public struct Configuration: Sendable, Equatable {
+    package struct Configuration: Sendable, Equatable {
         /// Length of one ESF-RAW time-tag tick, ms.
-        public var rawTickMilliseconds: Double
+        package var rawTickMilliseconds: Double
         /// Length of one ESF-MEAS time-tag tick, ms.
-        public var measTickMilliseconds: Double
+        package var measTickMilliseconds: Double
         /// How far (ms) a stream's tag-derived time may drift from the epoch time it is next
         /// compared with before it is anchored again.
-        public var reanchorThreshold: Double
+        package var reanchorThreshold: Double
 
         /// - Parameters:
         ///   - rawTickMilliseconds: default 1/25.6 ms.
         ///   - measTickMilliseconds: default 1 ms.
         ///   - reanchorThreshold: default 2000 ms.
-        public init(rawTickMilliseconds: Double = 1 / 25.6, measTickMilliseconds: Double = 1, reanchorThreshold: Double = 2_000) {
+        package init(rawTickMilliseconds: Double = 1 / 25.6, measTickMilliseconds: Double = 1, reanchorThreshold: Double = 2_000) {
             self.rawTickMilliseconds = rawTickMilliseconds
             self.measTickMilliseconds = measTickMilliseconds
             self.reanchorThreshold = reanchorThreshold
@@ -63,12 +63,12 @@ public struct UBXSensorSamples: Sendable {
     }
 
     /// Messages held back while no GNSS time is known.
-    public static let maximumHeldMessages = 600
+    package static let maximumHeldMessages = 600
 
     /// The tunables in use.
-    public let configuration: Configuration
+    package let configuration: Configuration
     /// Counters since creation.
-    public private(set) var stats = UBXSensorStats()
+    package private(set) var stats = UBXSensorStats()
 
     /// One sensor clock mapped onto Unix ms.
     struct Timeline: Sendable {
@@ -114,13 +114,13 @@ public struct UBXSensorSamples: Sendable {
     private var latestEpoch: Int64?
 
     /// A converter with the given tunables.
-    public init(configuration: Configuration = .init()) {
+    package init(configuration: Configuration = .init()) {
         self.configuration = configuration
     }
 
     /// Tells the converter a GNSS epoch's Unix time (ms). Returns samples of messages held back
     /// until now.
-    public mutating func epoch(at time: Int64) -> [(MotionSensor, MotionSample)] {
+    package mutating func epoch(at time: Int64) -> [(MotionSensor, MotionSample)] {
         let first = latestEpoch == nil
         latestEpoch = time
         rawCheck = time
@@ -144,7 +144,7 @@ public struct UBXSensorSamples: Sendable {
     }
 
     /// Adds one ESF message; returns its samples (none while no GNSS time is known).
-    public mutating func add(_ message: UBXMessage) -> [(MotionSensor, MotionSample)] {
+    package mutating func add(_ message: UBXMessage) -> [(MotionSensor, MotionSample)] {
         switch message {
         case .esfRaw, .esfMeas: break
         default: return []
@@ -180,7 +180,7 @@ public struct UBXSensorSamples: Sendable {
     }
 
     /// Ends the input: messages still held (no GNSS time ever came) are counted as dropped.
-    public mutating func finish() {
+    package mutating func finish() {
         for message in held { stats.withoutTime += Self.sampleCount(message) }
         held.removeAll()
     }

@@ -1,4 +1,4 @@
-public import CaptureCore
+package import CaptureCore
 
 /// How much an IIO device's kernel buffer holds and how full it gets before the reader is woken:
 /// `bufferY/length` and `bufferY/watermark`, both in scans.
@@ -15,30 +15,30 @@ public import CaptureCore
 /// let sizing = IIOBufferSizing(rate: 1000, maxLatency: 0.5)
 /// // sizing.watermark == 500, sizing.length == 2000, sizing.batchPeriod == 0.5
 /// ```
-public struct IIOBufferSizing: Sendable, Equatable {
+package struct IIOBufferSizing: Sendable, Equatable {
     /// Scans queued before the kernel wakes the reader (at least 1).
-    public var watermark: Int
+    package var watermark: Int
     /// Capacity of the kernel buffer in scans (at least ``minimumLength`` and `headroom × watermark`).
-    public var length: Int
+    package var length: Int
     /// Seconds between reads when the kernel has no `watermark` and the reader batches by
     /// sleeping instead (kernels before 4.2): the same latency bound.
-    public var batchPeriod: Double
+    package var batchPeriod: Double
 
     /// Rate assumed when neither `--rate` nor `sampling_frequency` says, Hz.
-    public static let assumedRate = 100.0
+    package static let assumedRate = 100.0
     /// Batches the buffer holds (length / watermark).
-    public static let headroom = 4
+    package static let headroom = 4
     /// The smallest length written (the kernel's kfifo default is similar).
-    public static let minimumLength = 128
+    package static let minimumLength = 128
     /// The largest watermark: beyond it (above 16 kHz at 0.5 s) the reader is woken more often
     /// rather than the kernel allocating more than `headroom × 8192` scans.
-    public static let maximumWatermark = 8192
+    package static let maximumWatermark = 8192
     /// The latency bound is kept within 1 ms and 10 s.
-    public static let latencyRange = 0.001...10.0
+    package static let latencyRange = 0.001...10.0
 
     /// The sizing for a device sampling at `rate` Hz (`nil`, not finite or not above 0: assumed
     /// 100 Hz) whose scans may wait at most `maxLatency` seconds in the kernel.
-    public init(rate: Double?, maxLatency: Double) {
+    package init(rate: Double?, maxLatency: Double) {
         var hertz = rate ?? Self.assumedRate
         if !hertz.isFinite || hertz <= 0 { hertz = Self.assumedRate }
         hertz = min(hertz, 100_000)
@@ -53,5 +53,5 @@ public struct IIOBufferSizing: Sendable, Equatable {
     }
 
     /// Wake-ups per second at `rate` Hz with this watermark (`rate / watermark`).
-    public func wakeUps(atRate rate: Double) -> Double { rate / Double(watermark) }
+    package func wakeUps(atRate rate: Double) -> Double { rate / Double(watermark) }
 }

@@ -1,19 +1,19 @@
-public import CaptureCore
+package import CaptureCore
 
 /// The parts of an IIO channel name `<dir>_<type>[index][_modifier]`, e.g. `in_accel_x`,
 /// `in_pressure0`, `in_anglvel_z`, `in_accel_linear_x`, `in_timestamp`.
-public struct IIOChannelName: Sendable, Hashable {
+package struct IIOChannelName: Sendable, Hashable {
     /// `in` or `out`.
-    public var direction: String
+    package var direction: String
     /// The channel type: `accel`, `anglvel`, `magn`, `pressure`, `temp`, `timestamp`, …
-    public var type: String
+    package var type: String
     /// The number after the type (`0` in `in_pressure0`), if any.
-    public var index: Int?
+    package var index: Int?
     /// Everything after the type and index (`x`, `linear_x`), if any.
-    public var modifier: String?
+    package var modifier: String?
 
     /// Splits a channel name; `nil` if it does not start with `in_` or `out_` followed by a type.
-    public init?(parsing name: String) {
+    package init?(parsing name: String) {
         let parts = name.split(separator: "_", maxSplits: 2, omittingEmptySubsequences: false)
         guard parts.count >= 2, parts[0] == "in" || parts[0] == "out" else { return nil }
         let typeAndIndex = parts[1]
@@ -30,7 +30,7 @@ public struct IIOChannelName: Sendable, Hashable {
     }
 
     /// A name from its parts, e.g. `("in", "accel", modifier: "x")` for `in_accel_x`.
-    public init(direction: String, type: String, index: Int? = nil, modifier: String? = nil) {
+    package init(direction: String, type: String, index: Int? = nil, modifier: String? = nil) {
         self.direction = direction
         self.type = type
         self.index = index
@@ -38,7 +38,7 @@ public struct IIOChannelName: Sendable, Hashable {
     }
 
     /// The full channel name.
-    public var name: String {
+    package var name: String {
         var text = direction + "_" + type
         if let index { text += String(index) }
         if let modifier { text += "_" + modifier }
@@ -47,7 +47,7 @@ public struct IIOChannelName: Sendable, Hashable {
 
     /// Attribute file names for `info` (`scale`, `offset`, `type`, …), most specific first:
     /// `in_accel_x_scale`, then the one shared by all channels of the type, `in_accel_scale`.
-    public func attributeCandidates(_ info: String) -> [String] {
+    package func attributeCandidates(_ info: String) -> [String] {
         let own = name + "_" + info
         let shared = direction + "_" + type + "_" + info
         return own == shared ? [own] : [own, shared]
@@ -55,7 +55,7 @@ public struct IIOChannelName: Sendable, Hashable {
 
     /// The motion sensor this channel belongs to: `accel` → accelerometer, `anglvel` → gyroscope,
     /// `magn` → magnetometer (`accel_linear`/`gravity` variants are not the raw accelerometer).
-    public var motionSensor: MotionSensor? {
+    package var motionSensor: MotionSensor? {
         switch type {
         case "accel" where modifier.map({ ["x", "y", "z"].contains($0) }) ?? false: .accelerometer
         case "anglvel": .gyroscope
@@ -67,25 +67,25 @@ public struct IIOChannelName: Sendable, Hashable {
 
 /// Offset and scale that turn a raw channel value into the IIO unit: `(raw + offset) × scale`
 /// (the offset is added before scaling; K-ABI).
-public struct IIOCalibration: Sendable, Hashable {
+package struct IIOCalibration: Sendable, Hashable {
     /// Added to the raw value before scaling (0 when the attribute is absent).
-    public var offset: Double
+    package var offset: Double
     /// Multiplies the offset raw value (1 when the attribute is absent).
-    public var scale: Double
+    package var scale: Double
 
     /// A calibration; the defaults leave raw values unchanged.
-    public init(offset: Double = 0, scale: Double = 1) {
+    package init(offset: Double = 0, scale: Double = 1) {
         self.offset = offset
         self.scale = scale
     }
 
     /// `(raw + offset) × scale`.
-    public func apply(_ raw: Double) -> Double {
+    package func apply(_ raw: Double) -> Double {
         (raw + offset) * scale
     }
 
     /// `(raw + offset) × scale` for a decoded scan value.
-    public func apply(_ raw: IIORawValue) -> Double {
+    package func apply(_ raw: IIORawValue) -> Double {
         apply(raw.doubleValue)
     }
 
@@ -93,7 +93,7 @@ public struct IIOCalibration: Sendable, Hashable {
     /// file's text, or `nil` if the file does not exist). A per-channel file (`in_magn_x_scale`)
     /// wins over the shared one (`in_magn_scale`). `_calibbias`/`_calibscale` are applied by the
     /// hardware and deliberately ignored.
-    public static func resolve(
+    package static func resolve(
         for channel: IIOChannelName, attribute: (String) -> String?
     ) throws(IIOError) -> IIOCalibration {
         var calibration = IIOCalibration()
@@ -114,7 +114,7 @@ public struct IIOCalibration: Sendable, Hashable {
 
     /// A polled value in the IIO unit: `<channel>_input` if it exists (already scaled), else
     /// `<channel>_raw` with offset and scale.
-    public static func polledValue(
+    package static func polledValue(
         for channel: IIOChannelName, attribute: (String) -> String?
     ) throws(IIOError) -> Double {
         let inputName = channel.name + "_input"

@@ -1,17 +1,17 @@
-public import CaptureCore
+package import CaptureCore
 
 /// What an IIO device directory offers, judged from its file names (devices are matched by the
 /// channels they expose, not by `name`, because one chip can appear as several devices).
-public struct IIODeviceCapabilities: Sendable, Equatable {
+package struct IIODeviceCapabilities: Sendable, Equatable {
     /// Motion sensors with all three axes present (`in_accel_{x,y,z}_raw` or `_input`).
-    public var motionSensors: Set<MotionSensor>
+    package var motionSensors: Set<MotionSensor>
     /// Pressure channels (`in_pressure`, `in_pressure0`, …) with `_raw` or `_input`.
-    public var pressureChannels: [IIOChannelName]
+    package var pressureChannels: [IIOChannelName]
     /// Whether the device has a buffer (`buffer0/` or legacy `buffer/`) to stream from.
-    public var hasBuffer: Bool
+    package var hasBuffer: Bool
 
     /// Classifies a device directory's entries (plain names such as `in_accel_x_raw`, `buffer0`).
-    public init(fileNames: [String]) {
+    package init(fileNames: [String]) {
         let names = Set(fileNames)
         func hasValue(_ channel: String) -> Bool {
             names.contains(channel + "_raw") || names.contains(channel + "_input")
@@ -37,21 +37,21 @@ public struct IIODeviceCapabilities: Sendable, Equatable {
 ///
 /// Since Linux 5.11 the scan elements sit in `bufferY/`; the first buffer keeps the legacy
 /// `scan_elements/` (elements) and `buffer/` (`enable`, `length`) links. Try these in order.
-public enum IIOBufferDirectories {
+package enum IIOBufferDirectories {
     /// Directories (relative to the device) that may hold `*_en`, `*_index`, `*_type`.
-    public static func scanElements(buffer: Int = 0) -> [String] {
+    package static func scanElements(buffer: Int = 0) -> [String] {
         buffer == 0 ? ["buffer0", "scan_elements"] : ["buffer\(buffer)"]
     }
 
     /// Directories that may hold `enable`, `length` and `watermark`.
-    public static func control(buffer: Int = 0) -> [String] {
+    package static func control(buffer: Int = 0) -> [String] {
         buffer == 0 ? ["buffer0", "buffer"] : ["buffer\(buffer)"]
     }
 
     /// Builds the scan channels from a scan-elements directory: every `<channel>_en` file with
     /// its `<channel>_index` and its own or shared `_type` (`in_accel_x_type`, else
     /// `in_accel_type`). `attribute` returns a file's text in that directory, `nil` if absent.
-    public static func channels(fileNames: [String], attribute: (String) -> String?) throws(IIOError) -> [IIOScanChannel] {
+    package static func channels(fileNames: [String], attribute: (String) -> String?) throws(IIOError) -> [IIOScanChannel] {
         var channels: [IIOScanChannel] = []
         for file in fileNames.sorted() where file.hasSuffix("_en") {
             let name = String(file.dropLast(3))

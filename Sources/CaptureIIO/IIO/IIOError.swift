@@ -1,7 +1,7 @@
-public import CaptureCore
+package import CaptureCore
 
 /// What went wrong interpreting IIO sysfs text or scan data.
-public enum IIOError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum IIOError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A `_type` string that does not follow `[be|le]:[s|u]bits/storagebits[Xrepeat][>>shift]`.
     case invalidScanType(String)
     /// A sign character other than `s`, `u`, `S`, `U` (newer kernels may add more): the channel is
@@ -25,7 +25,7 @@ public enum IIOError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A sysfs attribute that must exist does not (e.g. `in_accel_x_index` next to `in_accel_x_en`).
     case missingAttribute(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidScanType(let text):
             "invalid IIO scan type '\(text)' (expected e.g. 'le:s16/16>>0')"

@@ -1,8 +1,8 @@
-public import CaptureCore
+package import CaptureCore
 
 extension MotionSensor {
     /// The IIO channel type of the sensor: `accel`, `anglvel` or `magn`.
-    public var iioChannelType: String {
+    package var iioChannelType: String {
         switch self {
         case .accelerometer: "accel"
         case .gyroscope: "anglvel"
@@ -13,18 +13,18 @@ extension MotionSensor {
 
 /// Turns one three-axis IIO sensor's raw values into ``MotionSample``s: per axis
 /// `(raw + offset) × scale`, then IIO unit → recorded unit (gauss → µT), then the mount matrix.
-public struct IIOMotionConverter: Sendable, Equatable {
+package struct IIOMotionConverter: Sendable, Equatable {
     /// Which sensor.
-    public let sensor: MotionSensor
+    package let sensor: MotionSensor
     /// The x, y and z channels (`in_accel_x`, `in_accel_y`, `in_accel_z`).
-    public let axes: [IIOChannelName]
+    package let axes: [IIOChannelName]
     /// Offset and scale per axis, in the order of ``axes``.
-    public let calibrations: [IIOCalibration]
+    package let calibrations: [IIOCalibration]
     /// The rotation applied last.
-    public let mountMatrix: IIOMountMatrix
+    package let mountMatrix: IIOMountMatrix
 
     /// A converter from known parts; `axes` and `calibrations` must have three entries each.
-    public init?(
+    package init?(
         sensor: MotionSensor, axes: [IIOChannelName], calibrations: [IIOCalibration], mountMatrix: IIOMountMatrix = .identity
     ) {
         guard axes.count == 3, calibrations.count == 3 else { return nil }
@@ -34,7 +34,7 @@ public struct IIOMotionConverter: Sendable, Equatable {
     /// Reads everything from a device directory through `attribute` (file name → text, `nil`
     /// when absent): per-axis or shared `_scale`/`_offset`, and `in_<type>_mount_matrix` or
     /// `mount_matrix` (identity when neither exists).
-    public static func resolve(sensor: MotionSensor, attribute: (String) -> String?) throws(IIOError) -> IIOMotionConverter {
+    package static func resolve(sensor: MotionSensor, attribute: (String) -> String?) throws(IIOError) -> IIOMotionConverter {
         var axes: [IIOChannelName] = []
         var calibrations: [IIOCalibration] = []
         for axis in ["x", "y", "z"] {
@@ -61,7 +61,7 @@ public struct IIOMotionConverter: Sendable, Equatable {
     }
 
     /// A sample from three raw values (x, y, z as read from the chip).
-    public func sample(rawX: Double, rawY: Double, rawZ: Double, timestamp: Int64) -> MotionSample {
+    package func sample(rawX: Double, rawY: Double, rawZ: Double, timestamp: Int64) -> MotionSample {
         let x = IIOUnits.recordedValue(calibrations[0].apply(rawX), for: sensor)
         let y = IIOUnits.recordedValue(calibrations[1].apply(rawY), for: sensor)
         let z = IIOUnits.recordedValue(calibrations[2].apply(rawZ), for: sensor)
@@ -69,7 +69,7 @@ public struct IIOMotionConverter: Sendable, Equatable {
     }
 
     /// A sample from one decoded scan (``IIOScanLayout/decode(_:scanAt:)``).
-    public func sample(fromScan values: [String: [IIORawValue]], timestamp: Int64) throws(IIOError) -> MotionSample {
+    package func sample(fromScan values: [String: [IIORawValue]], timestamp: Int64) throws(IIOError) -> MotionSample {
         var raw: [Double] = []
         for axis in axes {
             guard let value = values[axis.name]?.first else { throw .channelNotInScan(axis.name) }
@@ -80,7 +80,7 @@ public struct IIOMotionConverter: Sendable, Equatable {
 
     /// A sample by polling sysfs: each axis's `_input` if present (already scaled), else `_raw`
     /// with this converter's calibration.
-    public func polledSample(attribute: (String) -> String?, timestamp: Int64) throws(IIOError) -> MotionSample {
+    package func polledSample(attribute: (String) -> String?, timestamp: Int64) throws(IIOError) -> MotionSample {
         var values: [Double] = []
         for (axis, calibration) in zip(axes, calibrations) {
             let inputName = axis.name + "_input"
@@ -100,36 +100,36 @@ public struct IIOMotionConverter: Sendable, Equatable {
 }
 
 /// Turns an IIO pressure channel into hPa (IIO reports kPa).
-public struct IIOPressureConverter: Sendable, Equatable {
+package struct IIOPressureConverter: Sendable, Equatable {
     /// `in_pressure` or `in_pressure0`, …
-    public let channel: IIOChannelName
+    package let channel: IIOChannelName
     /// Offset and scale for `_raw` values.
-    public let calibration: IIOCalibration
+    package let calibration: IIOCalibration
 
     /// A converter from known parts.
-    public init(channel: IIOChannelName, calibration: IIOCalibration = .init()) {
+    package init(channel: IIOChannelName, calibration: IIOCalibration = .init()) {
         self.channel = channel
         self.calibration = calibration
     }
 
     /// Reads `_scale`/`_offset` for `channel` through `attribute`.
-    public static func resolve(channel: IIOChannelName, attribute: (String) -> String?) throws(IIOError) -> IIOPressureConverter {
+    package static func resolve(channel: IIOChannelName, attribute: (String) -> String?) throws(IIOError) -> IIOPressureConverter {
         IIOPressureConverter(channel: channel, calibration: try IIOCalibration.resolve(for: channel, attribute: attribute))
     }
 
     /// hPa from a raw buffered value.
-    public func hectopascals(raw: IIORawValue) -> Double {
+    package func hectopascals(raw: IIORawValue) -> Double {
         IIOUnits.hectopascals(fromKilopascals: calibration.apply(raw))
     }
 
     /// A sample from one decoded scan.
-    public func sample(fromScan values: [String: [IIORawValue]], timestamp: Int64) throws(IIOError) -> PressureSample {
+    package func sample(fromScan values: [String: [IIORawValue]], timestamp: Int64) throws(IIOError) -> PressureSample {
         guard let raw = values[channel.name]?.first else { throw .channelNotInScan(channel.name) }
         return PressureSample(timestamp: timestamp, hectopascals: hectopascals(raw: raw))
     }
 
     /// A sample by polling: `_input` (older bmp280 drivers expose only this) or `_raw` × scale.
-    public func polledSample(attribute: (String) -> String?, timestamp: Int64) throws(IIOError) -> PressureSample {
+    package func polledSample(attribute: (String) -> String?, timestamp: Int64) throws(IIOError) -> PressureSample {
         let inputName = channel.name + "_input"
         let kilopascals: Double
         if let text = attribute(inputName) {

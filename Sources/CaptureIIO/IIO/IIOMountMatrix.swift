@@ -1,28 +1,28 @@
-public import CaptureCore
+package import CaptureCore
 
 /// A 3×3 rotation from a `mount_matrix` attribute, mapping the chip's axes onto the device's.
 ///
 /// Text form (kernel): `"0, 1, 0; 1, 0, 0; 0, 0, -1"` — rows separated by `;`, values by `,`.
 /// Applied as `v' = M · v`, which is what the kernel ABI asks applications to do with samples.
-public struct IIOMountMatrix: Sendable, Hashable {
+package struct IIOMountMatrix: Sendable, Hashable {
     /// Row-major elements, 9 of them.
-    public let elements: [Double]
+    package let elements: [Double]
 
     /// No rotation.
-    public static let identity = IIOMountMatrix(uncheckedRows: [1, 0, 0, 0, 1, 0, 0, 0, 1])
+    package static let identity = IIOMountMatrix(uncheckedRows: [1, 0, 0, 0, 1, 0, 0, 0, 1])
 
     private init(uncheckedRows elements: [Double]) {
         self.elements = elements
     }
 
     /// A matrix from three rows of three values.
-    public init?(rows: [[Double]]) {
+    package init?(rows: [[Double]]) {
         guard rows.count == 3, rows.allSatisfy({ $0.count == 3 }) else { return nil }
         elements = rows.flatMap { $0 }
     }
 
     /// Parses the attribute text.
-    public init(parsing text: String) throws(IIOError) {
+    package init(parsing text: String) throws(IIOError) {
         let trimmed = IIOSysfs.trim(text)
         let rows = trimmed.split(separator: ";", omittingEmptySubsequences: false)
         guard rows.count == 3 else { throw .invalidAttribute(name: "mount_matrix", text: trimmed) }
@@ -40,7 +40,7 @@ public struct IIOMountMatrix: Sendable, Hashable {
     }
 
     /// `M · (x, y, z)`.
-    public func apply(x: Double, y: Double, z: Double) -> (x: Double, y: Double, z: Double) {
+    package func apply(x: Double, y: Double, z: Double) -> (x: Double, y: Double, z: Double) {
         let m = elements
         return (
             m[0] * x + m[1] * y + m[2] * z,
@@ -50,13 +50,13 @@ public struct IIOMountMatrix: Sendable, Hashable {
     }
 
     /// The sample with its axes rotated; the timestamp is kept.
-    public func apply(_ sample: MotionSample) -> MotionSample {
+    package func apply(_ sample: MotionSample) -> MotionSample {
         let rotated = apply(x: sample.x, y: sample.y, z: sample.z)
         return MotionSample(timestamp: sample.timestamp, x: rotated.x, y: rotated.y, z: rotated.z)
     }
 
     /// The kernel's text form, e.g. `1, 0, 0; 0, 1, 0; 0, 0, 1` (for recording metadata).
-    public var text: String {
+    package var text: String {
         (0..<3).map { row in (0..<3).map { Self.format(elements[row * 3 + $0]) }.joined(separator: ", ") }
             .joined(separator: "; ")
     }

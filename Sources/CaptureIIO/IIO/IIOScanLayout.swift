@@ -1,19 +1,19 @@
-public import CaptureCore
+package import CaptureCore
 
 /// A buffered channel as found in `bufferY/` (or legacy `scan_elements/`): name, `_index`,
 /// `_type` and `_en`.
-public struct IIOScanChannel: Sendable, Hashable {
+package struct IIOScanChannel: Sendable, Hashable {
     /// Channel name without suffix, e.g. `in_accel_x`, `in_timestamp`.
-    public var name: String
+    package var name: String
     /// The `_index` value: an ordering key, not a byte offset (indices may have gaps).
-    public var index: Int
+    package var index: Int
     /// The `_type` value: how the value is stored.
-    public var type: IIOScanType
+    package var type: IIOScanType
     /// The `_en` value; disabled channels take no space in the scan.
-    public var isEnabled: Bool
+    package var isEnabled: Bool
 
     /// A channel from its sysfs attributes.
-    public init(name: String, index: Int, type: IIOScanType, isEnabled: Bool = true) {
+    package init(name: String, index: Int, type: IIOScanType, isEnabled: Bool = true) {
         self.name = name
         self.index = index
         self.type = type
@@ -22,11 +22,11 @@ public struct IIOScanChannel: Sendable, Hashable {
 }
 
 /// Where one enabled channel sits inside a scan.
-public struct IIOScanElement: Sendable, Hashable {
+package struct IIOScanElement: Sendable, Hashable {
     /// The channel.
-    public var channel: IIOScanChannel
+    package var channel: IIOScanChannel
     /// Byte offset from the start of the scan.
-    public var offset: Int
+    package var offset: Int
 }
 
 /// The byte layout of one scan (one record read from `/dev/iio:deviceX`).
@@ -38,14 +38,14 @@ public struct IIOScanElement: Sendable, Hashable {
 /// repeat-channel device or the kernel source; if the kernel aligns such channels to their whole
 /// length instead, layouts with a repeated channel after a smaller one would differ. Kernel documentation example: u16, u32, u32, u64 →
 /// offsets 0, 4, 8, 16 and 24 bytes; u16 + u64 only → offsets 0, 8 and 16 bytes.
-public struct IIOScanLayout: Sendable, Hashable {
+package struct IIOScanLayout: Sendable, Hashable {
     /// The enabled channels in scan order with their offsets.
-    public let elements: [IIOScanElement]
+    package let elements: [IIOScanElement]
     /// Bytes per scan, padding included. Reads from the device must be multiples of it.
-    public let scanSize: Int
+    package let scanSize: Int
 
     /// Computes the layout of the enabled channels among `channels`.
-    public init(channels: [IIOScanChannel]) throws(IIOError) {
+    package init(channels: [IIOScanChannel]) throws(IIOError) {
         let enabled = channels.filter(\.isEnabled).sorted { $0.index < $1.index }
         for (previous, next) in zip(enabled, enabled.dropFirst()) where previous.index == next.index {
             throw .duplicateScanIndex(next.index)
@@ -65,12 +65,12 @@ public struct IIOScanLayout: Sendable, Hashable {
     }
 
     /// The element for a channel name, if it is enabled.
-    public func element(named name: String) -> IIOScanElement? {
+    package func element(named name: String) -> IIOScanElement? {
         elements.first { $0.channel.name == name }
     }
 
     /// Decodes every enabled channel of the scan that starts at `start` in `buffer`.
-    public func decode(_ buffer: UnsafeRawBufferPointer, scanAt start: Int = 0) throws(IIOError) -> [String: [IIORawValue]] {
+    package func decode(_ buffer: UnsafeRawBufferPointer, scanAt start: Int = 0) throws(IIOError) -> [String: [IIORawValue]] {
         guard start >= 0, start + scanSize <= buffer.count else {
             throw .bufferTooShort(needed: start + scanSize, available: buffer.count)
         }
@@ -82,7 +82,7 @@ public struct IIOScanLayout: Sendable, Hashable {
     }
 
     /// ``decode(_:scanAt:)`` for a byte array.
-    public func decode(_ buffer: [UInt8], scanAt start: Int = 0) throws(IIOError) -> [String: [IIORawValue]] {
+    package func decode(_ buffer: [UInt8], scanAt start: Int = 0) throws(IIOError) -> [String: [IIORawValue]] {
         let result = buffer.withUnsafeBytes { raw in
             Result { () throws(IIOError) -> [String: [IIORawValue]] in try decode(raw, scanAt: start) }
         }

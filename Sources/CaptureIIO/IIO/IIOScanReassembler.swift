@@ -1,25 +1,25 @@
-public import CaptureCore
+package import CaptureCore
 
 /// Collects bytes read from `/dev/iio:deviceX` into whole scans.
 ///
 /// The kernel hands out whole scans only, but a FIFO standing in for the device in tests (or a
 /// short read) can return part of one, so partial scans are kept until the rest arrives.
-public struct IIOScanReassembler: Sendable {
+package struct IIOScanReassembler: Sendable {
     /// Bytes per scan (``IIOScanLayout/scanSize``).
-    public let scanSize: Int
+    package let scanSize: Int
     private var pending: [UInt8] = []
 
     /// - Parameter scanSize: bytes per scan; with 0 nothing is ever emitted.
-    public init(scanSize: Int) {
+    package init(scanSize: Int) {
         self.scanSize = scanSize
     }
 
     /// Bytes of an incomplete scan waiting for the rest.
-    public var pendingByteCount: Int { pending.count }
+    package var pendingByteCount: Int { pending.count }
 
     /// Adds bytes; returns the complete scans now available, back to back (a multiple of
     /// ``scanSize`` bytes, possibly empty).
-    public mutating func push(_ bytes: some Sequence<UInt8>) -> [UInt8] {
+    package mutating func push(_ bytes: some Sequence<UInt8>) -> [UInt8] {
         guard scanSize > 0 else { return [] }
         pending.append(contentsOf: bytes)
         let complete = pending.count / scanSize * scanSize

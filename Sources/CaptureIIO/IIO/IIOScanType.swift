@@ -1,14 +1,14 @@
-public import CaptureCore
+package import CaptureCore
 
 /// One value read from a scan buffer, before offset and scale: signed or unsigned, 64 bits at most.
-public enum IIORawValue: Sendable, Hashable {
+package enum IIORawValue: Sendable, Hashable {
     /// From an `s`/`S` channel, sign-extended.
     case signed(Int64)
     /// From a `u`/`U` channel.
     case unsigned(UInt64)
 
     /// The value as a Double (exact up to 2⁵³).
-    public var doubleValue: Double {
+    package var doubleValue: Double {
         switch self {
         case .signed(let value): Double(value)
         case .unsigned(let value): Double(value)
@@ -16,7 +16,7 @@ public enum IIORawValue: Sendable, Hashable {
     }
 
     /// The value as Int64, `nil` for unsigned values above `Int64.max`.
-    public var int64Value: Int64? {
+    package var int64Value: Int64? {
         switch self {
         case .signed(let value): value
         case .unsigned(let value): value <= UInt64(Int64.max) ? Int64(value) : nil
@@ -29,9 +29,9 @@ public enum IIORawValue: Sendable, Hashable {
 /// Grammar: `[be|le]:[s|u|S|U]bits/storagebits[Xrepeat][>>shift]`, e.g. `le:s12/16>>4`,
 /// `le:s64/64>>0` (timestamp), `le:s16/16X3>>0` (three values). Upper-case `S`/`U` mean
 /// "fully defined" (libiio's reading) and decode like `s`/`u`.
-public struct IIOScanType: Sendable, Hashable {
+package struct IIOScanType: Sendable, Hashable {
     /// Byte order of the stored value.
-    public enum Endianness: Sendable, Hashable {
+    package enum Endianness: Sendable, Hashable {
         /// `le`
         case little
         /// `be`
@@ -39,27 +39,27 @@ public struct IIOScanType: Sendable, Hashable {
     }
 
     /// Byte order in the buffer (the kernel resolves CPU order to `le`/`be`).
-    public let endianness: Endianness
+    package let endianness: Endianness
     /// Two's-complement signed (`s`/`S`) or unsigned (`u`/`U`).
-    public let isSigned: Bool
+    package let isSigned: Bool
     /// Upper-case sign letter: the value uses all its bits ("fully defined").
-    public let isFullyDefined: Bool
+    package let isFullyDefined: Bool
     /// Significant bits, 1…storageBits.
-    public let realBits: Int
+    package let realBits: Int
     /// Bits the value occupies in the buffer: 8, 16, 32 or 64.
-    public let storageBits: Int
+    package let storageBits: Int
     /// Number of consecutive values (≥ 1).
-    public let repeatCount: Int
+    package let repeatCount: Int
     /// Right shift applied before masking to `realBits`.
-    public let shift: Int
+    package let shift: Int
 
     /// Bytes one value occupies (`storageBits / 8`); also its alignment in the scan.
-    public var storageBytes: Int { storageBits / 8 }
+    package var storageBytes: Int { storageBits / 8 }
     /// Bytes the whole channel occupies (`storageBytes × repeatCount`).
-    public var length: Int { storageBytes * repeatCount }
+    package var length: Int { storageBytes * repeatCount }
 
     /// Builds a type from parts (validated like parsed ones).
-    public init(
+    package init(
         endianness: Endianness, isSigned: Bool, realBits: Int, storageBits: Int, repeatCount: Int = 1, shift: Int = 0,
         isFullyDefined: Bool = false
     ) throws(IIOError) {
@@ -76,7 +76,7 @@ public struct IIOScanType: Sendable, Hashable {
     }
 
     /// Parses the text of a `_type` attribute (surrounding whitespace and the newline are ignored).
-    public init(parsing text: String) throws(IIOError) {
+    package init(parsing text: String) throws(IIOError) {
         let trimmed = IIOSysfs.trim(text)
         var rest = Substring(trimmed)
         let endianness: Endianness
@@ -126,7 +126,7 @@ public struct IIOScanType: Sendable, Hashable {
 
     /// Decodes the channel's value(s) starting at `offset` in a scan: read `storageBytes` per
     /// value in the stated byte order, shift right, mask to `realBits`, sign-extend if signed.
-    public func decode(_ scan: UnsafeRawBufferPointer, at offset: Int) throws(IIOError) -> [IIORawValue] {
+    package func decode(_ scan: UnsafeRawBufferPointer, at offset: Int) throws(IIOError) -> [IIORawValue] {
         guard offset >= 0, offset + length <= scan.count else {
             throw .bufferTooShort(needed: offset + length, available: scan.count)
         }
@@ -140,7 +140,7 @@ public struct IIOScanType: Sendable, Hashable {
 
     /// The first value of ``decode(_:at:)``, without building an array: what capture uses of a
     /// channel, decoded for every scan (thousands a second).
-    public func decodeFirst(_ scan: UnsafeRawBufferPointer, at offset: Int) throws(IIOError) -> IIORawValue {
+    package func decodeFirst(_ scan: UnsafeRawBufferPointer, at offset: Int) throws(IIOError) -> IIORawValue {
         guard offset >= 0, offset + storageBytes <= scan.count else {
             throw .bufferTooShort(needed: offset + storageBytes, available: scan.count)
         }
@@ -166,7 +166,7 @@ public struct IIOScanType: Sendable, Hashable {
     }
 
     /// ``decode(_:at:)`` for a byte array.
-    public func decode(_ scan: [UInt8], at offset: Int) throws(IIOError) -> [IIORawValue] {
+    package func decode(_ scan: [UInt8], at offset: Int) throws(IIOError) -> [IIORawValue] {
         let result = scan.withUnsafeBytes { buffer in
             Result { () throws(IIOError) -> [IIORawValue] in try decode(buffer, at: offset) }
         }
@@ -176,7 +176,7 @@ public struct IIOScanType: Sendable, Hashable {
 
 extension IIOScanType: CustomStringConvertible {
     /// The kernel's spelling, e.g. `le:s16/16>>0` or `le:s16/16X3>>0`.
-    public var description: String {
+    package var description: String {
         let sign = isSigned ? (isFullyDefined ? "S" : "s") : (isFullyDefined ? "U" : "u")
         let repeatText = repeatCount > 1 ? "X\(repeatCount)" : ""
         return "\(endianness == .little ? "le" : "be"):\(sign)\(realBits)/\(storageBits)\(repeatText)>>\(shift)"

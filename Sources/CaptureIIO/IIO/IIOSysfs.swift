@@ -1,15 +1,15 @@
-public import CaptureCore
+package import CaptureCore
 
 /// Parsing of IIO sysfs attribute text: decimal values that end in a newline.
-public enum IIOSysfs {
+package enum IIOSysfs {
     /// `text` without leading and trailing spaces, tabs, CR and LF.
-    public static func trim(_ text: String) -> String {
+    package static func trim(_ text: String) -> String {
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
         return String(text.drop(while: isSpace).reversed().drop(while: isSpace).reversed())
     }
 
     /// A decimal number such as `0.000598`, `-1.5`, `104.000000`, `2` (after trimming).
-    public static func double(_ text: String, attribute: String) throws(IIOError) -> Double {
+    package static func double(_ text: String, attribute: String) throws(IIOError) -> Double {
         var trimmed = trim(text)
         guard let value = trimmed.withUTF8({ DecimalParser.parse($0) }) else {
             throw .invalidAttribute(name: attribute, text: trimmed)
@@ -18,28 +18,28 @@ public enum IIOSysfs {
     }
 
     /// An integer such as `_index` or `_en` (after trimming).
-    public static func int(_ text: String, attribute: String) throws(IIOError) -> Int {
+    package static func int(_ text: String, attribute: String) throws(IIOError) -> Int {
         let trimmed = trim(text)
         guard let value = Int(trimmed) else { throw .invalidAttribute(name: attribute, text: trimmed) }
         return value
     }
 
     /// `1`/`0` attributes (`_en`, `enable`); any other integer counts as `true`.
-    public static func bool(_ text: String, attribute: String) throws(IIOError) -> Bool {
+    package static func bool(_ text: String, attribute: String) throws(IIOError) -> Bool {
         try int(text, attribute: attribute) != 0
     }
 }
 
 /// The rates a device offers, from `sampling_frequency_available`: either a list (`"0 2 4 6 8"`,
 /// `"12.5 26 52 104"`) or a range `"[min step max]"`.
-public enum IIOSamplingFrequencies: Sendable, Hashable {
+package enum IIOSamplingFrequencies: Sendable, Hashable {
     /// Discrete rates in Hz, in the order listed.
     case list([Double])
     /// Every `min + k × step` up to `max` (Hz); a step of 0 means any value in between.
     case range(min: Double, step: Double, max: Double)
 
     /// Parses the attribute text.
-    public init(parsing text: String) throws(IIOError) {
+    package init(parsing text: String) throws(IIOError) {
         let name = "sampling_frequency_available"
         let trimmed = IIOSysfs.trim(text)
         if trimmed.hasPrefix("[") {
@@ -62,7 +62,7 @@ public enum IIOSamplingFrequencies: Sendable, Hashable {
 
     /// The available rate closest to `requested` Hz; on a tie the higher one (better to sample
     /// a little faster than asked than slower). `nil` only for an empty list.
-    public func nearest(to requested: Double) -> Double? {
+    package func nearest(to requested: Double) -> Double? {
         switch self {
         case .list(let rates):
             guard var best = rates.first else { return nil }

@@ -1,17 +1,17 @@
-public import CaptureCore
+package import CaptureCore
 
 /// Conversions from IIO's units (after `(raw + offset) × scale`) to the units this tool records.
 ///
 /// IIO (K-ABI): accelerometer m/s², gyroscope rad/s, magnetometer **gauss**, pressure
 /// **kilopascal**, temperature **milli**-degrees Celsius. Recorded: m/s², rad/s, µT, hPa.
-public enum IIOUnits {
+package enum IIOUnits {
     /// 1 gauss = 100 µT.
-    public static let microteslaPerGauss = 100.0
+    package static let microteslaPerGauss = 100.0
     /// 1 kPa = 10 hPa.
-    public static let hectopascalsPerKilopascal = 10.0
+    package static let hectopascalsPerKilopascal = 10.0
 
     /// A motion channel value in the sensor's recorded unit (see ``MotionSensor/unit``).
-    public static func recordedValue(_ iioValue: Double, for sensor: MotionSensor) -> Double {
+    package static func recordedValue(_ iioValue: Double, for sensor: MotionSensor) -> Double {
         switch sensor {
         case .accelerometer, .gyroscope: iioValue
         case .magnetometer: iioValue * microteslaPerGauss
@@ -19,26 +19,26 @@ public enum IIOUnits {
     }
 
     /// Gauss → µT.
-    public static func microtesla(fromGauss gauss: Double) -> Double { gauss * microteslaPerGauss }
+    package static func microtesla(fromGauss gauss: Double) -> Double { gauss * microteslaPerGauss }
 
     /// kPa → hPa.
-    public static func hectopascals(fromKilopascals kilopascals: Double) -> Double {
+    package static func hectopascals(fromKilopascals kilopascals: Double) -> Double {
         kilopascals * hectopascalsPerKilopascal
     }
 
     /// m°C → °C.
-    public static func celsius(fromMillidegrees millidegrees: Double) -> Double { millidegrees / 1000 }
+    package static func celsius(fromMillidegrees millidegrees: Double) -> Double { millidegrees / 1000 }
 
     /// An IIO timestamp (ns) → Unix ms, rounding down. Only meaningful when the device's
     /// `current_timestamp_clock` is `realtime`.
-    public static func unixMilliseconds(fromNanoseconds nanoseconds: Int64) -> Int64 {
+    package static func unixMilliseconds(fromNanoseconds nanoseconds: Int64) -> Int64 {
         let quotient = nanoseconds / 1_000_000
         return nanoseconds % 1_000_000 < 0 ? quotient - 1 : quotient
     }
 }
 
 /// The clock behind IIO timestamps, from `current_timestamp_clock`.
-public enum IIOTimestampClock: String, Sendable, Hashable, CaseIterable {
+package enum IIOTimestampClock: String, Sendable, Hashable, CaseIterable {
     /// `CLOCK_REALTIME`: Unix time.
     case realtime
     /// `CLOCK_MONOTONIC`: time since boot, not counting suspend.
@@ -55,10 +55,10 @@ public enum IIOTimestampClock: String, Sendable, Hashable, CaseIterable {
     case tai
 
     /// Parses the attribute text (trimmed); `nil` for a clock this tool does not know.
-    public init?(parsing text: String) {
+    package init?(parsing text: String) {
         self.init(rawValue: IIOSysfs.trim(text))
     }
 
     /// Whether timestamps are Unix time (the realtime clocks) rather than time since boot.
-    public var isWallClock: Bool { self == .realtime || self == .realtimeCoarse }
+    package var isWallClock: Bool { self == .realtime || self == .realtimeCoarse }
 }

@@ -1,19 +1,19 @@
 /// `gpsd[:HOST:PORT]`: positions from gpsd (default ``GPSDSource/defaultAddress``).
-public struct GPSDSourceKind: SourceKind {
-    public let name = "gpsd"
-    public let syntax = "gpsd[:HOST:PORT]"
+package struct GPSDSourceKind: SourceKind {
+    package let name = "gpsd"
+    package let syntax = "gpsd[:HOST:PORT]"
 
     /// The kind, for ``SourceRegistry/standard``.
-    public init() {}
+    package init() {}
 
-    public func makeSource(argument: String?, options: SourceOptions) throws(SourceError) -> any SampleSource {
+    package func makeSource(argument: String?, options: SourceOptions) throws(SourceError) -> any SampleSource {
         guard let argument else { return GPSDSource() }
         guard let source = GPSDSource(address: argument) else { throw .badAddress(spec: name + ":" + argument) }
         return source
     }
 
     /// gpsd at its default address, if it answers.
-    public func discover(options: SourceOptions, found: [DiscoveredSource]) -> [DiscoveredSource] {
+    package func discover(options: SourceOptions, found: [DiscoveredSource]) -> [DiscoveredSource] {
         let gpsd = GPSDSource()
         guard gpsd.isReachable() else { return [] }
         return [DiscoveredSource(spec: gpsd.name, summary: "gpsd answers at \(GPSDSource.defaultAddress)", deliversFixes: true)]

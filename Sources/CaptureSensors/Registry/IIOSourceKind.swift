@@ -2,14 +2,14 @@
 /// (``SourceOptions/sysfsRoot``); `iio:/abs/sys/bus/iio/devices/iio:deviceN` names one under
 /// another root. `@HZ` gives the device a rate of its own. Source names carry both, which is how
 /// the recorder gets the same capture back on `capture resume`.
-public struct IIOSourceKind: SourceKind {
-    public let name = "iio"
-    public let syntax = "iio:iio:deviceN[@HZ]"
+package struct IIOSourceKind: SourceKind {
+    package let name = "iio"
+    package let syntax = "iio:iio:deviceN[@HZ]"
 
     /// The kind, for ``SourceRegistry/standard``.
-    public init() {}
+    package init() {}
 
-    public func makeSource(argument: String?, options: SourceOptions) throws(SourceError) -> any SampleSource {
+    package func makeSource(argument: String?, options: SourceOptions) throws(SourceError) -> any SampleSource {
         guard let argument, !argument.isEmpty else { throw .malformed(spec: name + (argument.map { ":" + $0 } ?? ""), syntax: syntax) }
         return try source(argument, options: options)
     }
@@ -47,7 +47,7 @@ public struct IIOSourceKind: SourceKind {
     }
 
     /// Every useful device under the sysfs root that can be prepared.
-    public func discover(options: SourceOptions, found: [DiscoveredSource]) -> [DiscoveredSource] {
+    package func discover(options: SourceOptions, found: [DiscoveredSource]) -> [DiscoveredSource] {
         IIODiscovery.devices(root: options.sysfsRoot).filter(\.isUseful).compactMap { device in
             guard let source = try? self.source(device.id, options: options) else { return nil }
             return DiscoveredSource(spec: source.name, summary: source.summary)
@@ -55,7 +55,7 @@ public struct IIOSourceKind: SourceKind {
     }
 
     /// The rate chosen, when one was asked for.
-    public func announcement(for source: any SampleSource) -> String? {
+    package func announcement(for source: any SampleSource) -> String? {
         guard let iio = source as? IIOSource, iio.requestedRate != nil else { return nil }
         return iio.summary
     }

@@ -1,32 +1,32 @@
 import Glibc
 
 /// `nmea:PATH`: NMEA 0183 from a tty, a pty, `/dev/gnss0` or a file (``NMEASource``).
-public struct NMEASourceKind: SourceKind {
-    public let name = "nmea"
-    public let syntax = "nmea:PATH"
+package struct NMEASourceKind: SourceKind {
+    package let name = "nmea"
+    package let syntax = "nmea:PATH"
 
     /// The kind, for ``SourceRegistry/standard``.
-    public init() {}
+    package init() {}
 
-    public func makeSource(argument: String?, options: SourceOptions) throws(SourceError) -> any SampleSource {
+    package func makeSource(argument: String?, options: SourceOptions) throws(SourceError) -> any SampleSource {
         guard let argument, !argument.isEmpty else { throw .malformed(spec: name + (argument.map { ":" + $0 } ?? ""), syntax: syntax) }
         let path = SourcePath.absolute(argument)
         guard access(path, F_OK) == 0 else { throw .noReceiver(path: path) }
         return NMEASource(path: path)
     }
 
-    public func normalized(argument: String?) -> String? {
+    package func normalized(argument: String?) -> String? {
         argument.map { $0.isEmpty ? $0 : SourcePath.absolute($0) }
     }
 
     /// The first GNSS device node, unless a kind asked before delivers fixes already (gpsd).
-    public func discover(options: SourceOptions, found: [DiscoveredSource]) -> [DiscoveredSource] {
+    package func discover(options: SourceOptions, found: [DiscoveredSource]) -> [DiscoveredSource] {
         guard !found.contains(where: \.deliversFixes), let node = Self.deviceNodes(root: options.sysfsRoot).first else { return [] }
         return [DiscoveredSource(spec: name + ":" + node, summary: "NMEA receiver at \(node)", deliversFixes: true)]
     }
 
     /// GNSS device nodes that exist under `<root>/dev`: `gnss*`, `ttyACM*`, `ttyUSB*`.
-    public static func deviceNodes(root: String) -> [String] {
+    package static func deviceNodes(root: String) -> [String] {
         let dev = SysfsDirectory(path: IIODiscovery.join(root, "dev"))
         let names = dev.entries().filter { $0.hasPrefix("gnss") || $0.hasPrefix("ttyACM") || $0.hasPrefix("ttyUSB") }
         return names.map { dev.path + "/" + $0 }

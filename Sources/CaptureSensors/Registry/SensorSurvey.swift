@@ -3,38 +3,38 @@ import Glibc
 
 /// What `capture sensors` lists: every IIO device under a sysfs root, whether gpsd answers,
 /// and the GNSS device nodes. Field names are the `--json` output's.
-public struct SensorSurvey: Sendable, Equatable, Codable {
+package struct SensorSurvey: Sendable, Equatable, Codable {
     /// One IIO device, as listed.
-    public struct Device: Sendable, Equatable, Codable {
+    package struct Device: Sendable, Equatable, Codable {
         /// `iio:device0`.
-        public var id: String
+        package var id: String
         /// The sysfs directory.
-        public var path: String
+        package var path: String
         /// The character device.
-        public var node: String
+        package var node: String
         /// The `name` attribute.
-        public var name: String
+        package var name: String
         /// The `label` attribute, if any.
-        public var label: String?
+        package var label: String?
         /// Short names of what it measures that capture records: `acc`, `gyr`, `mag`, `prs`.
-        public var sensors: [String]
+        package var sensors: [String]
         /// Channels with a value file.
-        public var channels: [String]
+        package var channels: [String]
         /// `sampling_frequency_available` as the device says it.
-        public var availableRates: String?
+        package var availableRates: String?
         /// `sampling_frequency`, Hz, when sensible.
-        public var currentRate: Double?
+        package var currentRate: Double?
         /// Whether buffered capture is possible.
-        public var buffer: Bool
+        package var buffer: Bool
         /// How buffered capture would be triggered (``IIODevice/triggerSummary``).
-        public var trigger: String
+        package var trigger: String
         /// `current_timestamp_clock`, if present.
-        public var timestampClock: String?
+        package var timestampClock: String?
         /// The spec that captures from it, for useful devices.
-        public var source: String?
+        package var source: String?
 
         /// The entry for `device`.
-        public init(_ device: IIODevice) {
+        package init(_ device: IIODevice) {
             var sensors = MotionSensor.allCases.filter { device.capabilities.motionSensors.contains($0) }.map(\.shortName)
             if !device.capabilities.pressureChannels.isEmpty { sensors.append("prs") }
             self.id = device.id
@@ -54,9 +54,9 @@ public struct SensorSurvey: Sendable, Equatable, Codable {
     }
 
     /// A GNSS source and what is known of it.
-    public struct GNSS: Sendable, Equatable, Codable {
+    package struct GNSS: Sendable, Equatable, Codable {
         /// What is known of a GNSS source without reading from it.
-        public enum State: String, Sendable, Equatable, Codable {
+        package enum State: String, Sendable, Equatable, Codable {
             /// gpsd accepted a connection.
             case answering
             /// gpsd did not.
@@ -68,24 +68,24 @@ public struct SensorSurvey: Sendable, Equatable, Codable {
         }
 
         /// The spec: `gpsd:127.0.0.1:2947`, `nmea:/dev/ttyACM0`.
-        public var source: String
+        package var source: String
         /// What is known of it.
-        public var state: State
+        package var state: State
         /// For gpsd, what a short watch showed (receivers, reports, whether a receiver has an
         /// IMU); `nil` when not watched.
-        public var watched: GPSDSource.Probe?
+        package var watched: GPSDSource.Probe?
     }
 
     /// The absolute sysfs root looked at.
-    public var sysfsRoot: String
+    package var sysfsRoot: String
     /// Every `iio:deviceN`, useful or not, in device-number order.
-    public var iio: [Device]
+    package var iio: [Device]
     /// gpsd first, then the device nodes.
-    public var gnss: [GNSS]
+    package var gnss: [GNSS]
 
     /// Looks at the machine: IIO devices under `sysfsRoot` (made absolute), whether `gpsd`
     /// answers (and, for `listen` ms, what it reports), device nodes under `<sysfsRoot>/dev`.
-    public init(sysfsRoot: String, gpsd: GPSDSource = GPSDSource(), listen: Int64 = 0) {
+    package init(sysfsRoot: String, gpsd: GPSDSource = GPSDSource(), listen: Int64 = 0) {
         let root = SourcePath.absolute(sysfsRoot)
         self.sysfsRoot = root
         iio = IIODiscovery.devices(root: root).map(Device.init)
@@ -100,5 +100,5 @@ public struct SensorSurvey: Sendable, Equatable, Codable {
     }
 
     /// The directory the IIO devices were looked for in.
-    public var devicesDirectory: String { IIODiscovery.devicesDirectory(root: sysfsRoot).path }
+    package var devicesDirectory: String { IIODiscovery.devicesDirectory(root: sysfsRoot).path }
 }

@@ -1,5 +1,5 @@
 /// Why a `--source` spec cannot be used. Describes the fault; the command line adds advice.
-public enum SourceError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum SourceError: Error, Sendable, Equatable, CustomStringConvertible {
     /// No registered kind is called like the spec's first word. `syntaxes` lists the known ones.
     case unknownKind(spec: String, syntaxes: [String])
     /// The kind is known but the spec does not follow `syntax` (a missing file name, say).
@@ -23,7 +23,7 @@ public enum SourceError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Nothing to capture from was found (no `--source` given).
     case nothingFound(sysfsRoot: String, gpsd: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unknownKind(let spec, _): "unknown source '\(spec)'"
         case .malformed(let spec, let syntax): "bad source '\(spec)' (expected \(syntax))"

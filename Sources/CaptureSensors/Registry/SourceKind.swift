@@ -11,7 +11,7 @@
 ///     func makeSource(argument: String?, options: SourceOptions) throws(SourceError) -> any SampleSource { … }
 /// }
 /// ```
-public protocol SourceKind: Sendable {
+package protocol SourceKind: Sendable {
     /// The word before the first colon of a spec: `trace` in `trace:ride.trace`.
     var name: String { get }
 
@@ -37,27 +37,27 @@ public protocol SourceKind: Sendable {
 }
 
 extension SourceKind {
-    public func normalized(argument: String?) -> String? { argument }
+    package func normalized(argument: String?) -> String? { argument }
 
-    public func discover(options: SourceOptions, found: [DiscoveredSource]) -> [DiscoveredSource] { [] }
+    package func discover(options: SourceOptions, found: [DiscoveredSource]) -> [DiscoveredSource] { [] }
 
-    public func announcement(for source: any SampleSource) -> String? { nil }
+    package func announcement(for source: any SampleSource) -> String? { nil }
 }
 
 /// Options that shape device sources.
-public struct SourceOptions: Sendable, Equatable, Codable {
+package struct SourceOptions: Sendable, Equatable, Codable {
     /// Where `sys/bus/iio/devices` and `dev` are looked up (`/`, or a fake tree in tests).
-    public var sysfsRoot: String
+    package var sysfsRoot: String
     /// The IIO sampling rate asked for, Hz (see ``isAcceptable(rate:)``).
-    public var rate: Double?
+    package var rate: Double?
     /// Whether trace sources start again from the top when they end (`--loop`).
-    public var loop: Bool
+    package var loop: Bool
     /// The longest an IIO scan may wait in the kernel's buffer, seconds (``IIOSource/maxLatency``);
     /// `nil`: the source's default. The recorder sets half its flush interval.
-    public var maxLatency: Double?
+    package var maxLatency: Double?
 
     /// Options with `sysfsRoot` made absolute.
-    public init(sysfsRoot: String = "/", rate: Double? = nil, loop: Bool = false, maxLatency: Double? = nil) {
+    package init(sysfsRoot: String = "/", rate: Double? = nil, loop: Bool = false, maxLatency: Double? = nil) {
         self.sysfsRoot = SourcePath.absolute(sysfsRoot)
         self.rate = rate
         self.loop = loop
@@ -66,20 +66,20 @@ public struct SourceOptions: Sendable, Equatable, Codable {
 
     /// Whether `rate` is a sampling rate capture asks a device for: above 0 and at most 100 kHz.
     /// The one place the range is decided, for `--rate` and for `iio:…@HZ`.
-    public static func isAcceptable(rate: Double) -> Bool { rate > 0 && rate <= 100_000 }
+    package static func isAcceptable(rate: Double) -> Bool { rate > 0 && rate <= 100_000 }
 }
 
 /// A source found on this machine, with one line saying what it is.
-public struct DiscoveredSource: Sendable, Equatable, Codable {
+package struct DiscoveredSource: Sendable, Equatable, Codable {
     /// The spec that captures from it: `iio:iio:device0`, `gpsd:127.0.0.1:2947`.
-    public var spec: String
+    package var spec: String
     /// One line for the person: `iio:device0 (bmi160), acc+gyr, buffered`.
-    public var summary: String
+    package var summary: String
     /// Whether it delivers fixes (gpsd, a GNSS receiver).
-    public var deliversFixes: Bool
+    package var deliversFixes: Bool
 
     /// A found source.
-    public init(spec: String, summary: String, deliversFixes: Bool = false) {
+    package init(spec: String, summary: String, deliversFixes: Bool = false) {
         self.spec = spec
         self.summary = summary
         self.deliversFixes = deliversFixes

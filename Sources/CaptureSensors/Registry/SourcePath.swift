@@ -1,9 +1,9 @@
 import Foundation
 
 /// Paths in source specs, made absolute against the working directory.
-public enum SourcePath {
+package enum SourcePath {
     /// `path` made absolute against the current directory and standardised (`..` resolved).
-    public static func absolute(_ path: String) -> String {
+    package static func absolute(_ path: String) -> String {
         URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
             .standardizedFileURL.path
     }

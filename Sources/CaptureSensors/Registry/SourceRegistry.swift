@@ -8,17 +8,17 @@
 /// let source = try registry.makeSource("trace:fixtures/car.trace", options: SourceOptions())
 /// registry.normalized("trace:fixtures/car.trace")  // "trace:/home/me/capture/fixtures/car.trace"
 /// ```
-public struct SourceRegistry: Sendable {
+package struct SourceRegistry: Sendable {
     /// The kinds, in the order discovery asks them.
-    public let kinds: [any SourceKind]
+    package let kinds: [any SourceKind]
 
     /// A registry of `kinds`; discovery asks them in this order.
-    public init(_ kinds: [any SourceKind]) {
+    package init(_ kinds: [any SourceKind]) {
         self.kinds = kinds
     }
 
     /// Every kind capture ships: one registration line each.
-    public static let standard = SourceRegistry([
+    package static let standard = SourceRegistry([
         TraceSourceKind(),
         IIOSourceKind(),
         GPSDSourceKind(),
@@ -26,15 +26,15 @@ public struct SourceRegistry: Sendable {
     ])
 
     /// How each kind's specs are written: `trace:FILE`, `iio:iio:deviceN[@HZ]`, ….
-    public var syntaxes: [String] { kinds.map(\.syntax) }
+    package var syntaxes: [String] { kinds.map(\.syntax) }
 
     /// The kind named `name`, if registered.
-    public func kind(named name: String) -> (any SourceKind)? {
+    package func kind(named name: String) -> (any SourceKind)? {
         kinds.first { $0.name == name }
     }
 
     /// Splits `spec` and finds its kind.
-    public func parse(_ spec: String) throws(SourceError) -> (kind: any SourceKind, argument: String?) {
+    package func parse(_ spec: String) throws(SourceError) -> (kind: any SourceKind, argument: String?) {
         let (name, argument) = Self.split(spec)
         guard let kind = kind(named: name) else { throw .unknownKind(spec: spec, syntaxes: syntaxes) }
         return (kind, argument)
@@ -42,26 +42,26 @@ public struct SourceRegistry: Sendable {
 
     /// Whether `spec` names a registered kind with what it needs (a `capture.sources` entry):
     /// kinds whose argument is required say so in their syntax (`trace:FILE`, `nmea:PATH`).
-    public func isSource(_ spec: String) -> Bool {
+    package func isSource(_ spec: String) -> Bool {
         guard let (kind, argument) = try? parse(spec) else { return false }
         return argument.map { !$0.isEmpty } ?? kind.syntax.hasPrefix(kind.name + "[")
     }
 
     /// Makes the source `spec` names, checking now what can be checked.
-    public func makeSource(_ spec: String, options: SourceOptions = SourceOptions()) throws(SourceError) -> any SampleSource {
+    package func makeSource(_ spec: String, options: SourceOptions = SourceOptions()) throws(SourceError) -> any SampleSource {
         let (kind, argument) = try parse(spec)
         return try kind.makeSource(argument: argument, options: options)
     }
 
     /// `spec` with relative paths made absolute; an unknown kind is returned unchanged.
-    public func normalized(_ spec: String) -> String {
+    package func normalized(_ spec: String) -> String {
         let (name, argument) = Self.split(spec)
         guard let kind = kind(named: name) else { return spec }
         return Self.join(name, kind.normalized(argument: argument))
     }
 
     /// Sources found on this machine, each kind asked in registration order.
-    public func discover(options: SourceOptions) -> [DiscoveredSource] {
+    package func discover(options: SourceOptions) -> [DiscoveredSource] {
         var found: [DiscoveredSource] = []
         for kind in kinds { found += kind.discover(options: options, found: found) }
         return found
@@ -70,7 +70,7 @@ public struct SourceRegistry: Sendable {
     /// The sources to record from: `specs` checked and normalised, or, when there are none, what
     /// ``discover(options:)`` finds (and throws ``SourceError/nothingFound(sysfsRoot:gpsd:)`` when
     /// that is nothing). ``SourceSelection/announcements`` says what was chosen.
-    public func select(_ specs: [String], options: SourceOptions) throws(SourceError) -> SourceSelection {
+    package func select(_ specs: [String], options: SourceOptions) throws(SourceError) -> SourceSelection {
         guard !specs.isEmpty else {
             let found = discover(options: options)
             guard !found.isEmpty else {
@@ -100,9 +100,9 @@ public struct SourceRegistry: Sendable {
 }
 
 /// The sources a recorder will run, as ``SourceRegistry/select(_:options:)`` chose them.
-public struct SourceSelection: Sendable, Equatable {
+package struct SourceSelection: Sendable, Equatable {
     /// Normalised specs (absolute paths), for the recorder.
-    public var specs: [String]
+    package var specs: [String]
     /// What to tell the person: every discovered source, or explicit ones with something to say.
-    public var announcements: [DiscoveredSource]
+    package var announcements: [DiscoveredSource]
 }

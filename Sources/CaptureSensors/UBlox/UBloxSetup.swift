@@ -1,29 +1,29 @@
-public import CaptureCore
-public import CaptureGNSS
+package import CaptureCore
+package import CaptureGNSS
 import Glibc
 import SystemPackage
 
 /// `capture gnss setup DEVICE`: asks a u-blox module what it is (`MON-VER`), then sends it the
 /// ``UBloxSetupPlan`` one message at a time, each answered by `ACK-ACK`, refused by `ACK-NAK`
 /// or left unanswered, and says which. The device is put in raw mode at the baud rate it has.
-public struct UBloxSetup: Sendable {
+package struct UBloxSetup: Sendable {
     /// The receiver's device (`/dev/ttyACM0`).
-    public var device: String
+    package var device: String
     /// The configured modality (the dynamic model follows it).
-    public var modality: Modality
+    package var modality: Modality
     /// The module's port capture reads; `nil`: from the device path (``UBloxPort/init(devicePath:)``).
-    public var port: UBloxPort?
+    package var port: UBloxPort?
     /// Also keep the configuration in flash.
-    public var save: Bool
+    package var save: Bool
     /// Only identify the module and say what would be sent.
-    public var dryRun: Bool
+    package var dryRun: Bool
     /// How long a step waits for its ACK, ms (u-blox answers within a second).
-    public var answerTimeout: Int64 = 1_000
+    package var answerTimeout: Int64 = 1_000
     /// How often MON-VER is asked before the module counts as silent (one answer timeout each).
-    public var identifyAttempts = 3
+    package var identifyAttempts = 3
 
     /// A setup of `device`.
-    public init(device: String, modality: Modality, port: UBloxPort? = nil, save: Bool = false, dryRun: Bool = false) {
+    package init(device: String, modality: Modality, port: UBloxPort? = nil, save: Bool = false, dryRun: Bool = false) {
         self.device = device
         self.modality = modality
         self.port = port
@@ -35,7 +35,7 @@ public struct UBloxSetup: Sendable {
     ///
     /// - Throws: ``DeviceError`` when the device cannot be opened, read or written, or no
     ///   u-blox module answers MON-VER.
-    public func run() throws(DeviceError) -> UBloxSetupReport {
+    package func run() throws(DeviceError) -> UBloxSetupReport {
         let link = try UBloxLink(device: device)
         defer { link.close() }
         let module = try identify(link)
@@ -51,7 +51,7 @@ public struct UBloxSetup: Sendable {
 
     /// What the module at `device` is, or `nil` when nothing answers MON-VER within `timeout` ms
     /// (`capture doctor` asks a receiver that sends NMEA).
-    public static func identify(device: String, timeout: Int64) -> UBloxModule? {
+    package static func identify(device: String, timeout: Int64) -> UBloxModule? {
         guard let link = try? UBloxLink(device: device) else { return nil }
         defer { link.close() }
         var setup = UBloxSetup(device: device, modality: .unknown)
@@ -85,9 +85,9 @@ public struct UBloxSetup: Sendable {
 }
 
 /// What ``UBloxSetup/run()`` did.
-public struct UBloxSetupReport: Sendable, Equatable, Codable {
+package struct UBloxSetupReport: Sendable, Equatable, Codable {
     /// How a module answered one message.
-    public enum Outcome: String, Sendable, Equatable, Codable {
+    package enum Outcome: String, Sendable, Equatable, Codable {
         /// ACK-ACK.
         case acknowledged
         /// ACK-NAK: the module does not take that setting.
@@ -99,31 +99,31 @@ public struct UBloxSetupReport: Sendable, Equatable, Codable {
     }
 
     /// One message and its answer.
-    public struct Step: Sendable, Equatable, Codable {
+    package struct Step: Sendable, Equatable, Codable {
         /// What it sets.
-        public var purpose: String
+        package var purpose: String
         /// `CFG-VALSET`.
-        public var message: String
+        package var message: String
         /// The answer.
-        public var outcome: Outcome
+        package var outcome: Outcome
         /// The frame, as hex bytes.
-        public var frame: String
+        package var frame: String
     }
 
     /// The device.
-    public var device: String
+    package var device: String
     /// The module, as it said.
-    public var module: UBloxModule
+    package var module: UBloxModule
     /// The port the output was set up for.
-    public var port: UBloxPort
+    package var port: UBloxPort
     /// NAV-PVT's rate (Hz) asked for, HNR-PVT's where the module has it, and the dynamic model.
-    public var navigationRate: Int, highNavigationRate: Int?, dynamicModel: String
+    package var navigationRate: Int, highNavigationRate: Int?, dynamicModel: String
     /// Nothing sent.
-    public var dryRun: Bool
+    package var dryRun: Bool
     /// Every message, in order.
-    public var steps: [Step]
+    package var steps: [Step]
     /// Every message acknowledged (a dry run: none sent, so `true`).
-    public var complete: Bool
+    package var complete: Bool
 
     init(device: String, module: UBloxModule, port: UBloxPort, plan: UBloxSetupPlan, dryRun: Bool, steps: [Step]) {
         self.device = device
@@ -138,7 +138,7 @@ public struct UBloxSetupReport: Sendable, Equatable, Codable {
     }
 
     /// One line about the module, one per message, and a summary.
-    public var text: String {
+    package var text: String {
         var lines = ["\(device): \(module.description), \(module.generation == .legacy ? "CFG messages" : "configuration items")"]
         for step in steps {
             lines.append("  \(step.outcome.rawValue.padding(12)) \(step.message.padding(10)) \(step.purpose)")

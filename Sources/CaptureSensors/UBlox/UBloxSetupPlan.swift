@@ -1,14 +1,14 @@
-public import CaptureCore
-public import CaptureGNSS
+package import CaptureCore
+package import CaptureGNSS
 
 /// The port of the module capture reads it through; configuration items name it (an M8's
 /// `CFG-MSG` in its short form applies to the port it arrives on).
-public enum UBloxPort: String, Sendable, Equatable, Codable, CaseIterable {
+package enum UBloxPort: String, Sendable, Equatable, Codable, CaseIterable {
     case usb, uart1, uart2
 
     /// The likely port for a device path: `ttyACM*` is the module's own USB, anything else a
     /// serial line (a USB-serial adapter, a board's UART) on the module's first UART.
-    public init(devicePath: String) {
+    package init(devicePath: String) {
         self = devicePath.contains("ttyACM") ? .usb : .uart1
     }
 
@@ -24,20 +24,20 @@ public enum UBloxPort: String, Sendable, Equatable, Codable, CaseIterable {
 }
 
 /// One configuration message of a setup: what it does and the frame that does it.
-public struct UBloxSetupStep: Sendable, Equatable {
+package struct UBloxSetupStep: Sendable, Equatable {
     /// What it sets, for a person: `NAV-PVT every navigation epoch`.
-    public var purpose: String
+    package var purpose: String
     /// The frame sent; the module answers it with ACK-ACK or ACK-NAK.
-    public var frame: UBXFrame
+    package var frame: UBXFrame
 
     /// A step.
-    public init(_ purpose: String, _ frame: UBXFrame) {
+    package init(_ purpose: String, _ frame: UBXFrame) {
         self.purpose = purpose
         self.frame = frame
     }
 
     /// `CFG-MSG`, `CFG-VALSET`, …
-    public var message: String {
+    package var message: String {
         switch frame.kind {
         case UBloxSetupPlan.Kind.cfgMSG: "CFG-MSG"
         case UBloxSetupPlan.Kind.cfgRATE: "CFG-RATE"
@@ -71,40 +71,40 @@ public struct UBloxSetupStep: Sendable, Equatable {
 ///   size bits (28…30: 1 one bit in a byte, 2 one byte, 3 two, 4 four, 5 eight bytes). A
 ///   message is taken or refused whole, so each concern is its own message: a model the
 ///   firmware lacks does not cost the rates.
-public struct UBloxSetupPlan: Sendable, Equatable {
+package struct UBloxSetupPlan: Sendable, Equatable {
     /// The module the plan is for.
-    public var module: UBloxModule
+    package var module: UBloxModule
     /// The steps, in the order they are sent.
-    public var steps: [UBloxSetupStep]
+    package var steps: [UBloxSetupStep]
     /// The navigation rate asked for (Hz): NAV-PVT's, or on an F9 dead-reckoning module its
     /// priority navigation rate.
-    public var navigationRate: Int
+    package var navigationRate: Int
     /// The HNR-PVT rate asked for (Hz), on modules that have it.
-    public var highNavigationRate: Int?
+    package var highNavigationRate: Int?
     /// The dynamic platform model (`CFG-NAV5` dynModel, `CFG-NAVSPG-DYNMODEL`).
-    public var dynamicModel: DynamicModel
+    package var dynamicModel: DynamicModel
 
     /// The message kinds used (`class << 8 | id`).
-    public enum Kind {
-        public static let ackNAK: UInt16 = 0x0500
-        public static let ackACK: UInt16 = 0x0501
-        public static let cfgMSG: UInt16 = 0x0601
-        public static let cfgRATE: UInt16 = 0x0608
-        public static let cfgCFG: UInt16 = 0x0609
-        public static let cfgNAV5: UInt16 = 0x0624
-        public static let cfgHNR: UInt16 = 0x065C
-        public static let cfgVALSET: UInt16 = 0x068A
+    package enum Kind {
+        package static let ackNAK: UInt16 = 0x0500
+        package static let ackACK: UInt16 = 0x0501
+        package static let cfgMSG: UInt16 = 0x0601
+        package static let cfgRATE: UInt16 = 0x0608
+        package static let cfgCFG: UInt16 = 0x0609
+        package static let cfgNAV5: UInt16 = 0x0624
+        package static let cfgHNR: UInt16 = 0x065C
+        package static let cfgVALSET: UInt16 = 0x068A
     }
 
     /// Dynamic platform models (`CFG-NAV5` dynModel, `CFG-NAVSPG-DYNMODEL`; the same numbers).
-    public enum DynamicModel: UInt8, Sendable, Equatable, Codable {
+    package enum DynamicModel: UInt8, Sendable, Equatable, Codable {
         case portable = 0, pedestrian = 3, automotive = 4, bike = 10, escooter = 12
 
         /// The model for a modality on a module: bike on M9/F9/M10 (an F9 dead-reckoning
         /// module, whose fusion knows automotive, e-scooter and lawn mower only, gets e-scooter),
         /// portable for bicycles on an M8 (it has no bike model), automotive for motor vehicles
         /// and trains, pedestrian for walking, portable when unknown.
-        public init(_ modality: Modality, module: UBloxModule) {
+        package init(_ modality: Modality, module: UBloxModule) {
             switch modality {
             case .bicycle, .eBike, .cargoBike, .eCargoBike:
                 if module.generation == .legacy {
@@ -119,7 +119,7 @@ public struct UBloxSetupPlan: Sendable, Equatable {
         }
 
         /// `bike`.
-        public var name: String {
+        package var name: String {
             switch self {
             case .portable: "portable"
             case .pedestrian: "pedestrian"
@@ -132,7 +132,7 @@ public struct UBloxSetupPlan: Sendable, Equatable {
 
     /// The plan for `module`, read through `port`, ridden as `modality`; `save` also keeps the
     /// configuration in flash (it always goes to battery-backed RAM as well as the running one).
-    public init(module: UBloxModule, modality: Modality, port: UBloxPort, save: Bool) {
+    package init(module: UBloxModule, modality: Modality, port: UBloxPort, save: Bool) {
         self.module = module
         dynamicModel = DynamicModel(modality, module: module)
         switch module.generation {
