@@ -113,7 +113,7 @@ let package = Package(
         .target(
             name: "CaptureUpload",
             dependencies: [
-                "CaptureCore", "CaptureTransfer", "CaptureStorage",
+                "CaptureCore", "CaptureTransfer", "CaptureStorage", .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 // NIOConnectionError: what a failed connection attempt throws (ConnectionProblem).

@@ -1,6 +1,7 @@
 import CaptureStorage
 import Foundation
 import Glibc
+import SystemPackage
 
 /// Starts a recorder as a background process that outlives the shell, and waits until it has
 /// begun capturing (or failed).
@@ -102,10 +103,7 @@ package struct RecorderLauncher: Sendable {
     private static func readAll(_ fd: Int32) -> Data {
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 512)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            if count <= 0 { break }
+        while let count = try? buffer.withUnsafeMutableBytes({ try FileDescriptor(rawValue: fd).read(into: $0) }), count > 0 {
             data.append(contentsOf: buffer[0..<count])
         }
         while data.last == 0x0A { data.removeLast() }

@@ -1,5 +1,6 @@
 import Foundation
 public import NIOCore
+import SystemPackage
 
 /// A byte range of a file as an async sequence of buffers, read on demand so that memory stays
 /// bounded by one buffer whatever the file's size (AsyncHTTPClient pulls the next buffer only
@@ -9,7 +10,7 @@ public import NIOCore
 /// swift-nio 2.101 that API ships only as the underscored `_NIOFileSystem` product, without a
 /// stable-API promise, and its file handle lives inside a `withFileHandle` closure that would
 /// have to span AsyncHTTPClient's streaming of the request body. This sequence is one `pread`
-/// per buffer; `scripts/bench-upload` measures the transfer with it at 137–163 % of curl's.
+/// per buffer (swift-system's, which retries an interrupted read); `scripts/bench-upload` measures the transfer with it at 137–163 % of curl's.
 public struct FileChunks: AsyncSequence, Sendable {
     /// One buffer: 256 KiB is large enough that syscalls cost nothing next to the copy, and
     /// small enough that a few in flight stay far below the memory target.
@@ -70,11 +71,16 @@ public struct FileChunks: AsyncSequence, Sendable {
             let start = offset
             let descriptor = descriptor
             let read = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: wanted) { pointer in
+                let file = FileDescriptor(rawValue: descriptor)
                 var done = 0
                 while done < wanted {
-                    let n = pread(descriptor, pointer.baseAddress! + done, wanted - done, off_t(start) + off_t(done))
-                    if n < 0, errno == EINTR { continue }
-                    if n < 0 { throw LocalFileError(path: path, errno: errno) }
+                    let n: Int
+                    do {
+                        n = try file.read(
+                            fromAbsoluteOffset: start + Int64(done), into: UnsafeMutableRawBufferPointer(rebasing: pointer[done..<wanted]))
+                    } catch {
+                        throw LocalFileError(path: path, errno: (error as? Errno)?.rawValue ?? EIO)
+                    }
                     if n == 0 { throw LocalFileError(path: path, reason: "the file is shorter than expected") }
                     done += n
                 }
