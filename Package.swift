@@ -98,7 +98,10 @@ let package = Package(
         // Sources of samples: recorded traces, Linux IIO devices, gpsd and NMEA receivers.
         .target(
             name: "CaptureSensors",
-            dependencies: ["CaptureCore", "CaptureGNSS", "CaptureIIO", "CaptureFormats", .product(name: "SystemPackage", package: "swift-system")],
+            dependencies: [
+                "CaptureCore", "CaptureGNSS", "CaptureIIO", "CaptureFormats", "CTimex",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
             swiftSettings: strict),
         // The recorder process: sources → recording engine → store, driven over a local socket.
         .target(
@@ -130,7 +133,7 @@ let package = Package(
             name: "CaptureDoctor",
             dependencies: [
                 "CaptureCore", "CaptureStorage", "CaptureSensors", "CaptureRecorder", "CaptureUpload", "CaptureConfig",
-                "CaptureWiring", "CTimex", .product(name: "SystemPackage", package: "swift-system"),
+                "CaptureWiring", .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict),
         .testTarget(

@@ -1,5 +1,5 @@
 package import CaptureConfig
-import CTimex
+import CaptureSensors
 
 // `capture doctor --system`: the board itself, as the field reports say boards fail — power
 // that browns out, swap and a journal wearing the SD card, a card mounted for a desktop, a
@@ -8,7 +8,7 @@ extension Doctor {
     /// The board's checks, read under ``sysfsRoot`` for the data directory of `device`.
     package func system(_ device: DeviceConfiguration) -> DoctorReport {
         let board = BoardState(
-            root: sysfsRoot, dataDirectory: device.dataDirectory.value, synchronized: sysfsRoot == "/" && Self.kernelClockSynchronized())
+            root: sysfsRoot, dataDirectory: device.dataDirectory.value, synchronized: sysfsRoot == "/" && HostClock.isSynchronized())
         return DoctorReport(checks: system(board))
     }
 
@@ -73,11 +73,5 @@ extension Doctor {
         if worst >= 11 || board.cardPreEOL == 3 { return .fail("card", "worn out: " + detail, advise(.replaceCard)) }
         if worst >= 9 || board.cardPreEOL == 2 { return .warn("card", "near the end of its life: " + detail, advise(.replaceCard)) }
         return .pass("card", detail)
-    }
-
-    /// Whether the kernel's clock is synchronised: `adjtimex` does not answer `TIME_ERROR`.
-    static func kernelClockSynchronized() -> Bool {
-        var state = timex()
-        return adjtimex(&state) != TIME_ERROR
     }
 }

@@ -1,3 +1,4 @@
+package import CaptureStorage
 import Foundation
 
 /// One check's outcome in a ``Doctor`` report: `pass`, `warn` or `fail`, what was found and,

@@ -177,6 +177,9 @@ package struct RecorderStatus: Codable, Sendable, Equatable {
     package var clock: ClockReport?
     /// Samples durable in the flush log, not yet in the database (StagedCommits).
     package var staged: SampleCounts?
+    /// How long the last flushes (up to ``FlushLatencies/capacity``) took to be durable: a record
+    /// of the flush log written and synced. Absent before the first.
+    package var flushes: StorageLatency?
     /// With `ride.detect: auto`: armed, recording or still, and since when.
     package var ride: RideStatus?
     /// `true` while lifecycle events wait in the flush log because another process holds the

@@ -100,6 +100,8 @@ struct Published: Sendable {
     var staged: SampleCounts?
     /// Why the trace stopped being written, if it did.
     var traceFailure: String?
+    /// How long the last flushes took to be durable in the flush log.
+    var flushes = FlushLatencies()
 }
 
 extension Recorder {
@@ -248,7 +250,10 @@ extension Recorder {
             // A flush staged before the database turned out full is kept: the retry moves it on.
             if !(retry && lane.stagedBeforeFailure) {
                 // Events too: durable here; `commitStaged`, which follows a command, moves them on.
+                let began = ContinuousClock.now
                 try staged.commit(flush, to: measurement, now: now)
+                let took = ContinuousClock.now - began
+                published.withLock { $0.flushes.note(Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18) }
             }
             lane.stagedBeforeFailure = true
             if staged.isDue(now: now) { publishMoving() }

@@ -63,6 +63,7 @@ extension Recorder {
         status.pid = getpid()
         status.startedAt = startedAt
         status.staged = published.staged
+        status.flushes = published.flushes.figures
         status.recordingTrace = tracePath.map { path in published.traceFailure.map { "\(path) (stopped: \($0))" } ?? path }
         return status
     }

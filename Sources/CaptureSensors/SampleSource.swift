@@ -168,23 +168,3 @@ extension Sample {
         }
     }
 }
-
-/// The host clock's standing with the kernel.
-package enum HostClock {
-    /// Whether the kernel says the clock is synchronised (NTP or PTP keeps it): `adjtimex(2)`
-    /// answers anything but `TIME_ERROR`. A board without a real-time clock says no until its
-    /// first NTP answer.
-    package static func isSynchronized() -> Bool {
-        // Glibc's module map leaves out <sys/timex.h>: the call is looked up by name, with a
-        // zeroed buffer larger than any `struct timex` (208 bytes on 64-bit Linux); modes 0
-        // only reads. TIME_ERROR is 5.
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "adjtimex") else { return false }
-        typealias AdjTimeX = @convention(c) (UnsafeMutableRawPointer) -> Int32
-        let adjtimex = unsafeBitCast(symbol, to: AdjTimeX.self)
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: 512, alignment: 16)
-        defer { buffer.deallocate() }
-        buffer.initializeMemory(as: UInt8.self, repeating: 0, count: 512)
-        let state = adjtimex(buffer)
-        return state >= 0 && state != 5
-    }
-}

@@ -1,5 +1,5 @@
 public import CaptureCore
-import CaptureStorage
+public import CaptureStorage
 import AsyncHTTPClient
 import Foundation
 import NIOCore
@@ -45,33 +45,54 @@ public struct FleetSettings: Sendable, Equatable {
 /// series set per box (a push replaces the last). The families' help lines are left out of the
 /// push (the scraper's metadata needs none): a push is about 1.5 KiB.
 public enum Heartbeat {
+    /// What a heartbeat says of the board beside the store's figures.
+    public struct Board: Sendable, Equatable {
+        /// Under-voltage now, and at any time since boot (a Raspberry Pi's; false where the
+        /// board does not say).
+        public var underVoltageNow = false
+        public var underVoltageSinceBoot = false
+        /// Whether the kernel says the clock is synchronised, and its estimate of the clock's
+        /// error, seconds (nil: not known).
+        public var clockSynchronized: Bool?
+        public var clockEstimatedError: Double?
+        /// GNSS time minus the host clock, seconds, as the running recorder's receiver sees it
+        /// (nil: no recorder, or no fix yet).
+        public var gnssOffset: Double?
+        /// How long the running recorder's last flushes took to be durable (nil: none).
+        public var flushes: StorageLatency?
+
+        public init() {}
+    }
+
     /// The heartbeat of `metrics` (``DeliveryMetrics/text(of:now:login:waitingForRoom:)``)
     /// at `now` (Unix ms): with when it was made, how often one comes, the store's budget
-    /// (`retention.max_store_size`, nil: none), whether the board sees under-voltage now and has
-    /// since boot (a Raspberry Pi's; false where the board does not say), the recorder's state
-    /// and the software's version.
+    /// (`retention.max_store_size`, nil: none), what the board says (``Board``), the recorder's
+    /// state and the software's version. A figure not known is left out rather than sent as 0.
     public static func text(
-        metrics: String, now: Int64, interval: TimeSpan, storeBudget: Int64?,
-        underVoltage: (now: Bool, sinceBoot: Bool) = (false, false), state: String, version: String
+        metrics: String, now: Int64, interval: TimeSpan, storeBudget: Int64?, board: Board = Board(), state: String,
+        version: String
     ) -> String {
         let escaped = { (text: String) in
             text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
                 .replacingOccurrences(of: "\n", with: "\\n")
         }
-        let lines = metrics.split(separator: "\n").filter { !$0.hasPrefix("# HELP") }.map(String.init) + [
-            "# TYPE capture_heartbeat_timestamp_seconds gauge",
-            "capture_heartbeat_timestamp_seconds \(Double(now) / 1000)",
-            "# TYPE capture_heartbeat_interval_seconds gauge",
-            "capture_heartbeat_interval_seconds \(interval.seconds)",
-            "# TYPE capture_store_budget_bytes gauge",
-            "capture_store_budget_bytes \(storeBudget ?? 0)",
-            "# TYPE capture_under_voltage_now gauge",
-            "capture_under_voltage_now \(underVoltage.now ? 1 : 0)",
-            "# TYPE capture_under_voltage_since_boot gauge",
-            "capture_under_voltage_since_boot \(underVoltage.sinceBoot ? 1 : 0)",
-            "# TYPE capture_info gauge",
-            "capture_info{version=\"\(escaped(version))\",state=\"\(escaped(state))\"} 1",
-        ]
+        var lines = metrics.split(separator: "\n").filter { !$0.hasPrefix("# HELP") }.map(String.init)
+        func gauge(_ name: String, _ value: Double?) {
+            guard let value else { return }
+            lines += ["# TYPE \(name) gauge", "\(name) \(value)"]
+        }
+        func flag(_ value: Bool?) -> Double? { value.map { $0 ? 1 : 0 } }
+        gauge("capture_heartbeat_timestamp_seconds", Double(now) / 1000)
+        gauge("capture_heartbeat_interval_seconds", interval.seconds)
+        lines += ["# TYPE capture_store_budget_bytes gauge", "capture_store_budget_bytes \(storeBudget ?? 0)"]
+        lines += ["# TYPE capture_under_voltage_now gauge", "capture_under_voltage_now \(board.underVoltageNow ? 1 : 0)"]
+        lines += ["# TYPE capture_under_voltage_since_boot gauge", "capture_under_voltage_since_boot \(board.underVoltageSinceBoot ? 1 : 0)"]
+        gauge("capture_clock_synchronized", flag(board.clockSynchronized))
+        gauge("capture_clock_estimated_error_seconds", board.clockEstimatedError)
+        gauge("capture_clock_gnss_offset_seconds", board.gnssOffset)
+        gauge("capture_flush_p99_seconds", board.flushes.map { $0.p99Milliseconds / 1000 })
+        gauge("capture_flush_max_seconds", board.flushes.map { $0.maxMilliseconds / 1000 })
+        lines += ["# TYPE capture_info gauge", "capture_info{version=\"\(escaped(version))\",state=\"\(escaped(state))\"} 1"]
         return lines.joined(separator: "\n") + "\n"
     }
 

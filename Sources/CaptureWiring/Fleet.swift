@@ -31,12 +31,18 @@ extension DeviceConfiguration {
         let control = RecorderControl(directory: directory)
         let login = LoginLifetime.report(loginFile: directory + "/" + LoginLifetime.fileName, now: now)
         let metrics = try DeliveryMetrics.text(of: store, now: now, login: login, waitingForRoom: control.waitingForRoom)
-        let state = (try? control.status().state.rawValue) ?? "unknown"
+        let status = try? control.status()
         let budget = try retention().maxStoreSize?.bytes
         let power = BoardPower(root: "/")
+        let clock = HostClock.read()
+        var board = Heartbeat.Board()
+        (board.underVoltageNow, board.underVoltageSinceBoot) = (power.underVoltageNow, power.underVoltageSinceBoot)
+        (board.clockSynchronized, board.clockEstimatedError) = (clock.synchronized, clock.estimatedError)
+        board.gnssOffset = status?.recorder?.clock?.offsetMs.map { Double($0) / 1000 }
+        board.flushes = status?.recorder?.flushes
         let text = Heartbeat.text(
-            metrics: metrics, now: now, interval: settings.interval, storeBudget: budget,
-            underVoltage: (power.underVoltageNow, power.underVoltageSinceBoot), state: state, version: version)
+            metrics: metrics, now: now, interval: settings.interval, storeBudget: budget, board: board,
+            state: status?.state.rawValue ?? "unknown", version: version)
         try await Heartbeat.push(text, device: try store.deviceID(), settings: settings)
         Heartbeat.pushed(directory: directory, at: now)
         return true

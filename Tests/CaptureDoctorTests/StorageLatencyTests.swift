@@ -1,4 +1,5 @@
 import CaptureConfig
+import CaptureStorage
 import CaptureWiring
 import Foundation
 import Testing

@@ -79,6 +79,10 @@ import Testing
         }
         #expect(beating, "\(beats)")
         #expect(query(prometheusPort, "capture_info{instance=\"\(id)\"}").first?.labels["state"] == "capturing")
+        // The recorder's own flushes, timed, and the kernel's word on the clock came with it.
+        let flushes = query(prometheusPort, "capture_flush_max_seconds{instance=\"\(id)\"}").first.flatMap { Double($0.value) }
+        #expect(flushes.map { $0 > 0 && $0 < 60 } == true, "\(String(describing: flushes))")
+        #expect(!query(prometheusPort, "capture_clock_synchronized{instance=\"\(id)\"}").isEmpty)
     }
 
     @Test func withoutAPushURLOrWithTheGatewayDownPushSaysSo() throws {

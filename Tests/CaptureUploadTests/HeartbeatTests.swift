@@ -1,4 +1,5 @@
 import CaptureCore
+import CaptureStorage
 import Foundation
 import Glibc
 import Testing
@@ -21,10 +22,21 @@ import Testing
         #expect(lines.contains("capture_store_budget_bytes 67108864"))
         #expect(lines.contains(#"capture_info{version="0.1.0 (\"quoted\")",state="idle"} 1"#))
         #expect(lines.contains("capture_under_voltage_now 0") && lines.contains("capture_under_voltage_since_boot 0"))
+        #expect(!text.contains("capture_clock_") && !text.contains("capture_flush_"), "what is not known is left out, not sent as 0")
+        var board = Heartbeat.Board()
+        board.underVoltageSinceBoot = true
+        (board.clockSynchronized, board.clockEstimatedError, board.gnssOffset) = (false, 16, -2.5)
+        board.flushes = StorageLatency(latencies: Array(repeating: 0.002, count: 99) + [0.25])
         let brownout = Heartbeat.text(
-            metrics: metrics, now: 0, interval: TimeSpan(seconds: 300)!, storeBudget: nil, underVoltage: (false, true), state: "idle",
-            version: "0")
+            metrics: metrics, now: 0, interval: TimeSpan(seconds: 300)!, storeBudget: nil, board: board, state: "idle", version: "0")
         #expect(brownout.contains("\ncapture_under_voltage_since_boot 1\n") && brownout.contains("\ncapture_under_voltage_now 0\n"))
+        for line in [
+            "capture_clock_synchronized 0.0", "capture_clock_estimated_error_seconds 16.0", "capture_clock_gnss_offset_seconds -2.5",
+            "capture_flush_p99_seconds 0.002", "capture_flush_max_seconds 0.25",
+        ] {
+            #expect(brownout.contains("\n" + line + "\n"), "\(line)")
+        }
+        #expect(brownout.utf8.count <= 4096, "\(brownout.utf8.count) bytes")
         // Every family of `capture metrics` is in it.
         for line in metrics.split(separator: "\n") where !line.hasPrefix("#") { #expect(lines.contains(String(line))) }
     }
