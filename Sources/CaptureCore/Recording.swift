@@ -115,6 +115,10 @@ public struct Recording: Sendable {
     /// Number of samples waiting for the next flush.
     public var pendingSamples: Int { pending.sampleCount }
 
+    /// A flush with no samples and no events, at the state the next flush commits: a record
+    /// that carries only what is applied with it (a count).
+    public var bareFlush: Flush { Flush(track: pending.track, state: pending.state, modality: pending.modality) }
+
     /// The fixes waiting for the next flush, in the order taken.
     public var pendingFixes: [Fix] { pending.fixes }
 

@@ -97,6 +97,8 @@ extension RecorderStateMachine.JournalEntry {
             return JournalLine(event: "stop", by: "interruption", committedUntil: committedUntil, foundAt: foundAt)
         case .ride(let event):
             return event.line
+        case .underVoltage:
+            return JournalLine(event: "under_voltage")
         }
     }
 }

@@ -243,7 +243,7 @@ extension Recorder {
             // Its journal is registered already (a power cut may have torn its last line: cut off).
             RecorderJournal(directory: directory, measurement: id, store: nil)?
                 .note(RecorderStateMachine.JournalEntry.interrupted(committedUntil: end, foundAt: now).line, at: end)
-        case .stage(let flush):
+        case .stage(let flush, let steps):
             guard let staged = lane.staged, let measurement = lane.measurement else { return }
             let now = clock()
             defer { publishStaged(staged) }
@@ -251,7 +251,7 @@ extension Recorder {
             if !(retry && lane.stagedBeforeFailure) {
                 // Events too: durable here; `commitStaged`, which follows a command, moves them on.
                 let began = ContinuousClock.now
-                try staged.commit(flush, to: measurement, now: now)
+                try staged.commit(flush, steps: steps, to: measurement, now: now)
                 let took = ContinuousClock.now - began
                 published.withLock { $0.flushes.note(Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18) }
             }

@@ -54,8 +54,11 @@ package final class Recorder: Sendable {
     /// Called on the driver thread with each ride that ended and was kept (`ride.detect: auto`):
     /// the automatic delivery.
     let rideEnded: @Sendable (Int64) -> Void
-    /// The heartbeat's interval and push (``init(directory:store:sources:flushInterval:trace:gnssTime:retention:ceiling:inboxCapacity:ride:rideEnded:heartbeat:clock:hostSynchronized:)``).
+    /// The heartbeat's interval and push (``init(directory:store:sources:flushInterval:trace:gnssTime:retention:ceiling:inboxCapacity:ride:rideEnded:heartbeat:board:clock:hostSynchronized:)``).
     let heartbeat: (every: Int64, beat: @Sendable () -> Void)?
+    /// The root under which the board's power is read at each flush wake-up (``BoardPower``);
+    /// nil where the board says nothing of it.
+    let board: String?
 
     let done = DispatchSemaphore(value: 0)
     /// Given at the end: wakes the sources and the control server, which wait in poll with its
@@ -86,6 +89,8 @@ package final class Recorder: Sendable {
     ///   - rideEnded: given each ride that ended and was kept, on the driver thread.
     ///   - heartbeat: `beat` is called on the driver thread at its start and then at the first
     ///     flush `every` ms later, and so on: no wake-up of its own.
+    ///   - board: the root under which the board's power is read at each flush wake-up (`/`;
+    ///     nil: not read); under-voltage is journaled and counted once per measurement.
     ///   - clock: the time, Unix ms (the wall clock; a simulation's own).
     ///   - hostSynchronized: whether the host clock is synchronised (default: asked of the host).
     package init(
@@ -93,13 +98,14 @@ package final class Recorder: Sendable {
         gnssTime: GNSSTimePolicy = .auto, retention: RetentionPolicy? = nil, ceiling: Int64? = nil,
         inboxCapacity: Int = Recorder.defaultInboxCapacity, ride: RideSettings = .standard,
         rideEnded: @escaping @Sendable (Int64) -> Void = { _ in },
-        heartbeat: (every: Int64, beat: @Sendable () -> Void)? = nil,
+        heartbeat: (every: Int64, beat: @Sendable () -> Void)? = nil, board: String? = nil,
         clock: @escaping @Sendable () -> Int64 = WallClock.now, hostSynchronized: Bool? = nil
     ) {
         self.clock = clock
         startedAt = clock()
         self.rideEnded = rideEnded
         self.heartbeat = heartbeat
+        self.board = board.flatMap { BoardPower(root: $0).reports ? $0 : nil }
         self.directory = directory
         runtime = RuntimeDirectory(dataDirectory: directory)
         self.store = store
@@ -376,6 +382,7 @@ package final class Recorder: Sendable {
             if left > 0 {
                 work.wait(milliseconds: left)
             } else {
+                if let board, BoardPower(root: board).underVoltageNow { handle { $0.underVoltage(at: clock()) } }
                 handle { $0.flushDue(at: clock()) }
                 deadline = clock() + flushInterval
                 if let heartbeat, clock() >= nextBeat {

@@ -54,7 +54,7 @@ package enum RecorderProcess {
                 directory: directory, store: store, sources: sources, flushInterval: configuration.flushInterval,
                 trace: trace, gnssTime: configuration.gnssTime, retention: configuration.retention,
                 ceiling: configuration.storeCeiling?.bytes, ride: ride, rideEnded: rideEnded,
-                heartbeat: configuration.heartbeatEvery.map { ($0, { pushHeartbeat(directory: directory) }) })
+                heartbeat: configuration.heartbeatEvery.map { ($0, { pushHeartbeat(directory: directory) }) }, board: "/")
             try recorder.listen()
             let id: Int64
             do {

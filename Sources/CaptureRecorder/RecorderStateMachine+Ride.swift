@@ -220,6 +220,7 @@ extension RecorderStateMachine {
     /// it waiting there), else begun by the store at once.
     mutating func begin(at time: Int64, by reason: RideEvent.Begin, now: Int64) -> [Action] {
         engine = Recording()
+        underVoltageSeen = false
         // A new lifecycle takes a start at any time.
         guard let flush = try? engine.apply(.start(ride.modality), at: time) else { return [] }
         trackStart = time

@@ -81,10 +81,10 @@ package struct RecorderStateMachine: Sendable {
         /// committed data ends (``RecorderStateMachine/endInterrupted(_:at:)``). With `discard`
         /// (a ride that moved less than `ride.min_distance` in total) the record deletes it too.
         case endInterrupted(Flush, measurement: Int64, committedUntil: Int64, foundAt: Int64, discard: Bool)
-        /// Stages a flush (``StagedCommits``: durable in the flush log, its events with it) and
-        /// commits what is staged if a limit is reached. Given at every flush, empty or not: the
-        /// age limit is checked then.
-        case stage(Flush)
+        /// Stages a flush (``StagedCommits``: durable in the flush log, its events with it, and
+        /// `steps` applied with it: a count) and commits what is staged if a limit is reached.
+        /// Given at every flush, empty or not: the age limit is checked then.
+        case stage(Flush, steps: [FlushLog.Step] = [])
         /// Commits everything staged now, after a lifecycle command (and, while its events wait,
         /// at a flush, at most once a second: ``retryDue(at:)``), waiting at most `patience`
         /// seconds for another process: a busy store leaves them waiting, durable, in the flush
@@ -126,6 +126,8 @@ package struct RecorderStateMachine: Sendable {
         case interrupted(committedUntil: Int64, foundAt: Int64)
         /// A ride rule: armed, motion, still, the ride ended or continued (``RideEvent``).
         case ride(RideEvent)
+        /// The board reported under-voltage (the first time in this measurement).
+        case underVoltage
     }
 
     /// What a lifecycle command came to.
@@ -192,6 +194,9 @@ package struct RecorderStateMachine: Sendable {
     var droppedBeforeTrack = 0
     /// What a busy or full store keeps waiting (``retryDue(at:)``).
     var waits = StoreWaits()
+    /// Whether the board reported under-voltage during the measurement recorded
+    /// (``underVoltage(at:)``).
+    var underVoltageSeen = false
     /// Each source with its error, when every source failed before any delivered a sample:
     /// the run ended at once, its measurement discarded (``sourceFailed(_:error:at:)``).
     package internal(set) var nothingRecorded: [String]?
@@ -249,6 +254,7 @@ package struct RecorderStateMachine: Sendable {
         let flush = try engine.apply(.start(modality), at: now)
         trackStart = now
         measurementStart = now
+        underVoltageSeen = false
         return [.begin(flush, sources: sources.map(\.name))]
     }
 
@@ -362,6 +368,16 @@ package struct RecorderStateMachine: Sendable {
     }
 
     // MARK: - Time
+
+    /// The board reported under-voltage at a flush wake-up (``Recorder``'s `board`): the first
+    /// time in a measurement, its journal says so and the store counts it
+    /// (``RideCount/sawUnderVoltage``) in a record of its own, durable at once. Not while the
+    /// measurement has no id yet (its begin waits for a busy store): the next wake-up tries again.
+    package mutating func underVoltage(at now: Int64) -> [Action] {
+        guard case .recording(let id) = state, id != 0, waits.begin == nil, !underVoltageSeen else { return [] }
+        underVoltageSeen = true
+        return [.journal(.underVoltage, at: now), .stage(engine.bareFlush, steps: [.countRide(.sawUnderVoltage)])]
+    }
 
     /// A flush interval has passed: what was captured goes to the store.
     package mutating func flushDue(at now: Int64) -> [Action] {

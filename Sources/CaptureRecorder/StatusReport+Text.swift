@@ -119,5 +119,6 @@ extension RideTally {
             + "\(self[.endedByPower]) by power, \(self[.endedBySize]) by size, \(self[.endedByCommand]) by command"
             + (self[.endedByFullStore] > 0 ? ", \(self[.endedByFullStore]) by a full store; " : "; ")
             + "\(self[.discardedAsStill]) discarded as still"
+            + (self[.sawUnderVoltage] > 0 ? "; \(self[.sawUnderVoltage]) saw under-voltage" : "")
     }
 }

@@ -21,6 +21,9 @@ public enum RideCount: String, Sendable, CaseIterable, Codable {
     case endedByFullStore = "ended_by_full_store"
     /// Ended having moved less than `ride.min_distance`: deleted, never uploaded.
     case discardedAsStill = "discarded_as_still"
+    /// A measurement during which the board reported under-voltage (a Raspberry Pi's power
+    /// supply browning out), counted once each.
+    case sawUnderVoltage = "saw_under_voltage"
 }
 
 extension Store {

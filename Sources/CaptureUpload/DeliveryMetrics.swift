@@ -53,13 +53,19 @@ public enum DeliveryMetrics {
         family { registry in
             // How rides began and ended: by motion (ride.detect: auto), by power (an interrupted
             // ride finished at the next start), by size (continued as a new measurement).
-            for kind in RideCount.allCases {
+            for kind in RideCount.allCases where kind != .sawUnderVoltage {
                 let (event, by) = kind.labels
                 registry.makeCounter(
                     name: "capture_rides_total", labels: [("event", event), ("by", by)],
                     help: "Rides begun, ended and discarded, by what decided it."
                 ).increment(by: Int64(rides[kind] ?? 0))
             }
+        }
+        family {
+            $0.makeCounter(
+                name: "capture_under_voltage_rides_total",
+                help: "Measurements during which the board reported under-voltage (a Raspberry Pi's power browning out)."
+            ).increment(by: Int64(rides[.sawUnderVoltage] ?? 0))
         }
         let parts = try store?.partTotals() ?? PartTotals()
         family {

@@ -279,7 +279,7 @@ struct RecorderStateMachineTests: StateMachineSuite {
             return
         }
         // Staged first (durable), then committed at once, if the store lets it.
-        guard pause.count >= 2, case .stage(let flush) = pause[0] else {
+        guard pause.count >= 2, case .stage(let flush, _) = pause[0] else {
             Issue.record("expected the pause staged first, got \(pause)")
             return
         }

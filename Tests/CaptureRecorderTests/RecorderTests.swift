@@ -85,13 +85,16 @@ final class RecorderHarness: @unchecked Sendable {
     private let lock = NSLock()
     private var result: StoreError??
 
-    init(flushInterval: Int64, extraSources: [any SampleSource] = [], inboxCapacity: Int = Recorder.defaultInboxCapacity) throws {
+    init(
+        flushInterval: Int64, extraSources: [any SampleSource] = [], inboxCapacity: Int = Recorder.defaultInboxCapacity,
+        board: String? = nil
+    ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("capture-rec-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         store = try Store(directory: directory)
         recorder = Recorder(
             directory: directory, store: store, sources: [feed] + extraSources, flushInterval: flushInterval,
-            inboxCapacity: inboxCapacity)
+            inboxCapacity: inboxCapacity, board: board)
         try recorder.listen()
         measurement = try recorder.startNew(modality: .bicycle)
         // The recorder lock is held while run() runs, as a recorder process holds it, so that

@@ -18,7 +18,7 @@ extension StateMachineSuite {
     static func stagedFlushes(_ actions: some Collection<Action>) -> [Flush] {
         actions.compactMap {
             switch $0 {
-            case .stage(let flush), .endRide(let flush, _, _, _): flush
+            case .stage(let flush, _), .endRide(let flush, _, _, _): flush
             default: nil
             }
         }

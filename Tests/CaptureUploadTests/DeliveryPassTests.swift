@@ -192,13 +192,15 @@ import Testing
         #expect(parsed.samples["capture_rides_total{event=\"begun\",by=\"motion\"}"] == 0)
         #expect(parsed.samples["capture_rides_total{event=\"ended\",by=\"full_store\"}"] == 0)
         #expect(parsed.samples["capture_recorder_waiting_for_room"] == 0)
+        #expect(parsed.samples["capture_under_voltage_rides_total"] == 0)
+        #expect(!parsed.samples.keys.contains { $0.contains("under_voltage\"") }, "not a kind of capture_rides_total")
         // The ride stopped at 1_700_000_003_000 has waited since then.
         #expect(parsed.samples["capture_oldest_waiting_age_seconds"] == Double(1_800_000_000_000 - 1_700_000_003_000) / 1000)
         let order = text.split(separator: "\n").filter { $0.hasPrefix("# TYPE") }.map { String($0.split(separator: " ")[2]) }
         #expect(
             order == [
                 "capture_measurements", "capture_upload_attempts_total", "capture_upload_retries_total",
-                "capture_rides_total", "capture_measurements_cut_total", "capture_measurement_parts_total",
+                "capture_rides_total", "capture_under_voltage_rides_total", "capture_measurements_cut_total", "capture_measurement_parts_total",
                 "capture_sync_consecutive_failures", "capture_sync_next_attempt_timestamp_seconds",
                 "capture_oldest_waiting_age_seconds", "capture_last_delivery_timestamp_seconds", "capture_store_bytes",
                 "capture_recorder_waiting_for_room",
