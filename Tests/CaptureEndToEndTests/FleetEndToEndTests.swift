@@ -99,6 +99,37 @@ import Testing
         #expect(sync.stderr.contains("capture: warning: heartbeat: the Pushgateway at http://127.0.0.1:\(port)"), "\(sync.stderr)")
     }
 
+    /// A gateway that asks for a login (its `--web.config.file` with a bcrypt-hashed user, as
+    /// the Prometheus exporters' web configuration says): the box's `fleet.username` and
+    /// `fleet.password_file` get in; a wrong password is refused with exit 77 (EX_NOPERM).
+    @Test func aGatewayThatAsksForALoginTakesTheBoxsAndRefusesAWrongPassword() throws {
+        guard let gatewayTool = Program.require("prometheus-pushgateway", package: "prometheus-pushgateway") else { return }
+        let device = Device()
+        let port = try Loopback.freePort()
+        // The password `heartbeat-test-password`, hashed with bcrypt at cost 4 (glibc's crypt).
+        device.write(
+            "basic_auth_users:\n  box: $2b$04$NdQHu7C4hMYTY2dao93exOAxdL7vJ6mb.2B4I0MHA0DCA6kITW8K2\n", to: device.root + "/web.yml")
+        let gateway = try Subprocess(
+            ["--web.listen-address=127.0.0.1:\(port)", "--web.config.file=\(device.root)/web.yml"], executable: gatewayTool)
+        defer { withExtendedLifetime(gateway) {} }
+        #expect(waitFor(30) { Loopback.canConnect(port: port) })
+        let password = device.root + "/fleet-password"
+        let environment = ["CAPTURE_CONFIG": device.config]
+        device.write(
+            "data_dir: \(device.data)\nfleet: { push_url: \"http://127.0.0.1:\(port)\", username: box, password_file: \(password) }\n")
+        for (secret, status) in [("wrong-password\n", 77), ("heartbeat-test-password\n", 0)] {
+            device.write(secret, to: password)
+            chmod(password, 0o600)
+            let push = try device.run(["metrics", "--push"], environment)
+            #expect(push.status == Int32(status), "\(push.stderr)")
+        }
+        let exposed = try Program.run(
+            "/usr/bin/curl", ["-sf", "-u", "box:heartbeat-test-password", "http://127.0.0.1:\(port)/metrics"]).stdout
+        #expect(exposed.contains("capture_heartbeat_timestamp_seconds{"), "\(exposed.prefix(400))")
+        let anonymous = try Program.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(port)/metrics"])
+        #expect(anonymous.stdout == "401", "the gateway asks everyone for the login")
+    }
+
     /// The instant vector of `expression` at Prometheus on `port`: each sample's labels and value.
     private func query(_ port: UInt16, _ expression: String) -> [(labels: [String: String], value: String)] {
         let encoded = expression.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
