@@ -42,9 +42,18 @@ extension DeviceConfiguration {
         board.flushes = status?.recorder?.flushes
         let text = Heartbeat.text(
             metrics: metrics, now: now, interval: settings.interval, storeBudget: budget, board: board,
-            state: status?.state.rawValue ?? "unknown", version: version)
+            state: Self.fleetState(status), version: version)
         try await Heartbeat.push(text, device: try store.deviceID(), settings: settings)
         Heartbeat.pushed(directory: directory, at: now)
         return true
+    }
+
+    /// The state a heartbeat reports: between rides (`ride.detect: auto`) the recorder's
+    /// (`armed`, `waiting-for-room`), else the measurement's (`idle`, `capturing`, `paused`,
+    /// `interrupted`); `unknown` when the data directory could not be read.
+    static func fleetState(_ status: StatusReport?) -> String {
+        guard let status else { return "unknown" }
+        if let ride = status.ride, ride.state == .armed || ride.state == .waitingForRoom { return ride.state.rawValue }
+        return status.state.rawValue
     }
 }

@@ -149,3 +149,36 @@ import Testing
         return condition()
     }
 }
+
+/// The box as capture-record.service runs it (`ride.detect: auto`, `capture start --foreground`):
+/// its recorder pushes the heartbeat while armed, with no command typed, and says it is armed;
+/// once motion begins a ride, it says it captures.
+@Suite struct ArmedHeartbeatEndToEndTests {
+    @Test func anArmedRecorderPushesAndSaysItIsArmedThenCapturing() throws {
+        guard let gatewayTool = Program.require("prometheus-pushgateway", package: "prometheus-pushgateway") else { return }
+        let port = try Loopback.freePort()
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("capture-gateway-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let gateway = try Subprocess(
+            ["--web.listen-address=127.0.0.1:\(port)", "--persistence.file=\(scratch)"], executable: gatewayTool)
+        defer { withExtendedLifetime(gateway) {} }
+        #expect(MediumEndToEndTests.waitFor(30) { Loopback.canConnect(port: port) })
+        let box = try RideEndToEndTests.Box(["CAPTURE_FLEET_PUSH_URL=http://127.0.0.1:\(port)", "CAPTURE_FLEET_INTERVAL=1s"])
+        defer { box.end() }
+        func pushed() -> (state: String?, beat: String?) {
+            let text = (try? Program.run("/usr/bin/curl", ["-sf", "http://127.0.0.1:\(port)/metrics"]).stdout) ?? ""
+            let lines = text.split(separator: "\n")
+            let info = lines.first { $0.hasPrefix("capture_info{") }
+            let state = info?.split(separator: "state=\"").dropFirst().first?.prefix { $0 != "\"" }
+            let beat = lines.first { $0.hasPrefix("capture_heartbeat_timestamp_seconds{") }?.split(separator: " ").last
+            return (state.map(String.init), beat.map(String.init))
+        }
+        box.play(4, moving: false)
+        let armed = pushed()
+        #expect(armed.state == "armed", "\(armed)")
+        box.play(3, moving: false)
+        #expect(pushed().beat != nil && pushed().beat != armed.beat, "one push a second from its flushes")
+        box.play(6, moving: true)
+        #expect(box.cli.waitFor(10) { pushed().state == "capturing" }, "\(pushed())")
+    }
+}
