@@ -67,5 +67,23 @@ import Testing
         #expect(!log.contains("handshake-ok"), "\(log)")
         let state = try cli.json(["show", "1"])["upload"] as? [String: Any]
         #expect(state?["status"] as? String != "uploaded")
+
+        // The fleet's heartbeat keeps the collector's rules: refused in the handshake, before its
+        // password was sent; exit 69 (no answer it trusts).
+        let password = directory + "/push-password"
+        _ = FileManager.default.createFile(
+            atPath: password, contents: Data("secret\n".utf8), attributes: [.posixPermissions: 0o600])
+        let refusedBefore = server.stdout.split(separator: "\n").filter { $0.hasPrefix("handshake-failed") }.count
+        let push = try Subprocess(
+            [
+                "CAPTURE_CONFIG=/dev/null", "CAPTURE_FLEET_PUSH_URL=https://127.0.0.1:\(serverPort)", "CAPTURE_FLEET_USERNAME=box",
+                "CAPTURE_FLEET_PASSWORD_FILE=\(password)", CLI.executable, "metrics", "--push", "--data-dir", cli.dataDirectory,
+            ], executable: "/usr/bin/env")
+        #expect(push.wait() == 69, "\(push.stderr)")
+        #expect(
+            MediumEndToEndTests.waitFor(5) {
+                server.stdout.split(separator: "\n").filter { $0.hasPrefix("handshake-failed") }.count > refusedBefore
+            }, "\(server.stdout)")
+        #expect(!server.stdout.contains("handshake-ok"), "\(server.stdout)")
     }
 }
