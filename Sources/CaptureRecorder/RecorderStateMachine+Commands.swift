@@ -17,11 +17,11 @@ extension RecorderStateMachine {
         let originName: String
         switch origin {
         case .control:
-            time += correction ?? 0
+            time += timeBase.offset
             originName = "capture " + command.verb
         case .source(let index):
             guard case .recording = state else { return .applied([], outcome: nil) }
-            if sources[index].clock == .host, let correction { time += correction }
+            if sources[index].clock == .host, let correction = timeBase.correction { time += correction }
             originName = sources[index].name
         }
         let modalityBefore = engine.lifecycle.modality

@@ -19,7 +19,7 @@ extension RecorderStateMachine {
         switch state {
         case .armed: break
         case .recording where ride.settings.detect != .auto:
-            guard let stop = try? engine.apply(.stop, at: max(now + (correction ?? 0), measurementStart)) else { return [] }
+            guard let stop = try? engine.apply(.stop, at: max(now + timeBase.offset, measurementStart)) else { return [] }
             actions = [.discardEmpty(stop), commitStagedNow]
         default: return []
         }

@@ -99,9 +99,8 @@ extension RecorderStateMachine {
         state = .recording(measurement: open.id)
         continuing = true
         // What an earlier recorder applied goes on: the host clock is likely still as wrong.
-        correction = open.correction
-        clock = GNSSClock(correction: open.correction)
-        let host = open.correction ?? 0
+        timeBase.continuing(open.correction)
+        let host = timeBase.offset
         measurementStart = open.startTime - host
         engine = Recording(lifecycle: open.lifecycle)
         ride.modality = open.lifecycle.modality ?? .unknown

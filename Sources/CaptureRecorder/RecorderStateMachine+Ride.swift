@@ -177,10 +177,7 @@ extension RecorderStateMachine {
     /// Notes a fix against the host clock while armed: nothing is stored to move, so a
     /// correction found now only applies to what comes (and is recorded with the next ride).
     private mutating func correctClock(by fix: Fix, arrived: Int64) {
-        guard clock.observe(gnss: fix.timestamp, host: arrived),
-            gnssTime == .always || (gnssTime == .auto && !hostSynchronized), let next = clock.correction
-        else { return }
-        correction = next
+        _ = timeBase.observe(gnss: fix.timestamp, host: arrived)
     }
 
     // MARK: - Beginning and ending
@@ -188,14 +185,14 @@ extension RecorderStateMachine {
     /// Motion while armed: a new measurement from the oldest sample of the pre-roll, with the
     /// pre-roll in it.
     private mutating func beginRide(at now: Int64) -> [Action] {
-        let shift = correction ?? 0
+        let shift = timeBase.offset
         // The start is at or before every held sample on the events' clock, so none falls
         // before the track.
         var start = now - ride.settings.preRoll + shift
         for held in ride.preRoll {
             switch sources[held.source].clock {
             case .host: start = min(start, held.sample.timestamp + shift)
-            case .gnss where correction != nil: start = min(start, held.sample.timestamp)
+            case .gnss where timeBase.correction != nil: start = min(start, held.sample.timestamp)
             default: break
             }
         }
@@ -224,7 +221,7 @@ extension RecorderStateMachine {
         // A new lifecycle takes a start at any time.
         guard let flush = try? engine.apply(.start(ride.modality), at: time) else { return [] }
         trackStart = time
-        measurementStart = time - (correction ?? 0)
+        measurementStart = time - timeBase.offset
         let id = reservations.take()
         state = .recording(measurement: id ?? 0)
         ride.stillSince = nil
@@ -232,7 +229,7 @@ extension RecorderStateMachine {
         ride.capturedAtBegin = captured
         ride.continued = reason == .size
         var actions: [Action] = [.beginRide(flush, sources: sources.map(\.name), by: reason, id: id)]
-        if let correction { actions.append(.recordClockCorrection(correction)) }
+        if let correction = timeBase.correction { actions.append(.recordClockCorrection(correction)) }
         guard let id else { return actions }
         return actions + began(measurement: id, at: now) + [commitStagedNow] + reservationDue(at: now)
     }
@@ -253,7 +250,7 @@ extension RecorderStateMachine {
             actions.append(.journal(.ride(.still), at: nil))
         }
         if let since = ride.stillSince, now - since >= ride.settings.endAfterStill {
-            return actions + endRide(at: since + (correction ?? 0), by: .motion)
+            return actions + endRide(at: since + timeBase.offset, by: .motion)
         }
         return actions
     }
@@ -272,7 +269,7 @@ extension RecorderStateMachine {
             trackStart = .min
             ride.stillSince = nil
             ride.detector = MotionDetector(pace: ride.settings.pace)
-            ride.since = time - (correction ?? 0)
+            ride.since = time - timeBase.offset
             state = .armed
             return []
         }
@@ -293,7 +290,7 @@ extension RecorderStateMachine {
         ride.stillSince = nil
         // Armed anew: motion must be seen afresh (a verdict of the ride's last moments is not).
         ride.detector = MotionDetector(pace: ride.settings.pace)
-        ride.since = time - (correction ?? 0)
+        ride.since = time - timeBase.offset
         engine = Recording()
         trackStart = .min
         state = .armed
@@ -314,7 +311,7 @@ extension RecorderStateMachine {
     /// `capture stop` with `ride.detect: auto`: the ride ends, the recorder goes on armed.
     mutating func stopRide(at time: Int64) -> CommandResult {
         switch state {
-        case .recording: return .applied(endRide(at: time + (correction ?? 0), by: .command), outcome: nil)
+        case .recording: return .applied(endRide(at: time + timeBase.offset, by: .command), outcome: nil)
         case .armed: return .refused(.notOpen(state: engine.lifecycle.state))
         default: return .refused(.notOpen(state: engine.lifecycle.state))
         }
@@ -332,7 +329,7 @@ extension RecorderStateMachine {
         switch state {
         case .armed: return finish(failure: nil)
         case .recording where ride.settings.detect == .auto:
-            return endRide(at: time + (correction ?? 0), by: .command) + finish(failure: nil)
+            return endRide(at: time + timeBase.offset, by: .command) + finish(failure: nil)
         default:
             guard case .applied(let actions, _) = command(.stop, at: time, by: .control) else { return [] }
             return actions

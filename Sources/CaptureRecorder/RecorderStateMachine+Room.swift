@@ -24,7 +24,7 @@ extension RecorderStateMachine {
         waits.events = true
         room.begin(at: now)
         guard case .recording = state else { return [] }
-        return endRide(at: now + (correction ?? 0), by: .fullStore)
+        return endRide(at: now + timeBase.offset, by: .fullStore)
     }
 
     /// A look for room, while waiting armed for it and at most every ``RoomWait/checkInterval``.

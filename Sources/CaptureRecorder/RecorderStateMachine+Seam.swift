@@ -37,7 +37,7 @@ extension RecorderStateMachine {
     mutating func continueAsNew(at now: Int64) -> [Action] {
         guard case .recording = state else { return [] }
         var before = engine.takeFlush()
-        let seam = max(now - flushInterval + (correction ?? 0), stagedUntil + 1, trackStart)
+        let seam = max(now - flushInterval + timeBase.offset, stagedUntil + 1, trackStart)
         let after = before.split(from: seam)
         guard let stop = try? engine.apply(.stop, at: seam) else { return [] }
         let moved = SampleCounts(after)

@@ -26,11 +26,7 @@ extension RecorderStateMachine {
             rejectedUnstorable: engine.rejectedUnstorable, pendingSamples: engine.pendingSamples,
             failedSources: sourceStates.filter { $0.state == .failed }.count,
             lostSamples: sourceStates.reduce(0) { $0 + ($1.lost ?? 0) }, recordingTrace: nil,
-            clock: clock.fixes == 0 && correction == nil
-                ? nil
-                : ClockReport(
-                    fixes: clock.fixes, offsetMs: clock.median, spreadMs: clock.spread, correctionMs: correction,
-                    hostSynchronized: hostSynchronized, policy: gnssTime),
+            clock: timeBase.report,
             staged: nil, ride: rideStatus, eventsWaiting: eventsWaiting ? true : nil)
     }
 }

@@ -162,8 +162,6 @@ package struct RecorderStateMachine: Sendable {
 
     // Settings.
     let flushInterval: Int64
-    let gnssTime: GNSSTimePolicy
-    let hostSynchronized: Bool
     private let tracing: Bool
     let canPrune: Bool
     /// The ride rules (`ride.*`) and what they remember.
@@ -181,10 +179,8 @@ package struct RecorderStateMachine: Sendable {
     /// Captured counts over the last 10 s, one entry per flush, for the rates in `status`.
     var history: [(time: Int64, captured: SampleCounts)] = []
     var lastFix: Fix?
-    /// One clock per measurement: the host clock against live receivers' GNSS time.
-    var clock = GNSSClock()
-    /// What is added to host-clock times (events, motion, pressure); `nil` while none is.
-    var correction: Int64?
+    /// The host clock or GNSS time, and what moves host-clock times onto it (``TimeBase``).
+    var timeBase: TimeBase
     /// When the current track began (its START or RESUME), on the events' clock.
     var trackStart: Int64 = .min
     /// The latest sample time staged at a flush: a seam (``continueAsNew(at:)``) is after it.
@@ -222,8 +218,7 @@ package struct RecorderStateMachine: Sendable {
         self.ride = RideRules(settings: ride)
         self.sources = sources
         self.flushInterval = flushInterval
-        self.gnssTime = gnssTime
-        self.hostSynchronized = hostSynchronized
+        timeBase = TimeBase(policy: gnssTime, hostSynchronized: hostSynchronized)
         self.tracing = tracing
         self.canPrune = canPrune
         sourceStates = sources.map { .init(name: $0.name, state: .running, error: nil, samples: 0) }
@@ -323,13 +318,13 @@ package struct RecorderStateMachine: Sendable {
         let sourceClock = sources[index].clock
         switch sourceClock {
         case .host:
-            if let correction, correction != 0 { sample.shift(to: sample.timestamp + correction) }
+            if let correction = timeBase.correction, correction != 0 { sample.shift(to: sample.timestamp + correction) }
         case .gnss:
             if case .fix(let fix) = sample { actions += observe(fix, arrived: arrived) }
         case .recorded: break
         }
         // A sample on the events' clock taken before its track began belongs to no track.
-        let onEventClock = sourceClock == .host || (sourceClock == .gnss && correction != nil)
+        let onEventClock = sourceClock == .host || (sourceClock == .gnss && timeBase.correction != nil)
         if onEventClock, sample.timestamp < trackStart, engine.lifecycle.state.phase == .capturing {
             droppedBeforeTrack += 1
             return
@@ -355,16 +350,17 @@ package struct RecorderStateMachine: Sendable {
     /// pending is committed, then everything stored on the host clock is moved in one
     /// transaction, and what comes after is moved as it arrives.
     mutating func observe(_ fix: Fix, arrived: Int64) -> [Action] {
-        guard clock.observe(gnss: fix.timestamp, host: arrived) else { return [] }
-        guard gnssTime == .always || (gnssTime == .auto && !hostSynchronized), let next = clock.correction else { return [] }
-        defer { correction = next }
-        guard correction == nil else { return [.recordClockCorrection(next)] }
-        trackStart += next
-        // Everything the correction moves is staged before it (the move is applied after it).
-        return [
-            .stage(engine.takeFlush()),
-            .moveToGNSSTime(correction: next, motion: sources.contains { $0.clock == .host }), commitStagedNow,
-        ]
+        switch timeBase.observe(gnss: fix.timestamp, host: arrived) {
+        case nil: return []
+        case .refined(let next)?: return [.recordClockCorrection(next)]
+        case .moved(let next)?:
+            trackStart += next
+            // Everything the correction moves is staged before it (the move is applied after it).
+            return [
+                .stage(engine.takeFlush()),
+                .moveToGNSSTime(correction: next, motion: sources.contains { $0.clock == .host }), commitStagedNow,
+            ]
+        }
     }
 
     // MARK: - Time

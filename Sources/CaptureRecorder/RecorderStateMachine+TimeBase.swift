@@ -1,0 +1,60 @@
+package import CaptureCore
+
+extension RecorderStateMachine {
+    /// The measurement's time base: the host clock, or GNSS time once a live receiver found the
+    /// host clock off and the policy (`--gnss-time`) lets the measurement move onto it. One per
+    /// recorder: a correction found goes on for the rides after it, and for the measurement a
+    /// later recorder continues (the host clock is likely still as wrong).
+    package struct TimeBase: Sendable, Equatable {
+        /// `--gnss-time`: when the measurement moves onto GNSS time.
+        package let policy: GNSSTimePolicy
+        /// Whether the kernel said the host clock is synchronised when the recorder started.
+        package let hostSynchronized: Bool
+        /// The host clock against live receivers' GNSS time.
+        private(set) var clock = GNSSClock()
+        /// What is added to host-clock times (events, motion, pressure); nil while nothing is.
+        package private(set) var correction: Int64?
+
+        /// What a fix changed.
+        package enum Change: Sendable, Equatable {
+            /// The host clock was found off: everything stored on it moves by this much, and
+            /// what comes is moved as it arrives.
+            case moved(Int64)
+            /// A better estimate of a correction already applied: recorded, nothing moves again.
+            case refined(Int64)
+        }
+
+        package init(policy: GNSSTimePolicy, hostSynchronized: Bool) {
+            self.policy = policy
+            self.hostSynchronized = hostSynchronized
+        }
+
+        /// What host-clock times move by: the correction, 0 before one.
+        package var offset: Int64 { correction ?? 0 }
+
+        /// Notes a live receiver's fix (its GNSS time, and when it arrived on the host clock);
+        /// the change, once the estimate is steady and the policy allows: `always`, or `auto`
+        /// on a host clock the kernel does not call synchronised.
+        package mutating func observe(gnss: Int64, host: Int64) -> Change? {
+            guard clock.observe(gnss: gnss, host: host), policy == .always || (policy == .auto && !hostSynchronized),
+                let next = clock.correction
+            else { return nil }
+            defer { correction = next }
+            return correction == nil ? .moved(next) : .refined(next)
+        }
+
+        /// Goes on with what an earlier recorder applied to the measurement it continues.
+        package mutating func continuing(_ applied: Int64?) {
+            correction = applied
+            clock = GNSSClock(correction: applied)
+        }
+
+        /// What `capture status` shows of the clocks; nil before any fix or correction.
+        package var report: ClockReport? {
+            guard clock.fixes > 0 || correction != nil else { return nil }
+            return ClockReport(
+                fixes: clock.fixes, offsetMs: clock.median, spreadMs: clock.spread, correctionMs: correction,
+                hostSynchronized: hostSynchronized, policy: policy)
+        }
+    }
+}
