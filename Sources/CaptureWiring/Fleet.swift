@@ -2,7 +2,7 @@ package import CaptureConfig
 import CaptureCore
 import CaptureRecorder
 package import CaptureSensors
-import CaptureStorage
+package import CaptureStorage
 package import CaptureUpload
 
 /// The box's heartbeat for the fleet (docs/fleet.md): `fleet.*` from the configuration, the
@@ -28,10 +28,8 @@ extension DeviceConfiguration {
             return false
         }
         let store = try Store(directory: directory)
-        let control = RecorderControl(directory: directory)
-        let login = LoginLifetime.report(loginFile: directory + "/" + LoginLifetime.fileName, now: now)
-        let metrics = try DeliveryMetrics.text(of: store, now: now, login: login, waitingForRoom: control.waitingForRoom)
-        let status = try? control.status()
+        let metrics = try Self.metrics(of: store, directory: directory, now: now)
+        let status = try? RecorderControl(directory: directory).status()
         let budget = try retention().maxStoreSize?.bytes
         let power = BoardPower(root: "/")
         let clock = HostClock.read()
@@ -46,6 +44,14 @@ extension DeviceConfiguration {
         try await Heartbeat.push(text, device: try store.deviceID(), settings: settings)
         Heartbeat.pushed(directory: directory, at: now)
         return true
+    }
+
+    /// `capture metrics` of the data directory `directory` (its store, nil while there is none):
+    /// the store's figures, the login's lifetime and whether its recorder waits for room.
+    package static func metrics(of store: Store?, directory: String, now: Int64 = WallClock.now()) throws -> String {
+        let login = LoginLifetime.report(loginFile: directory + "/" + LoginLifetime.fileName, now: now)
+        return try DeliveryMetrics.text(
+            of: store, now: now, login: login, waitingForRoom: RecorderControl(directory: directory).waitingForRoom)
     }
 
     /// The state a heartbeat reports: between rides (`ride.detect: auto`) the recorder's

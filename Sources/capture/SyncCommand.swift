@@ -1,4 +1,5 @@
 import ArgumentParser
+import CaptureConfig
 import CaptureWiring
 import CaptureCore
 import CaptureRecorder
@@ -107,8 +108,7 @@ struct Metrics: AsyncParsableCommand {
             guard try await data.device().beat(version: BuildInfo.version, force: true) else { throw CLIError(.configuration, "no fleet.push_url is set (docs/fleet.md)") }
             return
         }
-        let login = LoginLifetime.report(loginFile: data.path + "/" + LoginLifetime.fileName, now: Delivery.nowMs())
-        print(try DeliveryMetrics.text(of: try data.existingStore(), now: Delivery.nowMs(), login: login, waitingForRoom: RecorderControl(directory: data.controlPath).waitingForRoom), terminator: "")
+        print(try DeviceConfiguration.metrics(of: try data.existingStore(), directory: data.path), terminator: "")
     }
 }
 
