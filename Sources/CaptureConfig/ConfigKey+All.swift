@@ -16,7 +16,7 @@ extension ConfigKey {
         rideDetect, resumeWithin, endAfterStill, preRoll, minDistance, maxDuration,
         privacyZones,
         surfaceThresholds,
-        fleetPushURL, fleetInterval, fleetUsername, fleetPasswordFile, fleetTokenFile,
+        fleetPushURL, fleetInterval, fleetUsername, fleetPasswordFile, fleetTokenFile, indicatorLEDs,
     ]
 
     package static let dataDirectory = ConfigKey(
@@ -200,4 +200,9 @@ extension ConfigKey {
     package static let fleetTokenFile = ConfigKey(
         "fleet.token_file", environment: "CAPTURE_FLEET_TOKEN_FILE", type: .path, default: .unset,
         expected: "a path", meaning: "a file (mode 600) holding a bearer token for the Pushgateway")
+
+    package static let indicatorLEDs = ConfigKey(
+        "indicator.leds", environment: "CAPTURE_INDICATOR_LEDS", type: .names, default: .empty,
+        expected: "a list of LED names of /sys/class/leds, such as [led0] (in the environment: separated by commas)",
+        meaning: "the LEDs that show the recorder's state (docs/device.md, \"LEDs\"); empty: none")
 }

@@ -27,6 +27,9 @@ package enum ConfigValueType: Sendable, Equatable {
     /// A list of source specs, checked against the registered kinds; in the environment
     /// separated by commas.
     case sources
+    /// A list of names, each one word without a slash (`indicator.leds`: LED class names); in
+    /// the environment separated by commas.
+    case names
     /// A duration (`500ms`, `1s`, `6h`), within `range` seconds if there is one.
     case duration(in: ClosedRange<Double>? = nil)
     /// true/false (also yes/no, on/off, 1/0 as text).
@@ -58,7 +61,7 @@ package enum ConfigValueType: Sendable, Equatable {
         case .bool: .bool
         case .count: .int
         case .days: .intOrString
-        case .origins, .sources: .strings
+        case .origins, .sources, .names: .strings
         case .zones: .zones
         default: .string
         }
@@ -99,7 +102,7 @@ package enum ConfigValueType: Sendable, Equatable {
         case .choice(let words):
             guard words.contains(trimmed.lowercased()) else { throw bad() }
             return .text(trimmed.lowercased())
-        case .origins, .sources:
+        case .origins, .sources, .names:
             guard split else { return try parse(items: [trimmed], isSource: isSource) }
             let items = trimmed.split(whereSeparator: { $0 == "," || (self == .origins && $0.isWhitespace) })
                 .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
@@ -149,10 +152,15 @@ package enum ConfigValueType: Sendable, Equatable {
         }
     }
 
-    /// Checks the items of a list (origins or sources) one by one.
+    /// Checks the items of a list (origins, sources or names) one by one.
     func parse(items: [String], isSource: (String) -> Bool) throws(BadValue) -> DeviceConfiguration.Value {
         for item in items {
-            let valid = self == .sources ? isSource(item) : URLOrigin(item) != nil
+            let valid =
+                switch self {
+                case .sources: isSource(item)
+                case .names: !item.isEmpty && !item.contains("/") && !item.contains(where: \.isWhitespace)
+                default: URLOrigin(item) != nil
+                }
             guard valid else { throw BadValue(found: item) }
         }
         return .list(items)

@@ -52,6 +52,7 @@ package struct Doctor: Sendable {
         checks += self.store(store, directory: directory)
         checks.append(Self.disk(directory, store: store, retention: (try? device.retention()) ?? .standard))
         checks += sources(device)
+        checks += indicator(device)
         checks += await collector(device)
         checks += login(device, now: Int64(Date().timeIntervalSince1970 * 1000))
         return DoctorReport(checks: checks)

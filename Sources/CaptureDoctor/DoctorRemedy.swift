@@ -50,6 +50,8 @@ package enum DoctorRemedy: Sendable, Equatable, CustomStringConvertible {
     case synchronizeClock
     /// The SD card is near or past the end of its life.
     case replaceCard
+    /// An LED of `indicator.leds` is not there, or this user cannot drive it.
+    case checkLEDs
 
     /// What to do, without naming a command.
     package var description: String {
@@ -75,6 +77,9 @@ package enum DoctorRemedy: Sendable, Equatable, CustomStringConvertible {
         case .mountForCard(let mountPoint): "add noatime,commit=60 to the options of \(mountPoint) in /etc/fstab"
         case .synchronizeClock: "enable systemd-timesyncd for when the box is online, or fit an RTC; rides take GNSS time once there is a fix"
         case .replaceCard: "copy the data off and replace the card (an industrial or high-endurance one lasts longer)"
+        case .checkLEDs:
+            "name LEDs of /sys/class/leds in indicator.leds (a Raspberry Pi's gpio-led overlay makes one), writable by "
+                + "the recorder's user (docs/device.md, \"LEDs\")"
         }
     }
 }

@@ -51,7 +51,7 @@ extension Recorder {
         performed.wait()
     }
 
-    private func status() -> RecorderStatus {
+    func status() -> RecorderStatus {
         let now = clock()
         var status = RecorderStatus?.none
         handle { machine in

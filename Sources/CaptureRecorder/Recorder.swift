@@ -54,11 +54,15 @@ package final class Recorder: Sendable {
     /// Called on the driver thread with each ride that ended and was kept (`ride.detect: auto`):
     /// the automatic delivery.
     let rideEnded: @Sendable (Int64) -> Void
-    /// The heartbeat's interval and push (``init(directory:store:sources:flushInterval:trace:gnssTime:retention:ceiling:inboxCapacity:ride:rideEnded:heartbeat:board:clock:hostSynchronized:)``).
+    /// The heartbeat's interval and push (``init(directory:store:sources:flushInterval:trace:gnssTime:retention:ceiling:inboxCapacity:ride:rideEnded:heartbeat:board:indicator:clock:hostSynchronized:)``).
     let heartbeat: (every: Int64, beat: @Sendable () -> Void)?
     /// The root under which the board's power is read at each flush wake-up (``BoardPower``);
     /// nil where the board says nothing of it.
     let board: String?
+    /// The LEDs that show the recorder's state, given back at its end (``indicate()``).
+    let indicator: IndicatorLEDs?
+    /// Whether writing the LEDs failed (said once).
+    let indicatorFailed = Atomic(false)
 
     let done = DispatchSemaphore(value: 0)
     /// Given at the end: wakes the sources and the control server, which wait in poll with its
@@ -89,6 +93,8 @@ package final class Recorder: Sendable {
     ///   - rideEnded: given each ride that ended and was kept, on the driver thread.
     ///   - heartbeat: `beat` is called on the driver thread at its start and then at the first
     ///     flush `every` ms later, and so on: no wake-up of its own.
+    ///   - indicator: the LEDs that show the recorder's state (`indicator.leds`), given back
+    ///     at the end.
     ///   - board: the root under which the board's power is read at each flush wake-up (`/`;
     ///     nil: not read); under-voltage is journaled and counted once per measurement.
     ///   - clock: the time, Unix ms (the wall clock; a simulation's own).
@@ -99,13 +105,14 @@ package final class Recorder: Sendable {
         inboxCapacity: Int = Recorder.defaultInboxCapacity, ride: RideSettings = .standard,
         rideEnded: @escaping @Sendable (Int64) -> Void = { _ in },
         heartbeat: (every: Int64, beat: @Sendable () -> Void)? = nil, board: String? = nil,
-        clock: @escaping @Sendable () -> Int64 = WallClock.now, hostSynchronized: Bool? = nil
+        indicator: IndicatorLEDs? = nil, clock: @escaping @Sendable () -> Int64 = WallClock.now, hostSynchronized: Bool? = nil
     ) {
         self.clock = clock
         startedAt = clock()
         self.rideEnded = rideEnded
         self.heartbeat = heartbeat
         self.board = board.flatMap { BoardPower(root: $0).reports ? $0 : nil }
+        self.indicator = indicator
         self.directory = directory
         runtime = RuntimeDirectory(dataDirectory: directory)
         self.store = store
@@ -277,6 +284,7 @@ package final class Recorder: Sendable {
     package func run(handlingSignals: Bool = true) -> StoreError? {
         let listener = self.listener.load(ordering: .acquiring)
         defer { abandon() }
+        defer { indicator?.restore() }
         let signals = (handlingSignals ? [SIGTERM, SIGINT] : []).map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
@@ -384,6 +392,7 @@ package final class Recorder: Sendable {
             } else {
                 if let board, BoardPower(root: board).underVoltageNow { handle { $0.underVoltage(at: clock()) } }
                 handle { $0.flushDue(at: clock()) }
+                indicate()
                 deadline = clock() + flushInterval
                 if let heartbeat, clock() >= nextBeat {
                     nextBeat = clock() + heartbeat.every

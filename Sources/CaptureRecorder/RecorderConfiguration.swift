@@ -38,6 +38,8 @@ package struct RecorderConfiguration: Sendable, Equatable, Codable {
     /// With `fleet.push_url`: how often (ms, `fleet.interval`) the recorder has the heartbeat
     /// pushed, at a flush's wake-up; nil: never.
     package var heartbeatEvery: Int64?
+    /// The LEDs that show the recorder's state (`indicator.*`).
+    package var indicator = IndicatorSettings.standard
 
     /// A configuration; only the directory and the sources have no default.
     package init(

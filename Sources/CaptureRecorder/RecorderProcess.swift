@@ -50,11 +50,13 @@ package enum RecorderProcess {
                 ride = ride.playing(at: pace(of: sources))
             }
             let trace = try configuration.recordTrace.map { path throws(DeviceError) in try TraceTap(path: path) }
+            let indicator = leds(configuration.indicator.leds)
             let recorder = Recorder(
                 directory: directory, store: store, sources: sources, flushInterval: configuration.flushInterval,
                 trace: trace, gnssTime: configuration.gnssTime, retention: configuration.retention,
                 ceiling: configuration.storeCeiling?.bytes, ride: ride, rideEnded: rideEnded,
-                heartbeat: configuration.heartbeatEvery.map { ($0, { pushHeartbeat(directory: directory) }) }, board: "/")
+                heartbeat: configuration.heartbeatEvery.map { ($0, { pushHeartbeat(directory: directory) }) }, board: "/",
+                indicator: indicator)
             try recorder.listen()
             let id: Int64
             do {
@@ -97,6 +99,18 @@ package enum RecorderProcess {
             if let modality = try? source.initialModality() { return modality }
         }
         return .unknown
+    }
+
+    /// The LEDs of `indicator.leds`, if any; one that cannot be opened is a warning, and the
+    /// recorder goes on without them.
+    private static func leds(_ names: [String]) -> IndicatorLEDs? {
+        guard !names.isEmpty else { return nil }
+        do {
+            return try IndicatorLEDs(names: names)
+        } catch {
+            recorderLog.warning("the LEDs show nothing: \(error)")
+            return nil
+        }
     }
 
     /// With `fleet.push_url`: `capture metrics --push` in the background, so that the push never

@@ -25,6 +25,7 @@ extension DeviceConfiguration {
         configuration.logLevel = logLevel.value
         let fleet = try fleet()
         configuration.heartbeatEvery = fleet.pushURL == nil ? nil : Int64((fleet.interval.seconds * 1000).rounded())
+        configuration.indicator = try indicator()
         return configuration
     }
 

@@ -1,5 +1,6 @@
 package import CaptureConfig
 package import CaptureCore
+package import CaptureSensors
 package import CaptureStorage
 package import CaptureSurface
 package import CaptureUpload
@@ -30,10 +31,15 @@ extension DeviceConfiguration {
         try stage { () throws(SettingsError) in try SurfaceThresholds(reading: settings(under: "surface")) }
     }
 
+    /// `indicator.*`, as the LEDs the recorder drives.
+    package func indicator() throws(DeviceConfigurationError) -> IndicatorSettings {
+        try stage { () throws(SettingsError) in try IndicatorSettings(reading: settings(under: "indicator")) }
+    }
+
     /// Every stage's settings made once, so that a value a stage refuses stops a command before
     /// it starts anything (exit 78), as a value of the wrong type does.
     func checkStages() throws(DeviceConfigurationError) {
-        _ = try (retention(), delivery(), ride(), surfaceThresholds(), fleet())
+        _ = try (retention(), delivery(), ride(), surfaceThresholds(), fleet(), indicator())
     }
 
     private func stage<Settings>(_ make: () throws(SettingsError) -> Settings) throws(DeviceConfigurationError) -> Settings {

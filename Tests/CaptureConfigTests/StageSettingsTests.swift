@@ -48,6 +48,24 @@ import Testing
         #expect(throws: DeviceConfigurationError.self) { try fleet("  interval: 0s\n") }
     }
 
+    /// `indicator.leds` (issue 43): LED class names, from the file as a list, from the
+    /// environment separated by commas; a path is not a name.
+    @Test func theLEDsAreNamesOfTheLEDClass() throws {
+        let scratch = Scratch()
+        let file = scratch.write("data_dir: \(scratch.directory)/data\nindicator:\n  leds: [led0, capture-green]\n")
+        let loaded = try DeviceConfiguration.load(environment: ["CAPTURE_CONFIG": file, "HOME": "/nonexistent"])
+        #expect(try loaded.indicator().leds == ["led0", "capture-green"])
+        #expect(try loaded.recorder(resuming: nil).indicator.leds == ["led0", "capture-green"], "the recorder gets them whole")
+        let fromEnvironment = try DeviceConfiguration.load(
+            environment: ["CAPTURE_CONFIG": "/dev/null", "HOME": "/nonexistent", "CAPTURE_INDICATOR_LEDS": "led0, led1"])
+        #expect(try fromEnvironment.indicator().leds == ["led0", "led1"])
+        let path = scratch.write("data_dir: \(scratch.directory)/data\nindicator:\n  leds: [/sys/class/leds/led0]\n")
+        let error = #expect(throws: DeviceConfigurationError.self) {
+            try DeviceConfiguration.load(environment: ["CAPTURE_CONFIG": path, "HOME": "/nonexistent"])
+        }
+        #expect(error?.key == "indicator.leds" && error?.line == 3, "\(String(describing: error))")
+    }
+
     @Test func fromTheEnvironmentItNamesTheVariable() throws {
         let device = try DeviceConfiguration.load(
             environment: ["CAPTURE_CONFIG": "/dev/null", "HOME": "/nonexistent", "CAPTURE_SURFACE_THRESHOLDS": "CAR=1"])

@@ -123,4 +123,45 @@ import Testing
             #expect(owner(file).gid != gid && owner(file).mode == 0o444, "\(file)")
         }
     }
+
+    /// The LED rule (`dist/udev/60-capture-leds.rules`, issue 43): on every event but remove
+    /// (setting a trigger sends a change event), the attributes the recorder writes become the
+    /// unit's group's, the timer's delays that the kernel makes anew included.
+    @Test(.enabled(if: getuid() == 0, "chgrp to another group needs root, as udev is"))
+    func theLEDRuleHandsTheRecorderWhatItWrites() throws {
+        let path = Repository.root + "/dist/udev/60-capture-leds.rules"
+        let rules = Self.rules(try String(contentsOfFile: path, encoding: .utf8))
+        #expect(rules.count == 1)
+        let rule = try #require(rules.first ?? nil, "the rule does not parse")
+        func value(_ key: String, _ op: String) -> String? { rule.first { $0.key == key && $0.op == op }?.value }
+        #expect(value("SUBSYSTEM", "==") == "leds" && value("ACTION", "!=") == "remove")
+        let run = try #require(value("RUN", "+="))
+        #expect(run.replacingOccurrences(of: "$$", with: "").firstIndex(of: "$") == nil)
+        let package = try String(contentsOfFile: Repository.root + "/scripts/package", encoding: .utf8)
+        #expect(package.contains("install -m 644 dist/udev/60-capture-leds.rules \"$stage/lib/udev/rules.d/\""))
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("capture-udev-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let led = scratch + "/sys/devices/platform/leds/leds/led0"
+        try FileManager.default.createDirectory(atPath: led, withIntermediateDirectories: true)
+        for (file, mode) in [("trigger", 0o644), ("brightness", 0o644), ("delay_on", 0o644), ("delay_off", 0o644), ("max_brightness", 0o444)] {
+            #expect(FileManager.default.createFile(atPath: led + "/" + file, contents: Data("0\n".utf8)))
+            chmod(led + "/" + file, mode_t(mode))
+        }
+        let group = try #require(getgrnam("nogroup") ?? getgrnam("nobody"))
+        let (name, gid) = (String(cString: group.pointee.gr_name), group.pointee.gr_gid)
+        let command = String(run.dropFirst("/bin/sh -c '".count).dropLast())
+            .replacingOccurrences(of: "/sys%p", with: led).replacingOccurrences(of: "$$", with: "$")
+            .replacingOccurrences(of: "chgrp capture", with: "chgrp \(name)")
+        let result = try Program.run("/bin/sh", ["-c", command])
+        #expect(result.status == 0, "\(result.stderr)")
+        func owner(_ file: String) -> (gid: gid_t, mode: mode_t) {
+            var info = stat()
+            _ = stat(led + "/" + file, &info)
+            return (info.st_gid, info.st_mode & 0o777)
+        }
+        for file in ["trigger", "brightness", "delay_on", "delay_off"] {
+            #expect(owner(file).gid == gid && owner(file).mode == 0o664, "\(file)")
+        }
+        #expect(owner("max_brightness").gid != gid)
+    }
 }
