@@ -263,7 +263,7 @@ package struct Doctor: Sendable {
             return .fail(
                 name, "delivered nothing in \(String(format: "%.1f", watched.seconds)) s", advise(.checkDeviceDelivers))
         }
-        if let iio = source as? IIOSource, let rate = iio.chosenRate {
+        if let iio = source as? IIOSource, let rate = iio.expectedRate {
             // Every motion sensor at its rate, within 10 %.
             let slow = watched.motion.filter { Double($0.value) / watched.seconds < rate * 0.9 }
             if !slow.isEmpty {

@@ -20,8 +20,14 @@ package struct IIOSource: SampleSource {
     package let device: IIODevice
     /// The rate asked for with `--rate`, Hz.
     package let requestedRate: Double?
-    /// The rate that will be set: the available one nearest to ``requestedRate``.
+    /// The rate buffered capture sets: the available one nearest to ``requestedRate``.
     package let chosenRate: Double?
+    /// The rate the value files are read at when the device is polled, Hz: ``requestedRate``,
+    /// else the device's `sampling_frequency`, else ``defaultPollingRate``; 0.1 to 1000 Hz.
+    package let pollingRate: Double
+    /// The `sampling_frequency` polling sets (``pollingFrequency(for:available:)``); `nil` when the device
+    /// has no `sampling_frequency`.
+    package let pollingFrequency: Double?
     /// Motion converters, one per three-axis sensor of the device.
     package let motion: [IIOMotionConverter]
     /// The pressure converter, if the device has a pressure channel.
@@ -48,6 +54,10 @@ package struct IIOSource: SampleSource {
             guard let nearest = device.availableRates?.nearest(to: requested), nearest > 0, nearest <= 100_000 else { return requested }
             return nearest
         }
+        let asked = rate ?? device.currentRate ?? Self.defaultPollingRate
+        // Polling is sysfs reads: 0.1 to 1000 Hz, and a rate that is not a number falls back.
+        pollingRate = asked.isFinite ? min(max(asked, 0.1), 1000) : Self.defaultPollingRate
+        pollingFrequency = device.directory.contains("sampling_frequency") ? Self.pollingFrequency(for: pollingRate, available: device.availableRates) : nil
         let attribute = { (name: String) in device.directory.value(name) }
         var motion: [IIOMotionConverter] = []
         for sensor in MotionSensor.allCases where device.capabilities.motionSensors.contains(sensor) {
@@ -78,12 +88,32 @@ package struct IIOSource: SampleSource {
         var parts = ["\(device.id) (\(device.name)\(device.label.map { ", " + $0 } ?? ""))"]
         parts.append(motion.map(\.sensor.shortName).joined(separator: "+") + (pressure == nil ? "" : (motion.isEmpty ? "" : "+") + "prs"))
         parts.append(buffered ? "buffered" : "polled")
-        if let requestedRate {
+        if let requestedRate, buffered {
             parts.append("rate \(Self.format(chosenRate ?? requestedRate)) Hz (asked \(Self.format(requestedRate)))")
+        } else if let requestedRate {
+            parts.append("rate \(Self.format(pollingRate)) Hz (asked \(Self.format(requestedRate)))")
+            if let pollingFrequency, pollingFrequency != pollingRate {
+                parts.append("sampling_frequency \(Self.format(pollingFrequency)) Hz")
+            }
         }
         let matrices = motion.filter { $0.mountMatrix != .identity }
         for converter in matrices { parts.append("\(converter.sensor.shortName) mount matrix \(converter.mountMatrix.text)") }
         return parts.joined(separator: ", ")
+    }
+
+    /// The rate samples should arrive at when one was asked for (`capture doctor` checks it):
+    /// buffered, ``chosenRate``; polled, ``pollingRate``.
+    package var expectedRate: Double? {
+        guard requestedRate != nil else { return nil }
+        return buffered ? chosenRate : pollingRate
+    }
+
+    /// The `sampling_frequency` for polling at `rate` Hz: the lowest available at or above it
+    /// (else the highest), so that every read finds a new conversion where the nearest rate
+    /// could be slower and repeat values; `rate` itself when the device lists no rates.
+    package static func pollingFrequency(for rate: Double, available: IIOSamplingFrequencies?) -> Double {
+        guard let atLeast = available?.lowest(atLeast: rate), atLeast > 0, atLeast <= 100_000 else { return rate }
+        return atLeast
     }
 
     /// A rate without a needless `.0` (`100`, `12.5`).
@@ -106,13 +136,13 @@ package struct IIOSource: SampleSource {
         if buffered, let control = try? bufferDirectories().control, control.value("enable") == "1" {
             try control.write("enable", "0")
         }
-        if let chosenRate, device.directory.contains("sampling_frequency") {
-            try device.directory.write("sampling_frequency", Self.format(chosenRate))
-            note(.info("sampling_frequency set to \(Self.format(chosenRate)) Hz"))
-        }
         if buffered {
+            var deviceRate = device.currentRate
+            if let chosenRate, device.directory.contains("sampling_frequency") {
+                deviceRate = setSamplingFrequency(chosenRate, polling: false, note: note) ?? deviceRate
+            }
             do {
-                try runBuffered(deliverAll: deliverAll, note: note, stop: stop)
+                try runBuffered(deviceRate: deviceRate, deliverAll: deliverAll, note: note, stop: stop)
                 return
             } catch let refused as TriggerlessRefusal {
                 // No trigger to be had (Debian's kernel has no software trigger; a sensor whose
@@ -129,21 +159,63 @@ package struct IIOSource: SampleSource {
         var reason: String
     }
 
+    /// Sets `sampling_frequency` to `rate` Hz (for buffered capture, or for polling at
+    /// ``pollingRate``) unless it reads so already, says in a note what the device runs at
+    /// afterwards, and returns that (`nil` when unknown). Never fatal: a device that keeps its
+    /// rate (a read-only attribute, a value its driver refuses) is captured at that rate, and the
+    /// note says so, and that values repeat when it converts slower than it is polled. The rate
+    /// is not put back when the source ends.
+    private func setSamplingFrequency(_ rate: Double, polling: Bool, note: @Sendable (SourceNote) -> Void) -> Double? {
+        let directory = device.directory
+        let readRate = { directory.value("sampling_frequency").flatMap(Double.init).flatMap { $0 > 0 && $0 <= 100_000 ? $0 : nil } }
+        let before = readRate()
+        var refusal: DeviceError?
+        if before != rate {
+            do {
+                try directory.write("sampling_frequency", Self.format(rate))
+            } catch {
+                refusal = error
+            }
+        }
+        let after = readRate()
+        let purpose = polling ? " for polling at \(Self.format(pollingRate)) Hz" : ""
+        let runs = after.map { "\(Self.format($0)) Hz" } ?? "a rate it does not say"
+        let repeats = polling && after.map { $0 < pollingRate } == true ? ", slower than it is polled: values repeat" : ""
+        let unlisted = polling && device.availableRates == nil ? " (the device lists no sampling_frequency_available)" : ""
+        if let refusal {
+            note(.info("sampling_frequency not set to \(Self.format(rate)) Hz\(purpose) (\(refusal.reason)); the device runs at \(runs)\(repeats)"))
+            return after
+        }
+        if before == rate {
+            note(.info("sampling_frequency already \(Self.format(rate)) Hz\(purpose)\(unlisted)"))
+        } else if after == nil || after == rate {
+            note(.info("sampling_frequency set to \(Self.format(rate)) Hz\(purpose)\(unlisted)"))
+        } else {
+            note(.info("sampling_frequency set to \(Self.format(rate)) Hz\(purpose); the device runs at \(runs)\(repeats)\(unlisted)"))
+        }
+        return after ?? rate
+    }
+
     // MARK: Polling
 
     private func runPolled(
         deliverAll: @Sendable ([Sample]) -> Void, note: @Sendable (SourceNote) -> Void, stop: StopSignal
     ) throws {
-        let asked = chosenRate ?? device.currentRate ?? Self.defaultPollingRate
-        // Polling is sysfs reads: 0.1 to 1000 Hz, and a rate that is not a number falls back.
-        let rate = asked.isFinite ? min(max(asked, 0.1), 1000) : Self.defaultPollingRate
+        let rate = pollingRate
+        // The device converts at least as often as it is read, where it lets itself be set.
+        var deviceRate: Double?
+        if let pollingFrequency {
+            deviceRate = setSamplingFrequency(pollingFrequency, polling: true, note: note)
+        } else {
+            note(.info("no sampling_frequency to set: polling at \(Self.format(rate)) Hz whatever the device converts at"))
+        }
         let period = 1000 / rate
         let attribute = { (name: String) in device.directory.value(name) }
         let start = WallClock.now()
         var tick: Int64 = 0
         // What the timer achieves, said once after the first window and then now and then
         // (each different note is a line in the recorder's journal).
-        var statistics = PollingStatistics(askedRate: rate)
+        var statistics = PollingStatistics(askedRate: rate, deviceRate: deviceRate)
         var window = Int64(rateReportAfter * 1e9)
         var windowStart = PollingStatistics.monotonicNanoseconds()
         while !stop.isStopped {
@@ -213,8 +285,10 @@ package struct IIOSource: SampleSource {
         return names
     }
 
+    /// Buffered capture of a device running at `deviceRate` Hz (what it read after the rate was
+    /// set, else as found; it sizes the buffer).
     private func runBuffered(
-        deliverAll: @Sendable ([Sample]) -> Void, note: @Sendable (SourceNote) -> Void, stop: StopSignal
+        deviceRate: Double?, deliverAll: @Sendable ([Sample]) -> Void, note: @Sendable (SourceNote) -> Void, stop: StopSignal
     ) throws {
         let (scanDirectory, control) = try bufferDirectories()
         let wanted = wantedChannels
@@ -235,7 +309,7 @@ package struct IIOSource: SampleSource {
         guard layout.scanSize > 0 else {
             throw DeviceError(path: scanDirectory.path, action: "enable channels in", reason: "no channel could be enabled")
         }
-        let sizing = bufferSizing
+        let sizing = IIOBufferSizing(rate: deviceRate ?? chosenRate, maxLatency: maxLatency)
         if control.contains("length") {
             try control.write("length", String(sizing.length))
         }

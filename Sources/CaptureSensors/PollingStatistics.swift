@@ -11,9 +11,15 @@ import Glibc
 /// statistics.achievedRate   // 49.4 (Hz)
 /// statistics.text           // "polled at 49.4 Hz (asked 50), jitter 0.25 ms, worst 0.5 ms late"
 /// ```
+///
+/// With the device's own rate (`sampling_frequency` as it read after polling set it), the text
+/// says it, and that values repeat when it is below the rate asked:
+/// `polled at 49.4 Hz (asked 50, sampling_frequency 12.5 Hz: values repeat), …`.
 package struct PollingStatistics: Sendable, Equatable {
     /// The rate the timer aims at, Hz.
     package let askedRate: Double
+    /// The device's `sampling_frequency`, Hz, when known.
+    package let deviceRate: Double?
     private var last: Int64?
     private var intervals = 0
     private var sum = 0.0
@@ -22,8 +28,9 @@ package struct PollingStatistics: Sendable, Equatable {
     /// Ticks the timer gave up because a read took longer than its period.
     package private(set) var skipped = 0
 
-    package init(askedRate: Double) {
+    package init(askedRate: Double, deviceRate: Double? = nil) {
         self.askedRate = askedRate
+        self.deviceRate = deviceRate
     }
 
     /// A read began at `nanoseconds` (a monotonic clock).
@@ -56,16 +63,20 @@ package struct PollingStatistics: Sendable, Equatable {
     /// Starts a new window (the last read stays the start of the next interval).
     package mutating func reset() {
         let keep = last
-        self = PollingStatistics(askedRate: askedRate)
+        self = PollingStatistics(askedRate: askedRate, deviceRate: deviceRate)
         last = keep
     }
 
-    /// `polled at 49.9 Hz (asked 50), jitter 0.21 ms, worst 3.4 ms late`, with `, N ticks
+    /// `polled at 49.9 Hz (asked 50), jitter 0.21 ms, worst 3.4 ms late`, with the device's rate
+    /// after the rate asked (`asked 50, sampling_frequency 100 Hz`) when known, and `, N ticks
     /// skipped` when reads overran; `nil` before two reads.
     package var text: String? {
         guard let achievedRate, let jitter else { return nil }
         let skippedText = skipped > 0 ? ", \(skipped) ticks skipped (reads slower than the period)" : ""
-        return "polled at \(Self.decimal(achievedRate, places: 1)) Hz (asked \(IIOSource.format(askedRate))), "
+        let device = deviceRate.map {
+            ", sampling_frequency \(IIOSource.format($0)) Hz" + ($0 < askedRate ? ": values repeat" : "")
+        } ?? ""
+        return "polled at \(Self.decimal(achievedRate, places: 1)) Hz (asked \(IIOSource.format(askedRate))\(device)), "
             + "jitter \(Self.decimal(jitter, places: 2)) ms, worst \(Self.decimal(worstLateness, places: 1)) ms late"
             + skippedText
     }

@@ -78,7 +78,7 @@ struct Start: ParsableCommand {
     @Option(help: "Where sys/bus/iio/devices and dev are looked up (a fake tree in tests).")
     var sysfsRoot = "/"
 
-    @Option(help: "IIO sampling rate in Hz; the nearest available rate is used and reported.")
+    @Option(help: "IIO sampling rate in Hz; a buffered device is set to the nearest available rate, a polled one is read at this rate and set to the lowest available rate at or above it; both are reported.")
     var rate: SamplingRate?
 
     @Option(help: ArgumentHelp("Also write what the sources deliver to this native trace file.", valueName: "file"))

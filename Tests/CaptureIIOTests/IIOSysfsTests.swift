@@ -74,6 +74,22 @@ import Testing
         #expect(odr.nearest(to: 1) == 12.5)
     }
 
+    /// A polled device is set to the lowest rate that converts at least as often as it is read,
+    /// where the nearest may be slower (120 Hz: nearest 104, at least 208).
+    @Test func samplingFrequencyAtLeast() throws {
+        let odr = try IIOSamplingFrequencies(parsing: "12.500000 26 52 104 208\n")
+        #expect(odr.lowest(atLeast: 120) == 208)
+        #expect(odr.nearest(to: 120) == 104)
+        #expect(odr.lowest(atLeast: 104) == 104)
+        #expect(odr.lowest(atLeast: 10) == 12.5)
+        #expect(odr.lowest(atLeast: 1000) == 208)  // none is fast enough: the fastest
+        // The MMA8452 lists its rates fastest first.
+        let mma8452 = try IIOSamplingFrequencies(parsing: "800 400 200 100 50 12.5 6.25 1.56\n")
+        #expect(mma8452.lowest(atLeast: 10) == 12.5)
+        #expect(mma8452.lowest(atLeast: 60) == 100)
+        #expect(IIOSamplingFrequencies.list([]).lowest(atLeast: 5) == nil)
+    }
+
     @Test func samplingFrequencyRange() throws {
         let range = try IIOSamplingFrequencies(parsing: "[1 0.5 10]\n")
         #expect(range == .range(min: 1, step: 0.5, max: 10))
@@ -84,6 +100,17 @@ import Testing
         #expect(offGrid.nearest(to: 8) == 7)  // 8 is the maximum but not on the grid
         let continuous = try IIOSamplingFrequencies(parsing: "[0.1 0 100]")
         #expect(continuous.nearest(to: 42.42) == 42.42)
+        #expect(range.lowest(atLeast: 3.3) == 3.5)
+        #expect(range.lowest(atLeast: 3.5) == 3.5)
+        #expect(range.lowest(atLeast: 0.2) == 1)
+        #expect(range.lowest(atLeast: 50) == 10)
+        #expect(offGrid.lowest(atLeast: 5) == 7)
+        #expect(offGrid.lowest(atLeast: 7.5) == 7)  // above the last step on the grid: the highest
+        #expect(continuous.lowest(atLeast: 42.42) == 42.42)
+        #expect(continuous.lowest(atLeast: 500) == 100)
+        // 2.1 / 0.3 is 7.000000000000001 in binary: still 7 steps (2.1 Hz), not 8 (2.4 Hz).
+        let thirds = IIOSamplingFrequencies.range(min: 0, step: 0.3, max: 3)
+        #expect(thirds.lowest(atLeast: 2.1) == 7 * 0.3)
         for bad in ["", "\n", "[1 2]", "[a b c]", "[10 1 1]", "[1 -1 5]", "[1 2 3", "1 two 3"] {
             #expect(throws: IIOError.self, "\(bad)") { try IIOSamplingFrequencies(parsing: bad) }
         }

@@ -61,7 +61,9 @@ struct IIOSourceTests {
         #expect(devices[0].currentRate == 104)
         let source = try IIOSource(device: devices[0], rate: 100)
         #expect(source.chosenRate == 104)
-        #expect(source.summary.contains("rate 104 Hz (asked 100)"))
+        // No buffer: polled at the rate asked, the device set to the lowest rate at or above it.
+        #expect(!source.buffered && source.pollingRate == 100 && source.pollingFrequency == 104)
+        #expect(source.summary.contains("polled, rate 100 Hz (asked 100), sampling_frequency 104 Hz"), "\(source.summary)")
 
         // Polled pressure prefers _input (101.325 kPa) over _raw.
         let barometer = try IIOSource(device: devices[2], rate: 50)

@@ -23,4 +23,20 @@ import Testing
         #expect(statistics.skipped == 0 && statistics.worstLateness == 0)
         #expect(statistics.text == "polled at 52.6 Hz (asked 50), jitter 0 ms, worst 0 ms late")
     }
+
+    /// The report says what polling set the device to, and that values repeat when it converts
+    /// slower than it is read; a new window keeps it.
+    @Test func theDevicesRateIsInTheReport() {
+        var fast = PollingStatistics(askedRate: 50, deviceRate: 100)
+        fast.read(at: 0)
+        fast.read(at: 20_000_000)
+        #expect(fast.text == "polled at 50 Hz (asked 50, sampling_frequency 100 Hz), jitter 0 ms, worst 0 ms late")
+        fast.reset()
+        fast.read(at: 40_000_000)
+        #expect(fast.text == "polled at 50 Hz (asked 50, sampling_frequency 100 Hz), jitter 0 ms, worst 0 ms late")
+        var slow = PollingStatistics(askedRate: 50, deviceRate: 12.5)
+        slow.read(at: 0)
+        slow.read(at: 20_000_000)
+        #expect(slow.text == "polled at 50 Hz (asked 50, sampling_frequency 12.5 Hz: values repeat), jitter 0 ms, worst 0 ms late")
+    }
 }

@@ -99,7 +99,8 @@ struct SourceRegistryTests {
         let selection = try registry.select(["iio:iio:device0@120"], options: options)
         #expect(selection.specs == ["iio:iio:device0@120"])
         #expect(selection.announcements.count == 1)
-        #expect(selection.announcements.first?.summary.contains("rate 100 Hz (asked 120)") == true)
+        // Polled (no buffer) at the rate asked; the device has no sampling_frequency to set.
+        #expect(selection.announcements.first?.summary.contains("polled, rate 120 Hz (asked 120)") == true)
         // The name a recorder stores finds the device again, under any working directory and root.
         #expect(try registry.makeSource(plain.name).name == plain.name)
         #expect(throws: SourceError.notUseful(id: "iio:device1", name: "odd")) {

@@ -71,6 +71,31 @@ package final class FakeSysfs {
         try FileManager.default.createDirectory(atPath: node(id), withIntermediateDirectories: true)
     }
 
+    /// Makes a device's attribute `name` one the kernel refuses to write, as an attribute the
+    /// driver declares read-only: a directory in its place (it exists, reads as nothing, and
+    /// opening it for writing fails with EISDIR, for root too, as the tests run in CI).
+    package func makeUnwritable(_ id: String, _ name: String) throws {
+        try? FileManager.default.removeItem(atPath: deviceDirectory(id) + "/" + name)
+        try FileManager.default.createDirectory(atPath: deviceDirectory(id) + "/" + name, withIntermediateDirectories: true)
+    }
+
+    /// Makes a device's attribute `name` readable but not writable, not even by root (a file's
+    /// mode stops nothing there): a symlink to the kernel's read-only sysctl
+    /// `/proc/sys/kernel/cap_last_cap`, which reads as a number (40 on Linux 5.9 and later) and
+    /// refuses every write with EACCES. Returns that number, or `nil` (and changes nothing)
+    /// where the file is missing or writable.
+    package func makeReadOnly(_ id: String, _ name: String) -> Double? {
+        let target = "/proc/sys/kernel/cap_last_cap"
+        guard access(target, R_OK) == 0, access(target, W_OK) != 0,
+            let text = try? String(contentsOfFile: target, encoding: .utf8),
+            let value = Double(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        else { return nil }
+        let file = deviceDirectory(id) + "/" + name
+        try? FileManager.default.removeItem(atPath: file)
+        guard symlink(target, file) == 0 else { return nil }
+        return value
+    }
+
     /// The path of `dev/<id>`.
     package func node(_ id: String) -> String { path + "/dev/" + id }
 }

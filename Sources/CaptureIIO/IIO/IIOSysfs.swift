@@ -80,4 +80,21 @@ package enum IIOSamplingFrequencies: Sendable, Hashable {
             return min + steps * step
         }
     }
+
+    /// The lowest available rate at or above `rate` Hz, else the highest; `nil` only for an empty
+    /// list. What a polled device is set to: converting at least as often as it is read, it has a
+    /// new value for every read, and no faster than that needs.
+    package func lowest(atLeast rate: Double) -> Double? {
+        switch self {
+        case .list(let rates):
+            return rates.filter { $0 >= rate }.min() ?? rates.max()
+        case .range(let min, let step, let max):
+            guard rate > min else { return min }
+            guard step > 0 else { return Swift.min(rate, max) }
+            let lastStep = ((max - min) / step).rounded(.down)
+            // A rate a rounding error above a step (3.0000000001 on a grid of 1) is that step.
+            let steps = ((rate - min) / step - 1e-9).rounded(.up)
+            return min + Swift.min(steps, lastStep) * step
+        }
+    }
 }
