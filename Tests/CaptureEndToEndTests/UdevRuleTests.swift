@@ -42,6 +42,26 @@ import Testing
         }
     }
 
+    /// Runs a rule's `RUN` command as udev would for the device at `directory` (its `/sys%p`),
+    /// with a group that exists here standing in for `capture` (udev's `$$` is the shell's `$`);
+    /// returns that group's id.
+    static func runCommand(_ run: String, on directory: String) throws -> gid_t {
+        let group = try #require(getgrnam("nogroup") ?? getgrnam("nobody"))
+        let command = String(run.dropFirst("/bin/sh -c '".count).dropLast())
+            .replacingOccurrences(of: "/sys%p", with: directory).replacingOccurrences(of: "$$", with: "$")
+            .replacingOccurrences(of: "chgrp capture", with: "chgrp \(String(cString: group.pointee.gr_name))")
+        let result = try Program.run("/bin/sh", ["-c", command])
+        #expect(result.status == 0, "\(result.stderr)")
+        return group.pointee.gr_gid
+    }
+
+    /// The group and permission bits of `path`.
+    static func owner(_ path: String) -> (gid: gid_t, mode: mode_t) {
+        var info = stat()
+        _ = stat(path, &info)
+        return (info.st_gid, info.st_mode & 0o777)
+    }
+
     @Test func theRuleGivesTheUnitsGroupTheDeviceNodeAndTheBufferAttributes() throws {
         let text = try String(contentsOfFile: Self.path, encoding: .utf8)
         let rules = Self.rules(text)
@@ -100,21 +120,8 @@ import Testing
             #expect(FileManager.default.createFile(atPath: path, contents: Data("0\n".utf8)))
             chmod(path, mode)
         }
-        // A group that exists here stands in for `capture`; udev's `$$` is the shell's `$`.
-        let group = try #require(getgrnam("nogroup") ?? getgrnam("nobody"))
-        let name = String(cString: group.pointee.gr_name)
-        let gid = group.pointee.gr_gid
-        let command = String(run.dropFirst("/bin/sh -c '".count).dropLast())
-            .replacingOccurrences(of: "/sys%p", with: device)
-            .replacingOccurrences(of: "$$", with: "$")
-            .replacingOccurrences(of: "chgrp capture", with: "chgrp \(name)")
-        let result = try Program.run("/bin/sh", ["-c", command])
-        #expect(result.status == 0, "\(result.stderr)")
-        func owner(_ file: String) -> (gid: gid_t, mode: mode_t) {
-            var info = stat()
-            _ = stat(device + "/" + file, &info)
-            return (info.st_gid, info.st_mode & 0o777)
-        }
+        let gid = try Self.runCommand(run, on: device)
+        func owner(_ file: String) -> (gid: gid_t, mode: mode_t) { Self.owner(device + "/" + file) }
         for file in ["buffer0/enable", "buffer0/length", "buffer/enable", "scan_elements/in_accel_x_en", "trigger/current_trigger", "sampling_frequency"] {
             #expect(owner(file).gid == gid && owner(file).mode == 0o664, "\(file)")
         }
@@ -147,18 +154,8 @@ import Testing
             #expect(FileManager.default.createFile(atPath: led + "/" + file, contents: Data("0\n".utf8)))
             chmod(led + "/" + file, mode_t(mode))
         }
-        let group = try #require(getgrnam("nogroup") ?? getgrnam("nobody"))
-        let (name, gid) = (String(cString: group.pointee.gr_name), group.pointee.gr_gid)
-        let command = String(run.dropFirst("/bin/sh -c '".count).dropLast())
-            .replacingOccurrences(of: "/sys%p", with: led).replacingOccurrences(of: "$$", with: "$")
-            .replacingOccurrences(of: "chgrp capture", with: "chgrp \(name)")
-        let result = try Program.run("/bin/sh", ["-c", command])
-        #expect(result.status == 0, "\(result.stderr)")
-        func owner(_ file: String) -> (gid: gid_t, mode: mode_t) {
-            var info = stat()
-            _ = stat(led + "/" + file, &info)
-            return (info.st_gid, info.st_mode & 0o777)
-        }
+        let gid = try Self.runCommand(run, on: led)
+        func owner(_ file: String) -> (gid: gid_t, mode: mode_t) { Self.owner(led + "/" + file) }
         for file in ["trigger", "brightness", "delay_on", "delay_off"] {
             #expect(owner(file).gid == gid && owner(file).mode == 0o664, "\(file)")
         }

@@ -45,6 +45,8 @@ struct IIOPollingRateTests {
         var infos: [String]
         var samples: Int
         var failure: (any Error)?
+        /// The first motion sample delivered.
+        var first: (MotionSensor, MotionSample)?
         /// The first rate report (`polled at …`).
         var report: String? { infos.first { $0.hasPrefix("polled at ") } }
     }
@@ -69,7 +71,7 @@ struct IIOPollingRateTests {
         }
         stop.set()
         #expect(worker.join())
-        return Run(infos: infos(), samples: collector.motion.count, failure: failure.value)
+        return Run(infos: infos(), samples: collector.motion.count, failure: failure.value, first: collector.motion.first)
     }
 
     @Test("--rate 30 on a trigger-less device: polled at 30 Hz, set to 50 Hz (the lowest at or above 30), not to the nearest 25")

@@ -228,39 +228,15 @@ struct IIOSourceTests {
     func triggerlessFallsBackToPolling() throws {
         let root = FakeSysfs()
         let id = "iio:device0"
-        root.write(
-            id,
-            ["name": "fakeaccel", "in_accel_x_raw": "100", "in_accel_y_raw": "-200", "in_accel_z_raw": "4000",
-                "in_accel_scale": "0.002", "trigger/current_trigger": ""],
-            FakeSysfs.axes("accel", type: "le:s16/16>>0"))
-        // `enable` as a directory: writing it fails, as the kernel refuses a buffer without a trigger.
-        try FileManager.default.createDirectory(atPath: root.deviceDirectory(id) + "/buffer0/enable", withIntermediateDirectories: true)
-        root.makeNode(id)
-        let device = try #require(IIODiscovery.device(id: id, root: root.path))
-        #expect(device.triggerSummary == "none found (trigger-less attempt, else polled)")
-        var source = try IIOSource(device: device, rate: 50)
-        source.rateReportAfter = 0.3
-        let collector = Collector()
-        let stop = StopFlag()
-        let failure = ErrorBox()
-        let worker = Worker { [source] in
-            do {
-                try source.run(deliver: collector.deliver, note: collector.note, shouldStop: { stop.isSet })
-            } catch {
-                failure.set(error)
-            }
-        }
-        func infos() -> [String] { collector.notes.compactMap { if case .info(let text) = $0 { text } else { nil } } }
-        for _ in 0..<1000 where !infos().contains(where: { $0.hasPrefix("polled at ") }) { usleep(10_000) }
-        stop.set()
-        #expect(worker.join())
-        #expect(failure.value == nil, "\(String(describing: failure.value))")
-        #expect(infos().contains { $0.hasPrefix("buffer refused without a trigger (") }, "\(infos())")
-        let report = try #require(infos().first { $0.hasPrefix("polled at ") })
+        let device = try IIOPollingRateTests.triggerless(root, ["name": "fakeaccel"])
+        let run = try IIOPollingRateTests().poll(device, rate: 50)
+        #expect(run.failure == nil, "\(String(describing: run.failure))")
+        #expect(run.infos.contains { $0.hasPrefix("buffer refused without a trigger (") }, "\(run.infos)")
+        let report = try #require(run.report)
         #expect(report.contains(" Hz (asked 50), jitter ") && report.contains(" ms late"), "\(report)")
         // About 15 reads in 0.3 s at 50 Hz; a loaded machine may manage fewer.
-        #expect(collector.motion.count >= 5)
-        let first = try #require(collector.motion.first)
+        #expect(run.samples >= 5)
+        let first = try #require(run.first)
         #expect(first.0 == .accelerometer)
         #expect(abs(first.1.x - 0.2) < 1e-9 && abs(first.1.y + 0.4) < 1e-9 && abs(first.1.z - 8) < 1e-9)
 

@@ -5,14 +5,10 @@ import Glibc
 /// `timer` trigger, its delays) is kept when they are opened and given back by ``restore()``.
 package final class IndicatorLEDs: @unchecked Sendable {
     /// What an LED showed before capture drove it.
-    struct Saved: Equatable {
+    struct Saved {
         var trigger: String
         var brightness: String
         var delays: (on: String, off: String)?
-
-        static func == (a: Saved, b: Saved) -> Bool {
-            a.trigger == b.trigger && a.brightness == b.brightness && a.delays?.on == b.delays?.on && a.delays?.off == b.delays?.off
-        }
     }
 
     private let leds: [(directory: SysfsDirectory, saved: Saved, maximum: String)]
