@@ -36,6 +36,9 @@ struct JournalLine: Codable, Sendable, Equatable {
     var distanceM: Double?
     var discarded: Bool?
 
+    /// Spelled out rather than derived with `.convertToSnakeCase`: a key strategy also converts
+    /// the keys of `captured` and `lost`, and `lost` is keyed by source spec
+    /// (`nmea:/dev/ttyACM0` would be written `nmea:/dev/tty_acm0`).
     enum CodingKeys: String, CodingKey {
         case t, event, modality, sources, by, source, note, error, captured, lost, ended, reason, discarded
         case flushIntervalMs = "flush_interval_ms", committedUntil = "committed_until", foundAt = "found_at"

@@ -34,6 +34,10 @@ import Testing
         try "untouched".write(toFile: led + "/trigger", atomically: true, encoding: .utf8)
         try leds.show(.recordingWithoutFix)
         #expect(Self.read(led, "trigger") == "untouched")
+        // Another blinking pattern writes the delays only: the timer is set already, and setting
+        // it again would have the kernel make its delays anew.
+        try leds.show(.still)
+        #expect(Self.read(led, "trigger") == "untouched" && Self.read(led, "delay_on") == "100" && Self.read(led, "delay_off") == "900")
         try leds.show(.recordingWithFix)
         #expect(Self.read(led, "trigger") == "none" && Self.read(led, "brightness") == "255")
         try leds.show(.armed)

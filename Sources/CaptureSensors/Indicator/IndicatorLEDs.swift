@@ -14,6 +14,9 @@ package final class IndicatorLEDs: @unchecked Sendable {
     private let leds: [(directory: SysfsDirectory, saved: Saved, maximum: String)]
     /// Touched only by the recorder's driver thread.
     private var shown: IndicatorState?
+    /// Whether every LED has the timer trigger set by ``show(_:)``: a change between two
+    /// blinking patterns then writes the delays only, and the kernel does not make them anew.
+    private var timerSet = false
 
     /// Opens the LEDs `names` under `root`.
     ///
@@ -44,11 +47,14 @@ package final class IndicatorLEDs: @unchecked Sendable {
     /// - Throws: ``DeviceError`` when an LED cannot be written (the state is tried again next time).
     package func show(_ state: IndicatorState) throws(DeviceError) {
         guard state != shown else { return }
-        shown = nil
+        let hadTimer = timerSet
+        (shown, timerSet) = (nil, false)
         for led in leds {
             if let (on, off) = state.pattern {
-                try led.directory.write("trigger", "timer")
-                Self.awaitWritable(led.directory.path + "/delay_on")
+                if !hadTimer {
+                    try led.directory.write("trigger", "timer")
+                    Self.awaitWritable(led.directory.path + "/delay_on")
+                }
                 try led.directory.write("delay_on", "\(on)")
                 try led.directory.write("delay_off", "\(off)")
             } else {
@@ -56,7 +62,7 @@ package final class IndicatorLEDs: @unchecked Sendable {
                 try led.directory.write("brightness", led.maximum)
             }
         }
-        shown = state
+        (shown, timerSet) = (state, state.pattern != nil)
     }
 
     /// Waits (at most a second) until this process may write `path`: the kernel makes a timer's
@@ -77,6 +83,6 @@ package final class IndicatorLEDs: @unchecked Sendable {
                 try? led.directory.write("brightness", led.saved.brightness)
             }
         }
-        shown = nil
+        (shown, timerSet) = (nil, false)
     }
 }
