@@ -24,17 +24,20 @@ extension IndicatorState {
 }
 
 extension Recorder {
-    /// Shows the recorder's state on its LEDs (``IndicatorLEDs``), at a flush's wake-up; a LED
-    /// that cannot be written is said once in the log and tried again at the next change.
+    /// Shows the recorder's state on its LEDs (``IndicatorLEDs``), at a flush's wake-up. An LED
+    /// that cannot be written is said once in the log, and the LEDs are left alone for the rest
+    /// of the run: a write that fails may have waited a second for udev, which the flushes must
+    /// not wait again and again.
     func indicate() {
-        guard let indicator else { return }
+        guard let indicator, !indicatorFailed.load(ordering: .relaxed) else { return }
         let now = clock()
         let gone = LoginLifetime.report(loginFile: directory + "/" + LoginLifetime.fileName, now: now)?.goneReason != nil
         let delivering = ExclusiveFileLock.isHeld(path: directory + "/upload.lock")
         do {
             try indicator.show(IndicatorState(status(), delivering: delivering, loginGone: gone, now: now))
         } catch {
-            if !indicatorFailed.exchange(true, ordering: .relaxed) { recorderLog.warning("cannot show the state on the LEDs: \(error)") }
+            indicatorFailed.store(true, ordering: .relaxed)
+            recorderLog.warning("the LEDs show nothing more in this run: \(error)")
         }
     }
 }

@@ -61,7 +61,7 @@ package final class Recorder: Sendable {
     let board: String?
     /// The LEDs that show the recorder's state, given back at its end (``indicate()``).
     let indicator: IndicatorLEDs?
-    /// Whether writing the LEDs failed (said once).
+    /// Whether writing the LEDs failed: said once, and the LEDs are left alone after it.
     let indicatorFailed = Atomic(false)
 
     let done = DispatchSemaphore(value: 0)
@@ -162,7 +162,11 @@ package final class Recorder: Sendable {
     /// wait there while another process holds it.
     package func recoverInterrupted() throws -> Int64 {
         try openStaging()
-        guard let (interrupted, _) = try interruptedNow() else { throw LifecycleError.notOpen(state: .idle) }
+        guard var (interrupted, _) = try interruptedNow() else { throw LifecycleError.notOpen(state: .idle) }
+        // Under-voltage its recorder counted is not counted again (the journal line is durable
+        // before the count's record is staged).
+        interrupted.sawUnderVoltage = JournalLine.lines(of: RecorderJournal.text(measurement: interrupted.id, directory: directory) ?? "")
+            .contains { $0.event == "under_voltage" }
         // Its journal is registered already (by its start, or its `begin` step in the log).
         lane.withLock { $0.open(measurement: interrupted.id, directory: directory, store: store, registered: false) }
         let now = clock()

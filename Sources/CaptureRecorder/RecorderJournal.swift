@@ -18,6 +18,11 @@ import SystemPackage
 /// (``AttachmentFile/cutTornLastLine(_:)``).
 final class RecorderJournal {
     static let name = "recorder.jsonl"
+
+    /// The text of the journal of measurement `id` in `directory` (nil when it has none).
+    static func text(measurement id: Int64, directory: String) -> String? {
+        try? String(contentsOfFile: Store.attachmentDirectory(of: id, in: directory) + "/" + name, encoding: .utf8)
+    }
     private let descriptor: Int32
 
     /// Opens (appending) the journal of `measurement` and, given a `store`, records it as an

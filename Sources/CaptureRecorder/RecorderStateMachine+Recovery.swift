@@ -22,6 +22,8 @@ extension RecorderStateMachine {
         /// Whether it continues a ride that reached its size or duration limit (begun by size):
         /// part of a ride that moved, never discarded for its own distance.
         package var continued: Bool
+        /// Whether its journal says the board reported under-voltage: counted once already.
+        package var sawUnderVoltage = false
 
         package init(
             id: Int64, startTime: Int64, lifecycle: Lifecycle, committedEnd: Int64, correction: Int64?,
@@ -100,6 +102,7 @@ extension RecorderStateMachine {
         continuing = true
         // What an earlier recorder applied goes on: the host clock is likely still as wrong.
         timeBase.continuing(open.correction)
+        underVoltageSeen = open.sawUnderVoltage
         let host = timeBase.offset
         measurementStart = open.startTime - host
         engine = Recording(lifecycle: open.lifecycle)

@@ -71,9 +71,7 @@ package struct RecordingEnd: Codable, Sendable, Equatable {
 
     /// Reads the journal of measurement `id` in `directory` (nil when it has none).
     static func read(measurement id: Int64, directory: String, bootedAt: Int64? = bootTime()) -> RecordingEnd? {
-        let path = Store.attachmentDirectory(of: id, in: directory) + "/" + RecorderJournal.name
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
-        return read(journal: text, bootedAt: bootedAt)
+        RecorderJournal.text(measurement: id, directory: directory).flatMap { read(journal: $0, bootedAt: bootedAt) }
     }
 
     /// When this machine booted, Unix ms: `btime` in `/proc/stat` (Linux); nil elsewhere.
