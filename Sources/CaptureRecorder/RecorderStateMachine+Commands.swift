@@ -24,6 +24,7 @@ extension RecorderStateMachine {
             if sources[index].clock == .host, let correction = timeBase.correction { time += correction }
             originName = sources[index].name
         }
+        if command == .stop || command == .pause { time = trackEnd(at: time) }
         let modalityBefore = engine.lifecycle.modality
         let flush: Flush
         do {

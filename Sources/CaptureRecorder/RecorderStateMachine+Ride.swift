@@ -192,7 +192,8 @@ extension RecorderStateMachine {
         for held in ride.preRoll {
             switch sources[held.source].clock {
             case .host: start = min(start, held.sample.timestamp + shift)
-            case .gnss where timeBase.correction != nil: start = min(start, held.sample.timestamp)
+            case .gnss where timeBase.correction != nil || timeBase.agrees(gnss: held.sample.timestamp, with: start):
+                start = min(start, held.sample.timestamp)
             default: break
             }
         }
@@ -273,9 +274,10 @@ extension RecorderStateMachine {
             state = .armed
             return []
         }
-        let stop = max(time, trackStart)
+        var stop = max(time, trackStart)
         // The still tail: what was taken from where still was seen (held back since).
         if end == .motion { dropStillTail(from: stop) }
+        stop = trackEnd(at: stop)
         guard let flush = try? engine.apply(.stop, at: stop) else { return [] }
         let discard = end != .size && ride.discards(ride.travel, continued: ride.continued)
         let rideCaptured = rideCounts
@@ -295,6 +297,14 @@ extension RecorderStateMachine {
         trackStart = .min
         state = .armed
         return actions
+    }
+
+    /// A mark that ends the track at `time` (events' clock), at or after the newest fix kept
+    /// when that fix's time agrees with it (``TimeBase/agrees(gnss:with:)``): a receiver's time
+    /// may run a little ahead of a host clock taken to be right.
+    func trackEnd(at time: Int64) -> Int64 {
+        guard let newest = ride.travel.last?.timestamp, newest > time, timeBase.agrees(gnss: newest, with: time) else { return time }
+        return newest
     }
 
     /// Drops the still tail, what was taken from `stop` on, and takes its fixes out of the

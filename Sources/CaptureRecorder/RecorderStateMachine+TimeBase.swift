@@ -49,6 +49,15 @@ extension RecorderStateMachine {
             clock = GNSSClock(correction: applied)
         }
 
+        /// Whether a receiver's time without a correction is taken to agree with the events' clock
+        /// at `time`: no correction in force, and the two within ``GNSSClock/threshold`` (a host
+        /// clock that far off is taken to be right, so a fix's time may run up to that much ahead
+        /// of it or behind). A span on the events' clock stretches to take in such a fix, so a
+        /// measurement holds every fix it kept; a fix further off stretches nothing.
+        package func agrees(gnss: Int64, with time: Int64) -> Bool {
+            correction == nil && abs(gnss - time) <= GNSSClock.threshold
+        }
+
         /// What `capture status` shows of the clocks; nil before any fix or correction.
         package var report: ClockReport? {
             guard clock.fixes > 0 || correction != nil else { return nil }

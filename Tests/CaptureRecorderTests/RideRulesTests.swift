@@ -28,13 +28,15 @@ struct RideRulesTests: StateMachineSuite {
         var north = 0.0
         var actions: [Action] = []
         var accelerometer = true
+        /// How far the receiver's time runs ahead of the host clock, ms.
+        var fixAhead: Int64 = 0
 
         /// One second, moving at `speed` m/s (0: standing).
         mutating func run(_ seconds: Int, speed: Double) {
             for _ in 0..<seconds {
                 let start = RideRulesTests.t0 + Int64(second) * 1000
                 north += speed
-                let fix = Fix(timestamp: start + 500, latitude: 51 + north / 111_320, longitude: 13, speed: speed)
+                let fix = Fix(timestamp: start + 500 + fixAhead, latitude: 51 + north / 111_320, longitude: 13, speed: speed)
                 if accelerometer {
                     let samples = (0..<10).map { index in
                         // Riding shakes the sensor (±2 m/s² about gravity); standing it does not.
