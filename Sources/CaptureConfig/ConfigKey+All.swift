@@ -17,6 +17,7 @@ extension ConfigKey {
         privacyZones,
         surfaceThresholds,
         fleetPushURL, fleetInterval, fleetUsername, fleetPasswordFile, fleetTokenFile, indicatorLEDs,
+        buttonDevice, buttonKey, buttonLongPress,
     ]
 
     package static let dataDirectory = ConfigKey(
@@ -205,4 +206,18 @@ extension ConfigKey {
         "indicator.leds", environment: "CAPTURE_INDICATOR_LEDS", type: .names, default: .empty,
         expected: "a list of LED names of /sys/class/leds, such as [led0] (in the environment: separated by commas)",
         meaning: "the LEDs that show the recorder's state (docs/device.md, \"LEDs\"); empty: none")
+
+    package static let buttonDevice = ConfigKey(
+        "button.device", environment: "CAPTURE_BUTTON_DEVICE", type: .path, default: .unset,
+        expected: "a path, such as /dev/input/by-path/platform-button@11-event",
+        meaning: "the input device whose key is the rider's button (docs/device.md, \"The button\"); unset: none")
+
+    package static let buttonKey = ConfigKey(
+        "button.key", environment: "CAPTURE_BUTTON_KEY", type: .word, default: "any",
+        expected: "a key code (28, 0x100) or name (KEY_ENTER, KEY_POWER, KEY_PAGEDOWN, BTN_0, …), or any",
+        meaning: "which key of button.device is the button; any: every key")
+
+    package static let buttonLongPress = ConfigKey(
+        "button.long_press", environment: "CAPTURE_BUTTON_LONG_PRESS", type: .duration(in: 0.5...30), default: "2s",
+        expected: "a duration from 500ms to 30s", meaning: "how long a press is held to end the ride under way, or begin one")
 }

@@ -35,12 +35,15 @@ struct JournalLine: Codable, Sendable, Equatable {
     var stillForMs: Int64?
     var distanceM: Double?
     var discarded: Bool?
+    /// A marker's place (``Marker``), when a fix gave one.
+    var latitude: Double?
+    var longitude: Double?
 
     /// Spelled out rather than derived with `.convertToSnakeCase`: a key strategy also converts
     /// the keys of `captured` and `lost`, and `lost` is keyed by source spec
     /// (`nmea:/dev/ttyACM0` would be written `nmea:/dev/tty_acm0`).
     enum CodingKeys: String, CodingKey {
-        case t, event, modality, sources, by, source, note, error, captured, lost, ended, reason, discarded
+        case t, event, modality, sources, by, source, note, error, captured, lost, ended, reason, discarded, latitude, longitude
         case flushIntervalMs = "flush_interval_ms", committedUntil = "committed_until", foundAt = "found_at"
         case lostSoFar = "lost_so_far", commitsDeferred = "commits_deferred", samplesFrom = "samples_from"
         case stillForMs = "still_for_ms", distanceM = "distance_m"
@@ -102,6 +105,8 @@ extension RecorderStateMachine.JournalEntry {
             return event.line
         case .underVoltage:
             return JournalLine(event: "under_voltage")
+        case .marker(let marker):
+            return JournalLine(event: "marker", source: marker.source, latitude: marker.latitude, longitude: marker.longitude)
         }
     }
 }

@@ -182,7 +182,7 @@ extension Recorder {
             guard let staged = lane.staged else { return }
             let begin = FlushLog.Step.begin(sources: sources.joined(separator: "\n"), journal: RecorderJournal.name)
             try staged.commit(
-                flush, steps: [begin, .countRide(reason == .motion ? .begunByMotion : .begunBySize)], to: reserved,
+                flush, steps: [begin, .countRide(reason.count)], to: reserved,
                 now: clock())
             publishStaged(staged)
             lane.open(measurement: reserved, directory: directory, store: store, registered: false)
@@ -193,7 +193,7 @@ extension Recorder {
             try commitStaged(on: &lane, patience: StagedCommits.lifecyclePatience)
             // Counted in the same transaction: tried again after a prune, it begins one ride.
             let id = try store.begin(
-                flush, sources: sources.joined(separator: "\n"), counting: reason == .motion ? .begunByMotion : .begunBySize,
+                flush, sources: sources.joined(separator: "\n"), counting: reason.count,
                 patience: StagedCommits.patience)
             lane.open(measurement: id, directory: directory, store: store)
             let now = clock()
@@ -391,6 +391,17 @@ extension Recorder {
     }
 }
 
+extension RideEvent.Begin {
+    /// What the store counts for a ride that began so.
+    var count: RideCount {
+        switch self {
+        case .motion: .begunByMotion
+        case .size: .begunBySize
+        case .button: .begunByButton
+        }
+    }
+}
+
 extension RideEvent.End {
     /// What the store counts for a ride that ended so.
     var count: RideCount {
@@ -399,6 +410,7 @@ extension RideEvent.End {
         case .command: .endedByCommand
         case .size: .endedBySize
         case .fullStore: .endedByFullStore
+        case .button: .endedByButton
         }
     }
 }

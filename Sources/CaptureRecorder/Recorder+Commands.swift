@@ -68,6 +68,16 @@ extension Recorder {
         return status
     }
 
+    /// Reads the rider's button until the run ends: each press an event, as a command is.
+    func read(_ button: ButtonReader) {
+        button.run(stop: stopSignal) { press in
+            let now = clock()
+            handle { $0.pressed(press, device: button.device, now: now) }
+        } note: { line in
+            recorderLog.warning("\(line)")
+        }
+    }
+
     /// An event from a driver of its own (`capture-faults simulate`), as ``handle(barrier:_:)``.
     package func feed(_ event: (inout RecorderStateMachine) -> [RecorderStateMachine.Action]) { handle(event) }
 

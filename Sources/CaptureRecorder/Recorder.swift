@@ -54,7 +54,7 @@ package final class Recorder: Sendable {
     /// Called on the driver thread with each ride that ended and was kept (`ride.detect: auto`):
     /// the automatic delivery.
     let rideEnded: @Sendable (Int64) -> Void
-    /// The heartbeat's interval and push (``init(directory:store:sources:flushInterval:trace:gnssTime:retention:ceiling:inboxCapacity:ride:rideEnded:heartbeat:board:indicator:clock:hostSynchronized:)``).
+    /// The heartbeat's interval and push (``init(directory:store:sources:flushInterval:trace:gnssTime:retention:ceiling:inboxCapacity:ride:rideEnded:heartbeat:board:indicator:button:clock:hostSynchronized:)``).
     let heartbeat: (every: Int64, beat: @Sendable () -> Void)?
     /// The root under which the board's power is read at each flush wake-up (``BoardPower``);
     /// nil where the board says nothing of it.
@@ -63,6 +63,8 @@ package final class Recorder: Sendable {
     let indicator: IndicatorLEDs?
     /// Whether writing the LEDs failed: said once, and the LEDs are left alone after it.
     let indicatorFailed = Atomic(false)
+    /// The rider's button, read while the run lasts.
+    let button: ButtonReader?
 
     let done = DispatchSemaphore(value: 0)
     /// Given at the end: wakes the sources and the control server, which wait in poll with its
@@ -95,6 +97,7 @@ package final class Recorder: Sendable {
     ///     flush `every` ms later, and so on: no wake-up of its own.
     ///   - indicator: the LEDs that show the recorder's state (`indicator.leds`), given back
     ///     at the end.
+    ///   - button: the rider's button (`button.*`), read on a thread of its own while the run lasts.
     ///   - board: the root under which the board's power is read at each flush wake-up (`/`;
     ///     nil: not read); under-voltage is journaled and counted once per measurement.
     ///   - clock: the time, Unix ms (the wall clock; a simulation's own).
@@ -105,7 +108,7 @@ package final class Recorder: Sendable {
         inboxCapacity: Int = Recorder.defaultInboxCapacity, ride: RideSettings = .standard,
         rideEnded: @escaping @Sendable (Int64) -> Void = { _ in },
         heartbeat: (every: Int64, beat: @Sendable () -> Void)? = nil, board: String? = nil,
-        indicator: IndicatorLEDs? = nil, clock: @escaping @Sendable () -> Int64 = WallClock.now, hostSynchronized: Bool? = nil
+        indicator: IndicatorLEDs? = nil, button: ButtonReader? = nil, clock: @escaping @Sendable () -> Int64 = WallClock.now, hostSynchronized: Bool? = nil
     ) {
         self.clock = clock
         startedAt = clock()
@@ -113,6 +116,7 @@ package final class Recorder: Sendable {
         self.heartbeat = heartbeat
         self.board = board.flatMap { BoardPower(root: $0).reports ? $0 : nil }
         self.indicator = indicator
+        self.button = button
         self.directory = directory
         runtime = RuntimeDirectory(dataDirectory: directory)
         self.store = store
@@ -317,6 +321,7 @@ package final class Recorder: Sendable {
         }
         startThread { self.drive() }
         startThread { self.serve(listener) }
+        if let button { startThread { self.read(button) } }
         done.wait()
         // The request that stopped the measurement is answered before the process exits.
         serverStopped.wait()

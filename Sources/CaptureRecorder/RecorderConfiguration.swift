@@ -40,6 +40,8 @@ package struct RecorderConfiguration: Sendable, Equatable, Codable {
     package var heartbeatEvery: Int64?
     /// The LEDs that show the recorder's state (`indicator.*`).
     package var indicator = IndicatorSettings.standard
+    /// The rider's button (`button.*`).
+    package var button = ButtonSettings.standard
 
     /// A configuration; only the directory and the sources have no default.
     package init(

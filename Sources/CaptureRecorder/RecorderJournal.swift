@@ -17,7 +17,7 @@ import SystemPackage
 /// is written again, its measurement finished after a crash, or it is uploaded
 /// (``AttachmentFile/cutTornLastLine(_:)``).
 final class RecorderJournal {
-    static let name = "recorder.jsonl"
+    static let name = Store.journalName
 
     /// The text of the journal of measurement `id` in `directory` (nil when it has none).
     static func text(measurement id: Int64, directory: String) -> String? {

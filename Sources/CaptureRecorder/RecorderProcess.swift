@@ -56,7 +56,7 @@ package enum RecorderProcess {
                 trace: trace, gnssTime: configuration.gnssTime, retention: configuration.retention,
                 ceiling: configuration.storeCeiling?.bytes, ride: ride, rideEnded: rideEnded,
                 heartbeat: configuration.heartbeatEvery.map { ($0, { pushHeartbeat(directory: directory) }) }, board: "/",
-                indicator: indicator)
+                indicator: indicator, button: ButtonReader(configuration.button))
             try recorder.listen()
             let id: Int64
             do {

@@ -19,6 +19,9 @@ extension RecorderStateMachine {
         case .control:
             time += timeBase.offset
             originName = "capture " + command.verb
+        case .button(let device):
+            time += timeBase.offset
+            originName = "button " + device
         case .source(let index):
             guard case .recording = state else { return .applied([], outcome: nil) }
             if sources[index].clock == .host, let correction = timeBase.correction { time += correction }

@@ -9,6 +9,8 @@ package enum RideEvent: Sendable, Equatable {
         case motion
         /// The ride before reached `ride.max_duration` and goes on as this one.
         case size
+        /// The rider held the button (`button.long_press`) while armed.
+        case button
     }
 
     /// Why a ride ended.
@@ -19,6 +21,8 @@ package enum RideEvent: Sendable, Equatable {
         case command
         /// `ride.max_duration`: continued as a new measurement.
         case size
+        /// The rider held the button (`button.long_press`).
+        case button
         /// The store was full and nothing in it may go: the recorder waits armed for room
         /// (``RecorderStateMachine/outOfRoom(at:)``).
         case fullStore = "full_store"
@@ -184,7 +188,7 @@ extension RecorderStateMachine {
 
     /// Motion while armed: a new measurement from the oldest sample of the pre-roll, with the
     /// pre-roll in it.
-    private mutating func beginRide(at now: Int64) -> [Action] {
+    mutating func beginRide(at now: Int64, by reason: RideEvent.Begin = .motion) -> [Action] {
         let shift = timeBase.offset
         // The start is at or before every held sample on the events' clock, so none falls
         // before the track.
@@ -201,9 +205,9 @@ extension RecorderStateMachine {
         start = max(start, ride.lastEnd)
         let held = ride.preRoll
         ride.preRoll = []
-        ride.begunBy = .motion
+        ride.begunBy = reason
         ride.preRollFrom = start
-        var actions = begin(at: start, by: .motion, now: now)
+        var actions = begin(at: start, by: reason, now: now)
         var traced: [TraceRecord] = []
         for entry in held {
             ingest(entry.sample, from: entry.source, arrived: entry.arrived, traced: &traced, actions: &actions)

@@ -34,6 +34,8 @@ package struct RecorderStateMachine: Sendable {
         case control
         /// The source at this index (a trace's mark).
         case source(Int)
+        /// The rider's button, named by its device.
+        case button(String)
     }
 
     /// What a source is, as far as the decisions go.
@@ -128,6 +130,8 @@ package struct RecorderStateMachine: Sendable {
         case ride(RideEvent)
         /// The board reported under-voltage (the first time in this measurement).
         case underVoltage
+        /// The rider marked a moment (the journal's `t` is the marker's time).
+        case marker(Marker)
     }
 
     /// What a lifecycle command came to.
@@ -179,6 +183,9 @@ package struct RecorderStateMachine: Sendable {
     /// Captured counts over the last 10 s, one entry per flush, for the rates in `status`.
     var history: [(time: Int64, captured: SampleCounts)] = []
     var lastFix: Fix?
+    /// Markers made while the ride's begin waits for the store (no id, so no journal yet): written
+    /// once it has one (``began(measurement:at:)``).
+    var heldMarkers: [Marker] = []
     /// The host clock or GNSS time, and what moves host-clock times onto it (``TimeBase``).
     var timeBase: TimeBase
     /// When the current track began (its START or RESUME), on the events' clock.
@@ -261,7 +268,7 @@ package struct RecorderStateMachine: Sendable {
         return [
             .journal(.start(modality: modality, sources: sources.map(\.name), flushInterval: flushInterval), at: now),
             .trace([.mark(.start(modality), at: now)], flush: true),
-        ] + ride.begun()
+        ] + ride.begun() + takeHeldMarkers()
     }
 
     /// The sources' names after ``Action/continueSources(measurementStart:committedEnd:resumedAt:)``.

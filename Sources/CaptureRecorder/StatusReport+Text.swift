@@ -115,8 +115,11 @@ extension StatusReport {
 extension RideTally {
     /// `3 begun by motion, 1 by size; ended 2 by motion, 1 by power, …; 1 discarded as still`.
     package var text: String {
-        "begun \(self[.begunByMotion]) by motion, \(self[.begunBySize]) by size; ended \(self[.endedByMotion]) by motion, "
+        "begun \(self[.begunByMotion]) by motion, \(self[.begunBySize]) by size"
+            + (self[.begunByButton] > 0 ? ", \(self[.begunByButton]) by the button" : "")
+            + "; ended \(self[.endedByMotion]) by motion, "
             + "\(self[.endedByPower]) by power, \(self[.endedBySize]) by size, \(self[.endedByCommand]) by command"
+            + (self[.endedByButton] > 0 ? ", \(self[.endedByButton]) by the button" : "")
             + (self[.endedByFullStore] > 0 ? ", \(self[.endedByFullStore]) by a full store; " : "; ")
             + "\(self[.discardedAsStill]) discarded as still"
             + (self[.sawUnderVoltage] > 0 ? "; \(self[.sawUnderVoltage]) saw under-voltage" : "")

@@ -7,6 +7,8 @@ public enum RideCount: String, Sendable, CaseIterable, Codable {
     case begunByMotion = "begun_by_motion"
     /// Begun as the continuation of a ride that reached its size or duration limit.
     case begunBySize = "begun_by_size"
+    /// Begun by the rider's long press of the button while armed.
+    case begunByButton = "begun_by_button"
     /// Ended after standing still for `ride.end_after_still`.
     case endedByMotion = "ended_by_motion"
     /// Ended by a power cut or crash: finished at its last committed sample when the next
@@ -14,6 +16,8 @@ public enum RideCount: String, Sendable, CaseIterable, Codable {
     case endedByPower = "ended_by_power"
     /// Ended by `capture stop` or the recorder's own end (SIGTERM).
     case endedByCommand = "ended_by_command"
+    /// Ended by the rider's long press of the button.
+    case endedByButton = "ended_by_button"
     /// Ended to be continued as a new measurement before its size or duration limit.
     case endedBySize = "ended_by_size"
     /// Ended because the store was full and nothing in it may go (every ride in it waits for

@@ -26,6 +26,7 @@ extension DeviceConfiguration {
         let fleet = try fleet()
         configuration.heartbeatEvery = fleet.pushURL == nil ? nil : Int64((fleet.interval.seconds * 1000).rounded())
         configuration.indicator = try indicator()
+        configuration.button = try button()
         return configuration
     }
 

@@ -36,10 +36,15 @@ extension DeviceConfiguration {
         try stage { () throws(SettingsError) in try IndicatorSettings(reading: settings(under: "indicator")) }
     }
 
+    /// `button.*`, as the rider's button the recorder reads.
+    package func button() throws(DeviceConfigurationError) -> ButtonSettings {
+        try stage { () throws(SettingsError) in try ButtonSettings(reading: settings(under: "button")) }
+    }
+
     /// Every stage's settings made once, so that a value a stage refuses stops a command before
     /// it starts anything (exit 78), as a value of the wrong type does.
     func checkStages() throws(DeviceConfigurationError) {
-        _ = try (retention(), delivery(), ride(), surfaceThresholds(), fleet(), indicator())
+        _ = try (retention(), delivery(), ride(), surfaceThresholds(), fleet(), indicator(), button())
     }
 
     private func stage<Settings>(_ make: () throws(SettingsError) -> Settings) throws(DeviceConfigurationError) -> Settings {

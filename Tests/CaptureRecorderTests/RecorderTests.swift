@@ -87,14 +87,14 @@ final class RecorderHarness: @unchecked Sendable {
 
     init(
         flushInterval: Int64, extraSources: [any SampleSource] = [], inboxCapacity: Int = Recorder.defaultInboxCapacity,
-        board: String? = nil, indicator: IndicatorLEDs? = nil
+        board: String? = nil, indicator: IndicatorLEDs? = nil, button: ButtonReader? = nil
     ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("capture-rec-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         store = try Store(directory: directory)
         recorder = Recorder(
             directory: directory, store: store, sources: [feed] + extraSources, flushInterval: flushInterval,
-            inboxCapacity: inboxCapacity, board: board, indicator: indicator)
+            inboxCapacity: inboxCapacity, board: board, indicator: indicator, button: button)
         try recorder.listen()
         measurement = try recorder.startNew(modality: .bicycle)
         // The recorder lock is held while run() runs, as a recorder process holds it, so that

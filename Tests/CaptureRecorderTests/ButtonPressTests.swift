@@ -1,0 +1,103 @@
+import CaptureCore
+import CaptureSensors
+import CaptureStorage
+import Foundation
+import Glibc
+import Testing
+
+@testable import CaptureRecorder
+
+/// The rider's button on the recorder (issue 43, item 1): a short press marks the moment in the
+/// ride's journal, placed at the last fix; a long one ends the ride under way or begins one.
+@Suite struct ButtonPressTests: StateMachineSuite {
+    static let device = "/dev/input/event7"
+
+    static func recording() -> RideRulesTests.World {
+        var world = RideRulesTests.World(machine: RideRulesTests.armed())
+        world.run(2, speed: 0)
+        world.run(10, speed: 5)
+        return world
+    }
+
+    @Test func aShortPressWhileRecordingIsAMarkerAtTheLastFix() throws {
+        var world = Self.recording()
+        let fix = try #require(world.machine.lastFix)
+        let time = Self.t0 + 11_800
+        let actions = world.machine.pressed(.short(at: time), device: Self.device, now: time + 40)
+        let marker = Marker(time: time, latitude: fix.latitude, longitude: fix.longitude, source: "button " + Self.device)
+        #expect(actions == [.journal(.marker(marker), at: time)])
+        // Its journal line, as `Store.markers` reads it back.
+        var line = RecorderStateMachine.JournalEntry.marker(marker).line
+        line.t = time
+        let text = try #require(String(data: try line.encoded(), encoding: .utf8))
+        #expect(Store.markers(inJournal: "{\"event\":\"armed\",\"t\":1}\n" + text + "{\"t\":") == [marker])
+    }
+
+    @Test func aMarkerFarFromAnyFixHasNoPlace() {
+        var world = Self.recording()
+        let time = Self.t0 + 60_000
+        let actions = world.machine.pressed(.short(at: time), device: Self.device, now: time)
+        #expect(actions == [.journal(.marker(Marker(time: time, source: "button " + Self.device)), at: time)])
+    }
+
+    @Test func armedAShortPressMarksNothingAndALongOneBeginsARide() {
+        var world = RideRulesTests.World(machine: RideRulesTests.armed())
+        world.run(5, speed: 0)
+        let now = Self.t0 + 5_000
+        #expect(world.machine.pressed(.short(at: now), device: Self.device, now: now).isEmpty)
+        let actions = world.machine.pressed(.long(at: now), device: Self.device, now: now)
+        #expect(actions.contains { if case .beginRide(_, _, .button, _) = $0 { true } else { false } })
+        #expect(world.machine.state != .armed)
+    }
+
+    @Test func aLongPressEndsTheRideUnderWayAndArms() {
+        var world = Self.recording()
+        let time = Self.t0 + 12_000
+        let actions = world.machine.pressed(.long(at: time), device: Self.device, now: time)
+        #expect(actions.contains { if case .endRide(_, _, _, .button) = $0 { true } else { false } })
+        #expect(actions.contains(.journal(.ride(.armed), at: nil)))
+        #expect(world.machine.state == .armed)
+    }
+
+    @Test func withoutRideDetectionALongPressStopsTheMeasurement() throws {
+        var machine = Machine(sources: [.init(name: "iio")], flushInterval: 1000)
+        _ = try machine.start(modality: .bicycle, at: Self.t0)
+        machine.began(measurement: 3, at: Self.t0)
+        let actions = machine.pressed(.long(at: Self.t0 + 5_000), device: Self.device, now: Self.t0 + 5_000)
+        #expect(actions.contains(.journal(.command(.stop, by: "button " + Self.device), at: Self.t0 + 5_000)))
+        if case .finished = machine.state {} else { Issue.record("expected the run to finish, got \(machine.state)") }
+    }
+
+    @Test func aMarkerMadeWhileTheRidesBeginWaitsIsWrittenOnceItHasAnId() {
+        var machine = RideRulesTests.armed()
+        machine.state = .recording(measurement: 0)
+        let time = Self.t0 + 1_000
+        #expect(machine.pressed(.short(at: time), device: Self.device, now: time).isEmpty)
+        let began = machine.began(measurement: 5, at: time + 500)
+        #expect(began.contains(.journal(.marker(Marker(time: time, source: "button " + Self.device)), at: time)))
+        #expect(machine.heldMarkers.isEmpty)
+    }
+
+    /// A running recorder with a FIFO named as `button.device`: a short press is in the ride's
+    /// `recorder.jsonl` and read back as its marker; the journal line is durable when it is there.
+    @Test func aPressReachesTheJournalOfARunningRecorder() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("capture-button-\(UUID().uuidString)").path
+        #expect(mkfifo(path, 0o600) == 0)
+        defer { unlink(path) }
+        let harness = try RecorderHarness(
+            flushInterval: 100, button: ButtonReader(ButtonSettings(device: path, key: 28, longPress: 2000)))
+        harness.feed.feed(acceleration(20))
+        let fd = open(path, O_WRONLY)
+        try #require(fd >= 0)
+        let pressed = WallClock.now()
+        for event in [InputEvent(time: pressed, type: 1, code: 28, value: 1), InputEvent(time: pressed + 120, type: 1, code: 28, value: 0)] {
+            _ = write(fd, event.bytes, InputEvent.size)
+        }
+        close(fd)
+        #expect(waitUntil { !harness.store.markers(of: harness.measurement).isEmpty })
+        harness.command(.stop)
+        #expect(harness.waitForEnd() != nil)
+        let markers = harness.store.markers(of: harness.measurement)
+        #expect(markers == [Marker(time: pressed, source: "button " + path)])
+    }
+}
