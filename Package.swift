@@ -188,7 +188,10 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "CaptureExportTests",
-            dependencies: ["CaptureCore", "CaptureTransfer", "CaptureStorage", "CaptureExport", "CaptureRecorder", "CaptureTestSupport"],
+            dependencies: [
+                "CaptureCore", "CaptureTransfer", "CaptureStorage", "CaptureExport", "CaptureFormats", "CaptureRecorder",
+                "CaptureTestSupport",
+            ],
             swiftSettings: strict),
         // The configuration file and the layered device settings (flags > environment > file >
         // upload.json > defaults), with where each value came from: the key table, one YAML

@@ -3,9 +3,9 @@ import CaptureFormats
 package import CaptureStorage
 import Foundation
 
-/// The tables of the CSV export, one per sensor.
+/// The tables of the CSV export, one per sensor, and the rider's markers.
 package enum CSVTable: String, Sendable, CaseIterable {
-    case accelerometer, gyroscope, magnetometer, pressure, locations
+    case accelerometer, gyroscope, magnetometer, pressure, locations, markers
 
     /// The motion sensor of a motion table, `nil` for pressure and locations.
     package var sensor: MotionSensor? {
@@ -13,7 +13,7 @@ package enum CSVTable: String, Sendable, CaseIterable {
         case .accelerometer: .accelerometer
         case .gyroscope: .gyroscope
         case .magnetometer: .magnetometer
-        case .pressure, .locations: nil
+        case .pressure, .locations, .markers: nil
         }
     }
 
@@ -24,11 +24,12 @@ package enum CSVTable: String, Sendable, CaseIterable {
 /// CSV: one table per sensor in SI units with a header line: accelerometer (m/s²), gyroscope
 /// (rad/s), magnetometer (µT), pressure (Pa), locations (degrees, m, m/s, then the fix quality:
 /// satellites used, HDOP, VDOP, PDOP and `2d`/`3d`, empty where the receiver gave none; and the
-/// modality at the fix's time). Times
+/// modality at the fix's time), markers (the rider's, ``Marker``: time, place where a fix gave
+/// one, what made it). Times
 /// are Unix milliseconds; `track` 0 marks data in a pause gap. The text is ``CSVWriter``'s
 /// (CaptureFormats/CSV, beside the locations table's reader).
 ///
-/// To a file destination (a directory, created if needed) all five tables are written, each
+/// To a file destination (a directory, created if needed) all six tables are written, each
 /// atomically; to standard output the one table of ``ExportOptions/table`` (default: locations).
 /// A destination ending in `.csv` is refused with ``ExportError/directoryExpected(path:tables:)``
 /// before anything is created.
@@ -36,9 +37,10 @@ package struct CSVExporter: MeasurementExporter {
     package let name = "csv"
     package let summary = """
         one table per sensor in SI units with a header line: accelerometer (m/s²), gyroscope \
-        (rad/s), magnetometer (µT), pressure (Pa), locations (degrees, m, m/s). Times are Unix \
-        milliseconds; `track` 0 marks data in a pause gap. With -o DIR the five files \
-        accelerometer.csv, gyroscope.csv, magnetometer.csv, pressure.csv and locations.csv are \
+        (rad/s), magnetometer (µT), pressure (Pa), locations (degrees, m, m/s), and the rider's \
+        markers (time, place, what made it). Times are Unix milliseconds; `track` 0 marks data in \
+        a pause gap. With -o DIR the six files accelerometer.csv, gyroscope.csv, \
+        magnetometer.csv, pressure.csv, locations.csv and markers.csv are \
         written into DIR (created if needed); without -o, or with -o -, the one table chosen by \
         --table (default: locations) goes to standard output. -o x.csv is refused (exit 64) \
         rather than made a directory: give a directory, or --table to standard output (capture \
@@ -94,6 +96,9 @@ package struct CSVExporter: MeasurementExporter {
             return
         }
         switch table {
+        case .markers:
+            try sink.write(CSVWriter.markersHeader)
+            for marker in options.markers(of: record.id, in: store, privacy) { try sink.write(CSVWriter.line(marker)) }
         case .pressure:
             try sink.write(CSVWriter.pressureHeader)
             for sample in try store.pressures(of: record.id) where !privacy.hides(time: sample.timestamp) {

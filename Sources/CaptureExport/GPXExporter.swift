@@ -2,7 +2,8 @@ import CaptureCore
 import CaptureFormats
 package import CaptureStorage
 
-/// GPX 1.1: the ride's figures (``RideFigures/text``) as the metadata's `<desc>`; one `<trk>`
+/// GPX 1.1: the ride's figures (``RideFigures/text``) as the metadata's `<desc>`; the rider's
+/// markers as waypoints (`<wpt>` of `<type>marker</type>`); one `<trk>`
 /// with one `<trkseg>` per track; each point has `<ele>`, `<time>`, the fix
 /// quality the receiver reported (`<fix>` 2d/3d, `<sat>`, `<hdop>`, `<vdop>`, `<pdop>`) and, in
 /// `<extensions>`, speed (m/s) and horizontal accuracy (m) in the `capture` namespace, and the
@@ -12,7 +13,8 @@ package struct GPXExporter: DocumentExporter {
     package let name = "gpx"
     package let summary = """
         GPX 1.1: the ride's figures (distance, duration, altitude, as `capture show` states \
-        them) in <metadata><desc>; one <trk> with one <trkseg> per track; each point has <ele>, \
+        them) in <metadata><desc>; the rider's markers (button presses) as <wpt> of type \
+        marker; one <trk> with one <trkseg> per track; each point has <ele>, \
         <time> and, in <extensions>, speed (m/s) and horizontal accuracy (m).
         """
 
@@ -26,7 +28,8 @@ package struct GPXExporter: DocumentExporter {
         let figures = try store.figures(of: record.id, privacy: privacy)
         try sink.write(
             GPXWriter.header(
-                measurement: record.id, startTime: record.startTime, modality: record.modality, description: figures.text))
+                measurement: record.id, startTime: record.startTime, modality: record.modality, description: figures.text,
+                markers: options.markers(of: record.id, in: store, privacy)))
         // A change of modality is marked on the first point after it (capture's extension),
         // so that replaying the file gives the same modality at every fix.
         let events = try store.events(of: record.id)

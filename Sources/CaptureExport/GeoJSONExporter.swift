@@ -3,7 +3,8 @@ import CaptureFormats
 package import CaptureStorage
 
 /// A GeoJSON FeatureCollection with one LineString feature per track (geometry `null` when the
-/// track has fewer than two fixes). Properties: track, modality (at the track's start), start
+/// track has fewer than two fixes), then one Point feature per rider's marker
+/// (``GeoJSONWriter/marker(_:number:first:)``). Properties: track, modality (at the track's start), start
 /// and end (ISO 8601 UTC), distance (metres, geodesic over clean fixes, the figure
 /// `capture show` reports), the number of fixes and, for a LineString, `coordinateProperties`:
 /// arrays parallel to its coordinates with each fix's `times` (ISO 8601 UTC) and, where any fix
@@ -16,7 +17,8 @@ package struct GeoJSONExporter: DocumentExporter {
         a FeatureCollection with one LineString feature per track (geometry null when the track \
         has fewer than two fixes); properties: track, modality (at the track's start), start and \
         end (ISO 8601 UTC), distance (metres, geodesic over clean fixes, the figure `capture \
-        show` reports), fixes.
+        show` reports), fixes; then one Point feature per marker the rider made (properties \
+        marker, time, source).
         """
 
     /// The GeoJSON exporter.
@@ -26,7 +28,8 @@ package struct GeoJSONExporter: DocumentExporter {
         let events = try store.events(of: record.id)
         let privacy = try options.privacy(of: record.id, in: store)
         try sink.write(GeoJSONWriter.header)
-        for (index, track) in try store.tracks(of: record.id).enumerated() {
+        let tracks = try store.tracks(of: record.id)
+        for (index, track) in tracks.enumerated() {
             // The distance covers every fix that leaves the device, clean or not.
             let all = try store.fixes(of: record.id, track: track.number).filter { !privacy.hides($0) }
             let fixes = options.kept(all, privacy)
@@ -36,6 +39,9 @@ package struct GeoJSONExporter: DocumentExporter {
                     modality: Modality.spelling(at: track.startTime, events: events, initial: record.modality),
                     start: track.startTime, end: track.endTime, distance: Geodesy.trackDistance(all), fixes: fixes,
                     modalities: fixes.map { Modality.spelling(at: $0.timestamp, events: events, initial: record.modality) }))
+        }
+        for (index, marker) in options.markers(of: record.id, in: store, privacy).enumerated() {
+            try sink.write(GeoJSONWriter.marker(marker, number: index + 1, first: tracks.isEmpty && index == 0))
         }
         try sink.write(GeoJSONWriter.footer)
     }

@@ -2,7 +2,8 @@ import CaptureCore
 import CaptureFormats
 package import CaptureStorage
 
-/// An OGC GeoPackage (``GeoPackage``) with two layers: `fixes`, one point per fix (measurement,
+/// An OGC GeoPackage (``GeoPackage``) with three layers: `markers`, the rider's (measurement,
+/// time, what made it; a point where a fix gave a place), and `fixes`, one point per fix (measurement,
 /// track, time as Unix ms and ISO 8601 UTC, altitude, speed, horizontal accuracy, modality), and
 /// `tracks`, one LineString per track of two fixes or more (measurement, track, modality at its
 /// start, start and end, distance in metres, fixes). Privacy zones and `--clean` apply as in every
@@ -10,8 +11,8 @@ package import CaptureStorage
 package struct GeoPackageExporter: MeasurementExporter {
     package let name = "gpkg"
     package let summary = """
-        an OGC GeoPackage (EPSG:4326) for QGIS or GDAL: the layers fixes (points) and tracks \
-        (lines). A database file, so -o FILE.gpkg only; `capture surface` adds its layers.
+        an OGC GeoPackage (EPSG:4326) for QGIS or GDAL: the layers fixes (points), tracks \
+        (lines) and markers (the rider's button presses, points). A database file, so -o FILE.gpkg only; `capture surface` adds its layers.
         """
 
     /// The GeoPackage exporter.
@@ -30,8 +31,11 @@ package struct GeoPackageExporter: MeasurementExporter {
         }
     }
 
-    /// The `fixes` and `tracks` layers, empty.
-    package static func rideLayers(in gpkg: inout GeoPackage) throws -> (fixes: GeoPackage.Layer, tracks: GeoPackage.Layer) {
+    /// A ride's layers.
+    package typealias RideLayers = (fixes: GeoPackage.Layer, tracks: GeoPackage.Layer, markers: GeoPackage.Layer)
+
+    /// The `fixes`, `tracks` and `markers` layers, empty.
+    package static func rideLayers(in gpkg: inout GeoPackage) throws -> RideLayers {
         let fixes = try gpkg.layer(
             "fixes", .point,
             columns: [
@@ -44,13 +48,16 @@ package struct GeoPackageExporter: MeasurementExporter {
                 ("measurement", .integer), ("track", .integer), ("modality", .text), ("start", .dateTime), ("end", .dateTime),
                 ("distance", .real), ("fixes", .integer),
             ], description: "capture: one line per track; distance in metres")
-        return (fixes, tracks)
+        let markers = try gpkg.layer(
+            "markers", .point, columns: [("measurement", .integer), ("ts", .integer), ("time", .dateTime), ("source", .text)],
+            description: "capture: the rider's markers (button presses); no geometry where no fix gave a place")
+        return (fixes, tracks, markers)
     }
 
-    /// Adds measurement `record`'s fixes and tracks to `layers`.
+    /// Adds measurement `record`'s fixes, tracks and markers to `layers`.
     package static func addRide(
         _ record: MeasurementRecord, from store: Store, options: ExportOptions, to gpkg: inout GeoPackage,
-        layers: (fixes: GeoPackage.Layer, tracks: GeoPackage.Layer)
+        layers: RideLayers
     ) throws {
         let events = try store.events(of: record.id)
         let privacy = try options.privacy(of: record.id, in: store)
@@ -81,6 +88,14 @@ package struct GeoPackageExporter: MeasurementExporter {
                     .text(TextFormat.isoTime(track.startTime)), track.endTime.map { .text(TextFormat.isoTime($0)) } ?? .null,
                     .real(distance.metres), .integer(Int64(line.count)),
                 ])
+        }
+        for marker in options.markers(of: record.id, in: store, privacy) {
+            let place = marker.latitude.flatMap { latitude in
+                marker.longitude.map { GeoPackage.Geometry.point(longitude: $0, latitude: latitude) }
+            }
+            try gpkg.insert(
+                into: layers.markers, place,
+                [.integer(record.id), .integer(marker.time), .text(TextFormat.isoTime(marker.time)), .text(marker.source)])
         }
     }
 }

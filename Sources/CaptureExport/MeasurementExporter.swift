@@ -95,6 +95,16 @@ package struct ExportOptions: Sendable, Equatable {
         privacyZones.isEmpty ? .none : PrivacyFilter(zones: privacyZones, fixes: try store.fixes(of: id))
     }
 
+    /// The rider's markers of measurement `id` (``Store/markers(of:)``) that `privacy` leaves: none
+    /// in a hidden stretch of time or placed inside a zone.
+    func markers(of id: Int64, in store: Store, _ privacy: PrivacyFilter) -> [Marker] {
+        store.markers(of: id).filter { marker in
+            guard !privacy.hides(time: marker.time) else { return false }
+            guard let latitude = marker.latitude, let longitude = marker.longitude else { return true }
+            return !privacy.hides(Fix(timestamp: marker.time, latitude: latitude, longitude: longitude))
+        }
+    }
+
     /// `fixes` without those `privacy` hides, and only the clean ones with ``clean``.
     func kept(_ fixes: [Fix], _ privacy: PrivacyFilter) -> [Fix] {
         fixes.filter { keeps($0, privacy) }

@@ -59,7 +59,7 @@ extension PlotExporter.Survey {
 
     static func coordinate(_ value: Double) -> String { TextFormat.decimal(value, 1) }
 
-    /// Start, end, pauses and changes of modality on the map.
+    /// Start, end, pauses, changes of modality and the rider's markers on the map.
     func markers() -> String {
         guard projection != nil else { return "" }
         let fit = self.fit
@@ -81,6 +81,14 @@ extension PlotExporter.Survey {
             svg += """
                 <g transform="translate(\(p.x),\(p.y))"><path d="M0,-8L8,0L0,8L-8,0Z" fill="#7b3294" stroke="#ffffff"/>\
                 <text x="11" y="4" class="label" font-weight="bold">\(TextFormat.xmlEscaped(change.modality))</text></g>
+
+                """
+        }
+        for marker in markerPoints {
+            let p = at(marker.point)
+            svg += """
+                <g transform="translate(\(p.x),\(p.y))"><path d="M0,0V-16H10L7,-12L10,-8H1" fill="#fdae61" stroke="#444" stroke-width="1.2"/>\
+                <text x="12" y="-10" class="label">\(marker.number)</text></g>
 
                 """
         }

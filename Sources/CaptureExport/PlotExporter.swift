@@ -73,6 +73,8 @@ extension PlotExporter {
         var last: (x: Double, y: Double)?
         var pausePoints: [(x: Double, y: Double)] = []
         var changePoints: [(point: (x: Double, y: Double), modality: String)] = []
+        /// The rider's markers that have a place, numbered in the ride's order.
+        var markerPoints: [(point: (x: Double, y: Double), number: Int)] = []
         /// Time spans of pauses and moments of modality changes.
         var pauses: [(from: Int64, to: Int64)] = []
         /// From the end of a track to the start of the next: no chart line crosses these.
@@ -149,6 +151,10 @@ extension PlotExporter {
                     let next = tracks[index + 1].startTime
                     trackGaps.append((track.endTime ?? next, next))
                 }
+            }
+            for (index, marker) in options.markers(of: record.id, in: store, privacy).enumerated() {
+                guard let projection, let latitude = marker.latitude, let longitude = marker.longitude else { continue }
+                markerPoints.append((projection.metres(latitude: latitude, longitude: longitude), index + 1))
             }
             // The altitude the figures chose: the barometer's heights over time, else the fixes'.
             let pressures = try store.pressures(of: record.id).filter { !privacy.hides(time: $0.timestamp) }

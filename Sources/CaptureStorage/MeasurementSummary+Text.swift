@@ -38,6 +38,10 @@ extension MeasurementSummary {
                 (attachment.status, attachment.reason, attachment.acknowledged, attachment.totalLength)
             lines.append("  attached  \(attachment.name) (\(attachment.format.rawValue), id \(attachment.id)): \(state.summary)")
         }
+        for marker in markers ?? [] {
+            let place = marker.latitude.flatMap { latitude in marker.longitude.map { " at \(latitude), \($0)" } } ?? ", no fix near"
+            lines.append("  marker    \(TextFormat.time(marker.time))\(place) (\(marker.source))")
+        }
         for track in tracks {
             lines.append(
                 "  track \(track.number)   \(TextFormat.time(track.start)) → \(track.end.map(TextFormat.time) ?? open), "

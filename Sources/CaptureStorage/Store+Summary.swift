@@ -100,6 +100,8 @@ public struct MeasurementSummary: Sendable, Codable {
     public var clockCorrectionMs: Int64? = nil
     /// Which part of which measurement it is, if it was cut for the payload limit (``Store/cutIntoParts(_:limit:)``).
     public var part: MeasurementPart? = nil
+    /// The moments the rider marked (``Store/markers(of:)``; absent when none).
+    public var markers: [Marker]? = nil
 
     /// Rounds to millimetres.
     static func millimetres(_ metres: Double) -> Double { (metres * 1000).rounded() / 1000 }
@@ -167,7 +169,7 @@ extension Store {
             barometricAltitude: BarometricProfile(hectopascals: pressures, qnh: qnh)?.roundingHeights(MeasurementSummary.millimetres),
             upload: try uploadSummary(of: id, stoppedAt: record.endTime),
             attachments: try attachments(of: id).nilIfEmpty, clockCorrectionMs: try clockCorrection(of: id),
-            part: try part(of: id))
+            part: try part(of: id), markers: markers(of: id).nilIfEmpty)
     }
 
     /// The upload state of measurement `id` with its delivery accounting.

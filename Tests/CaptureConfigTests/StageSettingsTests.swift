@@ -66,6 +66,25 @@ import Testing
         #expect(error?.key == "indicator.leds" && error?.line == 3, "\(String(describing: error))")
     }
 
+    /// `button.*` (issue 43): the device, its key by name or number, the long press; a key that
+    /// is neither is refused at its line.
+    @Test func theButtonIsAKeyOfAnInputDevice() throws {
+        let scratch = Scratch()
+        let file = scratch.write(
+            "data_dir: \(scratch.directory)/data\nbutton:\n  device: /dev/input/event3\n  key: KEY_PAGEDOWN\n  long_press: 3s\n")
+        let loaded = try DeviceConfiguration.load(environment: ["CAPTURE_CONFIG": file, "HOME": "/nonexistent"])
+        let expected = ButtonSettings(device: "/dev/input/event3", key: 109, longPress: 3000)
+        #expect(try loaded.button() == expected)
+        #expect(try loaded.recorder(resuming: nil).button == expected, "the recorder gets it")
+        let standard = try DeviceConfiguration.load(
+            environment: ["CAPTURE_CONFIG": "/dev/null", "HOME": "/nonexistent", "CAPTURE_BUTTON_KEY": "0x100"])
+        #expect(try standard.button() == ButtonSettings(key: 0x100), "no device, 2 s by default")
+        let bad = scratch.write("data_dir: \(scratch.directory)/data\nbutton:\n  key: KEY_NOPE\n")
+        let device = try DeviceConfiguration.load(environment: ["CAPTURE_CONFIG": bad, "HOME": "/nonexistent"])
+        let error = #expect(throws: DeviceConfigurationError.self) { try device.button() }
+        #expect(error?.key == "button.key" && error?.line == 3, "\(String(describing: error))")
+    }
+
     @Test func fromTheEnvironmentItNamesTheVariable() throws {
         let device = try DeviceConfiguration.load(
             environment: ["CAPTURE_CONFIG": "/dev/null", "HOME": "/nonexistent", "CAPTURE_SURFACE_THRESHOLDS": "CAR=1"])

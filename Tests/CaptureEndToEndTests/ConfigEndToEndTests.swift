@@ -67,7 +67,7 @@ import Testing
             """)
         let environment = ["CAPTURE_CONFIG": device.config, "CAPTURE_CAPTURE_MODALITY": "WALKING"]
         let settings = try device.json(["config", "--log-level", "info"], environment)
-        #expect(settings.count == 35)  // every key of docs/configuration.md
+        #expect(settings.count == 38)  // every key of docs/configuration.md
         #expect(settings["log_level"]?["value"] as? String == "info")
         #expect(settings["log_level"]?["source"] as? String == "flag")
         #expect(settings["log_level"]?["origin"] as? String == "--log-level")

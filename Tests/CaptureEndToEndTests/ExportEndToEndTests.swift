@@ -120,7 +120,7 @@ import Testing
         let csv = try cli.run(["export", "1", "--format", "csv", "-o", directory])
         #expect(csv.status == 0, "\(csv.stderr)")
         let names = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
-        #expect(names == ["accelerometer.csv", "gyroscope.csv", "locations.csv", "magnetometer.csv", "pressure.csv"])
+        #expect(names == ["accelerometer.csv", "gyroscope.csv", "locations.csv", "magnetometer.csv", "markers.csv", "pressure.csv"])
         let acc = try String(contentsOfFile: directory + "/accelerometer.csv", encoding: .utf8).split(separator: "\n")
         #expect(acc.first == "time_unix_ms,track,x_m_s2,y_m_s2,z_m_s2")
         #expect(acc.count - 1 == 54_000)

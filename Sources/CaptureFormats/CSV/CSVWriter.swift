@@ -41,6 +41,14 @@ package enum CSVWriter {
         "time_unix_ms,track,latitude_deg,longitude_deg,altitude_m,horizontal_accuracy_m,vertical_accuracy_m,speed_m_s,course_deg,"
         + "satellites,hdop,vdop,pdop,fix_mode,modality\n"
 
+    /// The markers table's header.
+    package static let markersHeader = "time_unix_ms,latitude_deg,longitude_deg,source\n"
+
+    /// One marker's line; the place empty where no fix gave one.
+    package static func line(_ marker: Marker) -> String {
+        "\(marker.time),\(marker.latitude.map { "\($0)" } ?? ""),\(marker.longitude.map { "\($0)" } ?? ""),\(field(marker.source))\n"
+    }
+
     /// One fix's line, with its track and the modality at its time.
     package static func line(_ fix: Fix, track: Int, modality: String) -> String {
         func optional(_ value: Double?) -> String { value.map { "\($0)" } ?? "" }

@@ -5,7 +5,8 @@ package import Foundation
     import FoundationXML
 #endif
 
-/// Reads GPX 1.1 points (`trkpt`, `rtept`, `wpt`) with Foundation's XMLParser.
+/// Reads GPX 1.1 points (`trkpt`, `rtept`, `wpt`) with Foundation's XMLParser; a waypoint of
+/// type `marker` (a rider's marker, ``GPXWriter/waypoint(_:number:)``) is no point of the ride.
 ///
 /// `capture replay` reads a GPX file through it (`TraceInput`, in CaptureSensors); its writer,
 /// ``GPXWriter``, is the GPX export's.
@@ -42,6 +43,7 @@ package enum GPXReader {
         private var point: (lat: Double, lon: Double)?
         private var elevation: Double?
         private var time: Int64?
+        private var pointType: String?
         private var text = ""
 
         func parser(
@@ -67,6 +69,7 @@ package enum GPXReader {
                 }
                 elevation = nil
                 time = nil
+                pointType = nil
                 pointModality = nil
             }
         }
@@ -94,10 +97,11 @@ package enum GPXReader {
             case "accuracy": quality.horizontalAccuracy = Double(value)
             case "modality" where point != nil: pointModality = Modality(parsing: value)
             case "type" where inTrack && point == nil && modality == nil: modality = Modality(parsing: value)
+            case "type" where point != nil: pointType = value
             case "trkseg": inSegment = false
             case "trk": inTrack = false
             case "trkpt", "rtept", "wpt":
-                if let point, let time {
+                if let point, let time, !(name == "wpt" && pointType == "marker") {
                     var fix = quality
                     (fix.timestamp, fix.latitude, fix.longitude, fix.altitude) = (time, point.lat, point.lon, elevation)
                     fixes.append((fix, inSegment ? segment : 0, pointModality))

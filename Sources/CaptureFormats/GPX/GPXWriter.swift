@@ -7,8 +7,11 @@ package import CaptureCore
 /// ``GPXReader`` reads all of it back.
 package enum GPXWriter {
     /// The document up to its first `<trkseg>`: metadata (with `description`, the ride's
-    /// figures, as `<desc>`) and the track's name and `<type>` (the modality it starts with).
-    package static func header(measurement id: Int64, startTime: Int64, modality: String, description: String? = nil) -> String {
+    /// figures, as `<desc>`), the rider's markers that have a place as waypoints (``waypoint(_:number:)``)
+    /// and the track's name and `<type>` (the modality it starts with).
+    package static func header(
+        measurement id: Int64, startTime: Int64, modality: String, description: String? = nil, markers: [Marker] = []
+    ) -> String {
         // GPX 1.1 orders metadata: name, desc, …, time.
         let desc = description.map { "\n    <desc>\(TextFormat.xmlEscaped($0))</desc>" } ?? ""
         return """
@@ -20,11 +23,20 @@ package enum GPXWriter {
             <name>measurement \(id)</name>\(desc)
             <time>\(TextFormat.isoTime(startTime))</time>
           </metadata>
-          <trk>
+        \(markers.enumerated().map { waypoint($1, number: $0 + 1) }.joined())  <trk>
             <name>measurement \(id)</name>
             <type>\(TextFormat.xmlEscaped(modality))</type>
 
         """
+    }
+
+    /// A marker with a place as a `<wpt>` line of type `marker` (``GPXReader`` reads no fix from
+    /// it), named `marker N`, what made it as its `<desc>`; nothing for one without a place.
+    package static func waypoint(_ marker: Marker, number: Int) -> String {
+        guard let latitude = marker.latitude, let longitude = marker.longitude else { return "" }
+        return "  <wpt lat=\"\(TextFormat.degrees(latitude))\" lon=\"\(TextFormat.degrees(longitude))\">"
+            + "<time>\(TextFormat.isoTime(marker.time))</time><name>marker \(number)</name>"
+            + "<desc>\(TextFormat.xmlEscaped(marker.source))</desc><type>marker</type></wpt>\n"
     }
 
     /// Opens a track's segment.

@@ -46,6 +46,20 @@ package enum GeoJSONWriter {
         return feature
     }
 
+    /// A rider's marker as a Point feature (geometry `null` without a place), with the separator
+    /// before it: properties `marker` (its number in the ride), `time` (ISO 8601 UTC), `source`.
+    package static func marker(_ marker: Marker, number: Int, first: Bool) -> String {
+        var feature = first ? "\n" : ",\n"
+        feature += "{\"type\":\"Feature\",\"properties\":{\"marker\":\(number),\"time\":\"\(TextFormat.isoTime(marker.time))\""
+        feature += ",\"source\":\(JSONString.quoted(marker.source))},\"geometry\":"
+        if let latitude = marker.latitude, let longitude = marker.longitude {
+            feature += "{\"type\":\"Point\",\"coordinates\":[\(TextFormat.degrees(longitude)),\(TextFormat.degrees(latitude))]}}"
+        } else {
+            feature += "null}"
+        }
+        return feature
+    }
+
     /// The per-fix arrays of a LineString's properties; a value's array only when a fix has it.
     package static func coordinateProperties(_ fixes: [Fix], modalities: [String]? = nil) -> String {
         var members = ["\"times\":[" + fixes.map { "\"\(TextFormat.isoTime($0.timestamp))\"" }.joined(separator: ",") + "]"]
