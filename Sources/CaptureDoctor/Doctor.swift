@@ -53,6 +53,7 @@ package struct Doctor: Sendable {
         checks.append(Self.disk(directory, store: store, retention: (try? device.retention()) ?? .standard))
         checks += sources(device)
         checks += indicator(device)
+        checks += button(device)
         checks += await collector(device)
         checks += login(device, now: Int64(Date().timeIntervalSince1970 * 1000))
         return DoctorReport(checks: checks)

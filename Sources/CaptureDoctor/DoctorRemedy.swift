@@ -52,6 +52,8 @@ package enum DoctorRemedy: Sendable, Equatable, CustomStringConvertible {
     case replaceCard
     /// An LED of `indicator.leds` is not there, or this user cannot drive it.
     case checkLEDs
+    /// `button.device` is not there, or this user cannot read it.
+    case checkButton
 
     /// What to do, without naming a command.
     package var description: String {
@@ -80,6 +82,9 @@ package enum DoctorRemedy: Sendable, Equatable, CustomStringConvertible {
         case .checkLEDs:
             "name LEDs of /sys/class/leds in indicator.leds (a Raspberry Pi's gpio-led overlay makes one), writable by "
                 + "the recorder's user (docs/device.md, \"LEDs\")"
+        case .checkButton:
+            "name the button's device under /dev/input/by-path or by-id in button.device (a Raspberry Pi's gpio-key "
+                + "overlay makes one), readable by the recorder's user, in the group input (docs/device.md, \"The button\")"
         }
     }
 }

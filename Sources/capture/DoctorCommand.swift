@@ -16,7 +16,8 @@ struct Doctor: AsyncParsableCommand {
             watched for --seconds: it opens and delivers, at the rate it was set to where it was \
             set one (a u-blox module still at its factory 1 Hz is named); a GNSS fix and how far \
             the host clock is from GNSS time; the collector (answers at all, and takes the token, \
-            with a status query for a session that does not exist: nothing is uploaded). A check \
+            with a status query for a session that does not exist: nothing is uploaded); the \
+            LEDs of indicator.leds and the button of button.device, when configured. A check \
             that cannot apply (no collector configured) says so and passes.
 
             Each line: pass, warn or FAIL, the check, what was found and, for a problem, what to \
@@ -86,7 +87,8 @@ extension DoctorRemedy {
         case .allowOfflineAccess: "allow the client the offline_access scope at the issuer (docs/upload.md, Keycloak), then `capture login`"
         case .refreshLogin: "`capture sync` refreshes it once half its life has passed: is its timer running?"
         case .makeRoom: "`capture sync` delivers the rides waiting (is the collector reachable?), `capture prune` or `capture delete ID` removes some"
-        case .steadyPower, .keepSwapOffCard, .capJournal, .mountForCard, .synchronizeClock, .replaceCard, .checkLEDs: description
+        case .steadyPower, .keepSwapOffCard, .capJournal, .mountForCard, .synchronizeClock, .replaceCard, .checkLEDs, .checkButton:
+            description
         }
     }
 }
