@@ -98,9 +98,7 @@ struct RecorderControlTests {
             [try control.summary(of: id).status, try #require(try control.list().first).status, try control.status().state]
         }
         #expect(try states() == [.interrupted, .interrupted, .interrupted])
-        let text = try control.summary(of: id).text
-        #expect(text.contains("measurement \(id): interrupted") && text.contains("→ interrupted"))
-        #expect(text.contains("until the interruption") && !text.contains("so far") && !text.contains("open"))
+        #expect(try control.summary(of: id).end == nil)
         guard let lock = try RecorderLock(directory: directory) else {
             Issue.record("cannot take the recorder lock")
             return
@@ -108,8 +106,6 @@ struct RecorderControlTests {
         #expect(try states() == [.interrupted, .interrupted, .interrupted])
         let status = try control.status()
         #expect(status.recorderStarting == true)
-        #expect(status.text(interrupted: "RESUME").contains("a new recorder is starting"))
-        #expect(!status.text(interrupted: "RESUME").contains("RESUME"))
         _ = consume lock
         #expect(try control.status().recorderStarting == nil)
     }
@@ -165,7 +161,6 @@ struct RecorderControlTests {
         try store.beginUpload(of: id, sessionURL: "http://127.0.0.1:9/s/1", totalLength: 100, sha256: nil)
         let control = RecorderControl(directory: directory)
         #expect(try control.status().uploads == ["interrupted": 1])
-        #expect(try control.status().text(interrupted: "").contains("uploads    1 interrupted"))
         guard let lock = ExclusiveFileLock(path: directory + "/upload.lock") else {
             Issue.record("cannot take the upload lock")
             return

@@ -84,8 +84,7 @@ import Testing
         #expect(summary.distanceMeters == figures.distanceMeters && summary.durationMs == figures.durationMs)
         #expect(figures.durationMs == 3_000 && figures.movingMs == 2_500)
         #expect(figures.headline == "11 m in 0:00:03")
-        #expect(summary.text.contains("  ride      11 m in 0:00:03 (distance over clean fixes)"), "\(summary.text)")
-        #expect(summary.text.contains("  altitude  barometric, above the start: 0.0 → 4.2 m, range 0.0 to 4.2 m, climb 2.1 m"))
+        #expect(summary.figures.altitudeText == "barometric, above the start: 0.0 → 4.2 m, range 0.0 to 4.2 m, climb 2.1 m")
         // A privacy filter's hidden fixes and samples count for nothing.
         let zone = try #require(PrivacyZone(latitude: 51, longitude: 13, radius: 5))
         let hidden = try store.figures(of: id, privacy: PrivacyFilter(zones: [zone], fixes: try store.fixes(of: id)))

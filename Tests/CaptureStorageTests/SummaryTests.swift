@@ -60,22 +60,6 @@ import Testing
         #expect(alone[0].tracks == 2 && alone[0].counts.locations == 3 && alone[0].end == 4_000 && alone[1].end == nil)
     }
 
-    /// Issue 42: the samples column showed 0 for a measurement holding only pressure.
-    @Test func listCountsEverySampleKindButFixesInItsSamplesColumn() throws {
-        var engine = Recording()
-        let id = try store.begin(try engine.apply(.start(.bicycle), at: 1_000), sources: "iio:iio:device1")
-        for time in [1_100, 1_200, 1_300] as [Int64] {
-            _ = engine.ingest(.pressure(PressureSample(timestamp: time, hectopascals: 1000)))
-        }
-        _ = engine.ingest(.motion(.magnetometer, MotionSample(timestamp: 1_400, x: 1, y: 2, z: 3)))
-        try store.commit(engine.takeFlush(), to: id)
-        try store.commit(try engine.apply(.stop, at: 2_000), to: id)
-        let row = try #require(try store.listEntries(held: nil).first).row
-        let cells = row.split(separator: " ", omittingEmptySubsequences: true)
-        // ID STATUS MODALITY START(date, time) DURATION TRACKS FIXES SAMPLES
-        #expect(cells.count > 8 && cells[7] == "0" && cells[8] == "4", "\(row)")
-    }
-
     @Test func uploadSummaryText() {
         var record = UploadRecord.pending(1)
         record.status = .uploading

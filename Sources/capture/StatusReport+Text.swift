@@ -1,4 +1,5 @@
 import CaptureCore
+import CaptureRecorder
 import CaptureSensors
 import CaptureStorage
 import Foundation
@@ -7,7 +8,7 @@ extension StatusReport {
     /// The human-readable form of `capture status`; `interrupted` says what to do about an
     /// interrupted measurement, `room` what makes room in a full store (the front end names its
     /// commands).
-    package func text(interrupted: String, room: String = "") -> String {
+    func text(interrupted: String, room: String = "") -> String {
         var uploadLine = ""
         if let uploads = uploads, !uploads.isEmpty {
             let keys = UploadRecord.Status.allCases.map(\.rawValue) + [Self.interruptedUpload]
@@ -114,7 +115,7 @@ extension StatusReport {
 
 extension RideTally {
     /// `3 begun by motion, 1 by size; ended 2 by motion, 1 by power, …; 1 discarded as still`.
-    package var text: String {
+    var text: String {
         "begun \(self[.begunByMotion]) by motion, \(self[.begunBySize]) by size"
             + (self[.begunByButton] > 0 ? ", \(self[.begunByButton]) by the button" : "")
             + "; ended \(self[.endedByMotion]) by motion, "

@@ -1,9 +1,10 @@
 import CaptureCore
+import CaptureStorage
 import Foundation
 
 extension MeasurementSummary {
     /// The human-readable form of `capture show`.
-    public var text: String {
+    var text: String {
         var lines: [String] = []
         let span = durationMs.map { " (\(TextFormat.duration($0)))" } ?? ""
         lines.append("measurement \(id): \(status.rawValue), \(modality), \(tracks.count) track(s)")
@@ -57,7 +58,7 @@ extension MeasurementSummary {
 
 extension SampleCounts {
     /// `acc 1000, gyr 1000, mag 0, prs 10, fixes 10`.
-    public var text: String {
+    var text: String {
         "acc \(accelerometer), gyr \(gyroscope), mag \(magnetometer), "
             + "prs \(pressure), fixes \(locations)"
     }
@@ -65,7 +66,7 @@ extension SampleCounts {
 
 extension MeasurementListEntry {
     /// `capture list`'s table: a header line, then a line per entry.
-    public static func table(_ entries: [MeasurementListEntry]) -> [String] {
+    static func table(_ entries: [MeasurementListEntry]) -> [String] {
         let header = "ID      STATUS       MODALITY    START                 DURATION  TRACKS  FIXES   SAMPLES   UPLOAD"
         return [header] + entries.map(\.row)
     }
