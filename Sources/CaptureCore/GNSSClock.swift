@@ -40,6 +40,12 @@ public struct GNSSClock: Sendable, Equatable {
         self.correction = correction
     }
 
+    /// Whether the host clock is judged, right or wrong: at least ``minimumFixes`` differences
+    /// in the window agree (spread under ``threshold``).
+    public var judged: Bool {
+        differences.count >= Self.minimumFixes && spread.map { $0 < Self.threshold } == true
+    }
+
     /// The median difference (GNSS − host, milliseconds) over the window, once there is one.
     public var median: Int64? {
         guard !differences.isEmpty else { return nil }

@@ -327,7 +327,13 @@ package struct RecorderStateMachine: Sendable {
         case .host:
             if let correction = timeBase.correction, correction != 0 { sample.shift(to: sample.timestamp + correction) }
         case .gnss:
-            if case .fix(let fix) = sample { actions += observe(fix, arrived: arrived) }
+            if case .fix(let fix) = sample {
+                actions += observe(fix, arrived: arrived)
+                if !placeEarly(fix, arrived: arrived, actions: &actions) {
+                    droppedBeforeTrack += 1
+                    return
+                }
+            }
         case .recorded: break
         }
         // A sample on the events' clock taken before its track began belongs to no track.
@@ -360,13 +366,36 @@ package struct RecorderStateMachine: Sendable {
         switch timeBase.observe(gnss: fix.timestamp, host: arrived) {
         case nil: return []
         case .refined(let next)?: return [.recordClockCorrection(next)]
-        case .moved(let next)?:
-            trackStart += next
-            // Everything the correction moves is staged before it (the move is applied after it).
-            return [
-                .stage(engine.takeFlush()),
-                .moveToGNSSTime(correction: next, motion: sources.contains { $0.clock == .host }), commitStagedNow,
-            ]
+        case .moved(let next)?: return moveOntoGNSSTime(by: next)
+        }
+    }
+
+    /// Everything stored on the host clock moves by `correction`: what is pending is staged
+    /// before the move (which is applied after it), then committed with it.
+    private mutating func moveOntoGNSSTime(by correction: Int64) -> [Action] {
+        trackStart += correction
+        return [
+            .stage(engine.takeFlush()),
+            .moveToGNSSTime(correction: correction, motion: sources.contains { $0.clock == .host }), commitStagedNow,
+        ]
+    }
+
+    /// A live receiver's fix that lies before its track's start by more than
+    /// ``GNSSClock/threshold`` while no correction is in force (``TimeBase/early(gnss:arrived:start:)``):
+    /// a host clock off (a board without a real-time clock, days ahead until NTP answers) or
+    /// stale bytes. Before the clock is judged the measurement moves onto the fix's time at
+    /// once, so the fix goes in, committed with the next flush like any other, inside its
+    /// measurement; once the clock is judged right it is stale. Returns false for a fix to drop.
+    private mutating func placeEarly(_ fix: Fix, arrived: Int64, actions: inout [Action]) -> Bool {
+        guard timeBase.correction == nil, engine.lifecycle.state.phase == .capturing, fix.timestamp < trackStart,
+            !timeBase.agrees(gnss: fix.timestamp, with: trackStart)
+        else { return true }
+        switch timeBase.early(gnss: fix.timestamp, arrived: arrived, start: trackStart) {
+        case .moves(let correction):
+            actions += moveOntoGNSSTime(by: correction)
+            return true
+        case .stale: return false
+        case .kept: return true
         }
     }
 

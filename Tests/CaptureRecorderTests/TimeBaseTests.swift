@@ -41,6 +41,47 @@ struct TimeBaseTests {
         }
     }
 
+    /// A fix that lies before its track's start by more than the threshold, before the clock is
+    /// judged: its own offset is taken at once (everything stored moves by it); the clock's
+    /// judgement refines it, and nothing moves again.
+    @Test func aFixBeforeTheTrackOnAClockNotJudgedYetPutsTheMeasurementOnItsTime() {
+        let offset: Int64 = -225_782_000
+        var base = TimeBase(policy: .auto, hostSynchronized: false)
+        #expect(Self.feed(&base, 2, offset: offset).isEmpty)
+        #expect(base.early(gnss: Self.t0 + 2000 + offset, arrived: Self.t0 + 2000, start: Self.t0 + 1000) == .moves(offset))
+        #expect(base.offset == offset)
+        #expect(Self.feed(&base, 5, offset: offset + 200, from: 3) == [.refined(offset + 200)])
+        #expect(base.offset == offset + 200)
+        // A track that starts after the fix arrived (one continued by a later recorder) starts at it.
+        var continued = TimeBase(policy: .auto, hostSynchronized: false)
+        #expect(continued.early(gnss: Self.t0 + offset, arrived: Self.t0, start: Self.t0 + 5000) == .moves(offset - 5000))
+    }
+
+    /// Stale bytes ahead of a receiver on time: the measurement moved onto the stale fix's time
+    /// before the clock was judged; the judgement finds the host clock right, and what comes is
+    /// on it again (nothing stored moves: the start stays at or before the stale fix).
+    @Test func aClockJudgedRightAfterAStaleFixTakesNoMoreCorrection() {
+        var base = TimeBase(policy: .auto, hostSynchronized: false)
+        #expect(base.early(gnss: Self.t0 - 60_000, arrived: Self.t0, start: Self.t0 - 1000) == .moves(-60_000))
+        #expect(Self.feed(&base, 5, offset: 0) == [.refined(0)])
+        #expect(base.offset == 0)
+    }
+
+    /// Once the clock is judged right, a fix that far before its track is stale; a policy that
+    /// keeps host-clock times keeps the fix's own time, moving nothing.
+    @Test func aClockJudgedRightCallsAFixBeforeTheTrackStale() {
+        var right = TimeBase(policy: .auto, hostSynchronized: false)
+        _ = Self.feed(&right, GNSSClock.minimumFixes, offset: 300)
+        #expect(right.early(gnss: Self.t0 - 60_000, arrived: Self.t0 + 6000, start: Self.t0) == .stale)
+        #expect(right.correction == nil)
+        var never = TimeBase(policy: .never, hostSynchronized: false)
+        #expect(never.early(gnss: Self.t0 - 60_000, arrived: Self.t0, start: Self.t0) == .kept)
+        var synchronised = TimeBase(policy: .auto, hostSynchronized: true)
+        _ = Self.feed(&synchronised, GNSSClock.minimumFixes, offset: -86_400_000)
+        #expect(synchronised.early(gnss: Self.t0 - 86_400_000, arrived: Self.t0 + 6000, start: Self.t0) == .kept)
+        #expect(never.correction == nil && synchronised.correction == nil)
+    }
+
     @Test func aLaterRecorderGoesOnWithTheCorrectionApplied() {
         var base = TimeBase(policy: .auto, hostSynchronized: false)
         base.continuing(60_000)

@@ -124,8 +124,15 @@ struct LifeTests {
     /// the event log prints them: a ride continued after the bike went on while the box was off
     /// (530021), one begun on a clock 1.6 days ahead, continued after a dark ride (530023), and
     /// one on a clock 3 s behind, too little to correct, whose last fixes lay past its stop
-    /// (4253352233, in CI).
+    /// (4253352233, in CI). And seed 1006's find (docs/faults.md, "Found before issue 41 item
+    /// 1's fix") with a way ridden in the dark, so that its ride is not discarded as short: a
+    /// clock 2.6 days ahead, a ride begun on the receiver's first fixes and cut before
+    /// `GNSSClock` judged the clock, its fixes 2.6 days before its host-clock start.
     static let found: [UInt64: [String]] = [
+        1_006: [
+            "boot off=71000 skew=225782000", "nofix s=6", "move s=7 speed=1.36 heading=84.41", "nofix s=120",
+            "move s=121 speed=6.00 heading=84.41", "boot off=407000 skew=225782000",
+        ],
         530_021: [
             "boot off=6188000 skew=0", "move s=19 speed=1.43 heading=157.79", "cut actions=0",
             "move s=52 speed=1.39 heading=187.00", "boot off=51000 skew=0", "stand s=687",
@@ -137,7 +144,7 @@ struct LifeTests {
         4_253_352_233: ["boot off=77000 skew=-3000", "move s=398 speed=4.82 heading=166.87", "stand s=1154"],
     ]
 
-    @Test(arguments: [530_021, 530_023, 4_253_352_233] as [UInt64]) func freshSeedsFindsKeepEveryInvariant(seed: UInt64) throws {
+    @Test(arguments: [530_021, 530_023, 4_253_352_233, 1_006] as [UInt64]) func freshSeedsFindsKeepEveryInvariant(seed: UInt64) throws {
         let lines = Self.found[seed] ?? []
         let events = lines.compactMap(SimulatedEvent.init(line:))
         try #require(events.count == lines.count && !events.isEmpty)
