@@ -70,7 +70,7 @@ import Testing
         #expect {
             try export("csv", to: path)
         } throws: { error in
-            error as? ExportError == .directoryExpected(path: path, tables: 5)
+            error as? ExportError == .directoryExpected(path: path, tables: CSVTable.allCases.count)
         }
         #expect(!FileManager.default.fileExists(atPath: path))
         #expect(try FileManager.default.contentsOfDirectory(atPath: output).isEmpty, "something was created")

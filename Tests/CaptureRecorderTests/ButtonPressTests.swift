@@ -1,6 +1,7 @@
 import CaptureCore
 import CaptureSensors
 import CaptureStorage
+import CaptureTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -99,5 +100,45 @@ import Testing
         #expect(harness.waitForEnd() != nil)
         let markers = harness.store.markers(of: harness.measurement)
         #expect(markers == [Marker(time: pressed, source: "button " + path)])
+    }
+}
+
+/// A press while another process holds the store (an `sqlite3` reading): the marker is in the
+/// journal at once, not after the store lets go, and nothing of the recording is lost.
+@Suite struct ButtonBusyStoreTests {
+    @Test func aPressWhileTheStoreIsBusyIsInTheJournalAtOnce() throws {
+        guard let sqlite3 = Program.require("sqlite3", package: "sqlite3") else { return }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("capture-button-\(UUID().uuidString)").path
+        #expect(mkfifo(path, 0o600) == 0)
+        defer { unlink(path) }
+        let harness = try RecorderHarness(
+            flushInterval: 100, button: ButtonReader(ButtonSettings(device: path, key: 28, longPress: 2000)))
+        let database = harness.directory + "/capture.sqlite"
+        let reader = try Subprocess(
+            ["-cmd", ".timeout 5000", database, "BEGIN", "SELECT count(*) FROM event", ".shell sleep 6", "COMMIT"],
+            executable: sqlite3)
+        defer { reader.stop() }
+        // Until the reader holds its lock: an exclusive lock is refused then.
+        for _ in 0..<100 {
+            let probe = try Subprocess(["-cmd", ".timeout 0", database, "BEGIN EXCLUSIVE", "ROLLBACK"], executable: sqlite3)
+            if probe.wait() != 0 { break }
+            usleep(100_000)
+        }
+        harness.feed.feed(acceleration(20))
+        let fd = open(path, O_WRONLY)
+        try #require(fd >= 0)
+        let pressed = WallClock.now()
+        for event in [InputEvent(time: pressed, type: 1, code: 28, value: 1), InputEvent(time: pressed + 80, type: 1, code: 28, value: 0)] {
+            _ = write(fd, event.bytes, InputEvent.size)
+        }
+        close(fd)
+        #expect(waitUntil(seconds: 2) { !harness.store.markers(of: harness.measurement).isEmpty }, "the marker waited for the store")
+        #expect(Subprocess.isAlive(reader.pid), "the reader let go early: the test proves less than it says")
+        _ = reader.wait()
+        harness.feed.feed(acceleration(20))
+        harness.command(.stop)
+        #expect(harness.waitForEnd() != nil, "the recorder did not stop")
+        #expect(harness.store.markers(of: harness.measurement).map(\.time) == [pressed])
+        #expect(try harness.committed().accelerometer == 40, "nothing of the recording was lost")
     }
 }
