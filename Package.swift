@@ -232,7 +232,8 @@ let package = Package(
             swiftSettings: strict),
         // The command line's own words: its lines, progress bar and log handler.
         .testTarget(
-            name: "captureTests", dependencies: ["capture", "CaptureCore", "CaptureStorage", "CaptureRecorder", "CaptureUpload"],
+            name: "captureTests",
+            dependencies: ["capture", "CaptureCore", "CaptureStorage", "CaptureRecorder", "CaptureUpload", "CaptureTestSupport"],
             swiftSettings: strict),
         // The serialisation benchmark (scripts/bench-serialize); not a test.
         .executableTarget(
@@ -258,7 +259,7 @@ let package = Package(
         // Test-only helpers shared by the test targets: one process runner, one fake sysfs, one
         // locator of the real receiver logs in ../shared/data, a simulated u-blox module.
         .target(
-            name: "CaptureTestSupport", dependencies: ["CaptureCore", "CaptureGNSS"], path: "Tests/CaptureTestSupport", swiftSettings: strict),
+            name: "CaptureTestSupport", dependencies: ["CaptureCore", "CaptureGNSS", "CaptureStorage"], path: "Tests/CaptureTestSupport", swiftSettings: strict),
         // The SwiftProtobuf types generated from protos/ (scripts/gen-protos), test-only: the
         // production code writes and reads the format by hand; a test checks both agree.
         .target(
@@ -281,7 +282,9 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "CaptureStorageTests",
-            dependencies: ["CaptureCore", "CaptureTransfer", "CaptureStorage", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "CaptureCore", "CaptureTransfer", "CaptureStorage", "CaptureTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "CaptureRecorderTests",

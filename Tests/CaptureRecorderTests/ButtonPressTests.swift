@@ -20,6 +20,25 @@ import Testing
         return world
     }
 
+    /// A FIFO standing in for `button.device`; its path.
+    static func fakeButton() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("capture-button-\(UUID().uuidString)").path
+        try #require(mkfifo(path, 0o600) == 0)
+        return path
+    }
+
+    /// A press of KEY_ENTER on the fake button at `path`, held `held` ms; when it went down.
+    static func press(_ path: String, held: Int64) throws -> Int64 {
+        let fd = open(path, O_WRONLY)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        let pressed = WallClock.now()
+        for event in [InputEvent(time: pressed, type: 1, code: 28, value: 1), InputEvent(time: pressed + held, type: 1, code: 28, value: 0)] {
+            #expect(write(fd, event.bytes, InputEvent.size) == InputEvent.size)
+        }
+        return pressed
+    }
+
     @Test func aShortPressWhileRecordingIsAMarkerAtTheLastFix() throws {
         var world = Self.recording()
         let fix = try #require(world.machine.lastFix)
@@ -82,19 +101,12 @@ import Testing
     /// A running recorder with a FIFO named as `button.device`: a short press is in the ride's
     /// `recorder.jsonl` and read back as its marker; the journal line is durable when it is there.
     @Test func aPressReachesTheJournalOfARunningRecorder() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("capture-button-\(UUID().uuidString)").path
-        #expect(mkfifo(path, 0o600) == 0)
+        let path = try Self.fakeButton()
         defer { unlink(path) }
         let harness = try RecorderHarness(
             flushInterval: 100, button: ButtonReader(ButtonSettings(device: path, key: 28, longPress: 2000)))
         harness.feed.feed(acceleration(20))
-        let fd = open(path, O_WRONLY)
-        try #require(fd >= 0)
-        let pressed = WallClock.now()
-        for event in [InputEvent(time: pressed, type: 1, code: 28, value: 1), InputEvent(time: pressed + 120, type: 1, code: 28, value: 0)] {
-            _ = write(fd, event.bytes, InputEvent.size)
-        }
-        close(fd)
+        let pressed = try Self.press(path, held: 120)
         #expect(waitUntil { !harness.store.markers(of: harness.measurement).isEmpty })
         harness.command(.stop)
         #expect(harness.waitForEnd() != nil)
@@ -108,8 +120,7 @@ import Testing
 @Suite struct ButtonBusyStoreTests {
     @Test func aPressWhileTheStoreIsBusyIsInTheJournalAtOnce() throws {
         guard let sqlite3 = Program.require("sqlite3", package: "sqlite3") else { return }
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("capture-button-\(UUID().uuidString)").path
-        #expect(mkfifo(path, 0o600) == 0)
+        let path = try ButtonPressTests.fakeButton()
         defer { unlink(path) }
         let harness = try RecorderHarness(
             flushInterval: 100, button: ButtonReader(ButtonSettings(device: path, key: 28, longPress: 2000)))
@@ -125,13 +136,7 @@ import Testing
             usleep(100_000)
         }
         harness.feed.feed(acceleration(20))
-        let fd = open(path, O_WRONLY)
-        try #require(fd >= 0)
-        let pressed = WallClock.now()
-        for event in [InputEvent(time: pressed, type: 1, code: 28, value: 1), InputEvent(time: pressed + 80, type: 1, code: 28, value: 0)] {
-            _ = write(fd, event.bytes, InputEvent.size)
-        }
-        close(fd)
+        let pressed = try ButtonPressTests.press(path, held: 80)
         #expect(waitUntil(seconds: 2) { !harness.store.markers(of: harness.measurement).isEmpty }, "the marker waited for the store")
         #expect(Subprocess.isAlive(reader.pid), "the reader let go early: the test proves less than it says")
         _ = reader.wait()
