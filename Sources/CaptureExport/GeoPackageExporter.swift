@@ -2,17 +2,18 @@ import CaptureCore
 import CaptureFormats
 package import CaptureStorage
 
-/// An OGC GeoPackage (``GeoPackage``) with three layers: `markers`, the rider's (measurement,
-/// time, what made it; a point where a fix gave a place), and `fixes`, one point per fix (measurement,
-/// track, time as Unix ms and ISO 8601 UTC, altitude, speed, horizontal accuracy, modality), and
+/// An OGC GeoPackage (``GeoPackage``) with three layers: `fixes`, one point per fix (measurement,
+/// track, time as Unix ms and ISO 8601 UTC, altitude, speed, horizontal accuracy, modality);
 /// `tracks`, one LineString per track of two fixes or more (measurement, track, modality at its
-/// start, start and end, distance in metres, fixes). Privacy zones and `--clean` apply as in every
-/// export. A GeoPackage is a database file, so it is written to a file only (`-o ride.gpkg`).
+/// start, start and end, distance in metres, fixes); and `markers`, the rider's (measurement,
+/// time, what made it; a point where a fix gave a place). Privacy zones and `--clean` apply as in
+/// every export. A GeoPackage is a database file, so it is written to a file only (`-o ride.gpkg`).
 package struct GeoPackageExporter: MeasurementExporter {
     package let name = "gpkg"
     package let summary = """
         an OGC GeoPackage (EPSG:4326) for QGIS or GDAL: the layers fixes (points), tracks \
-        (lines) and markers (the rider's button presses, points). A database file, so -o FILE.gpkg only; `capture surface` adds its layers.
+        (lines) and markers (the rider's button presses, points). A database file, so -o \
+        FILE.gpkg only; `capture surface` adds its layers.
         """
 
     /// The GeoPackage exporter.

@@ -223,6 +223,8 @@ extension RecorderStateMachine {
     mutating func begin(at time: Int64, by reason: RideEvent.Begin, now: Int64) -> [Action] {
         engine = Recording()
         underVoltageSeen = false
+        // Markers held for a ride whose begin never reached the store went with it.
+        heldMarkers = []
         // A new lifecycle takes a start at any time.
         guard let flush = try? engine.apply(.start(ride.modality), at: time) else { return [] }
         trackStart = time

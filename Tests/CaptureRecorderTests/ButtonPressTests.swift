@@ -98,6 +98,22 @@ import Testing
         #expect(machine.heldMarkers.isEmpty)
     }
 
+    /// A ride whose begin never reached the store (another process held it all along) ends with
+    /// its held markers: the next ride's journal does not get them.
+    @Test func aMarkerOfARideThatNeverBeganGoesWithIt() {
+        var world = RideRulesTests.World(machine: RideRulesTests.armed())
+        world.run(2, speed: 0)
+        world.machine.state = .recording(measurement: 0)
+        world.machine.waits.begin = .checkRoom  // any action: the begin that waits
+        _ = world.machine.pressed(.short(at: Self.t0 + 2_100), device: Self.device, now: Self.t0 + 2_100)
+        #expect(world.machine.heldMarkers.count == 1)
+        _ = world.machine.pressed(.long(at: Self.t0 + 2_500), device: Self.device, now: Self.t0 + 2_500)
+        #expect(world.machine.state == .armed)
+        _ = world.machine.pressed(.long(at: Self.t0 + 3_000), device: Self.device, now: Self.t0 + 3_000)
+        let began = world.machine.began(measurement: 6, at: Self.t0 + 3_100)
+        #expect(!began.contains { if case .journal(.marker, _) = $0 { true } else { false } })
+    }
+
     /// A running recorder with a FIFO named as `button.device`: a short press is in the ride's
     /// `recorder.jsonl` and read back as its marker; the journal line is durable when it is there.
     @Test func aPressReachesTheJournalOfARunningRecorder() throws {
