@@ -233,7 +233,9 @@ let package = Package(
         // The command line's own words: its lines, progress bar and log handler.
         .testTarget(
             name: "captureTests",
-            dependencies: ["capture", "CaptureCore", "CaptureStorage", "CaptureRecorder", "CaptureUpload", "CaptureTestSupport"],
+            dependencies: [
+                "capture", "CaptureCore", "CaptureStorage", "CaptureRecorder", "CaptureSensors", "CaptureUpload", "CaptureTestSupport",
+            ],
             swiftSettings: strict),
         // The serialisation benchmark (scripts/bench-serialize); not a test.
         .executableTarget(

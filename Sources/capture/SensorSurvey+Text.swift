@@ -1,9 +1,10 @@
+import CaptureSensors
 import Foundation
 
 extension SensorSurvey {
     /// The human-readable form of `capture sensors`, each line ending in a newline; `listened`
     /// is how many seconds gpsd's reports were watched.
-    package func text(listened: Double) -> String {
+    func text(listened: Double) -> String {
         var text = ""
         func add(_ line: String) { text += line + "\n" }
         if iio.isEmpty { add("no IIO devices under \(devicesDirectory)") }
