@@ -131,7 +131,8 @@ import Testing
     @Test func theRecorderConfigurationCarriesEverythingTheRecorderNeeds() throws {
         let scratch = Scratch()
         let path = scratch.write(
-            "log_level: info\nupload: { auto: true }\nride: { detect: auto }\nretention: { max_store_size: 64M }\n")
+            "log_level: info\nupload: { auto: true }\nride: { detect: auto }\nretention: { max_store_size: 64M }\n"
+                + "button: { device: /dev/input/event3, key: KEY_ENTER }\n")
         let device = try DeviceConfiguration.load(environment: ["CAPTURE_CONFIG": path, "HOME": scratch.directory])
         let configuration = try device.recorder(
             modality: nil, flushInterval: nil, sourceOptions: SourceOptions(), recordTrace: nil, maximumSize: nil,
@@ -140,6 +141,7 @@ import Testing
         #expect(configuration.logLevel == .info)
         #expect(configuration.ride.detect == .auto)
         #expect(configuration.retention?.maxStoreSize == ByteSize(parsing: "64M"))
+        #expect(configuration.button == ButtonSettings(device: "/dev/input/event3", key: 28))
         let decoded = try JSONDecoder().decode(RecorderConfiguration.self, from: JSONEncoder().encode(configuration))
         #expect(decoded == configuration)
     }

@@ -142,6 +142,26 @@ import Testing
         stop.stop()
         #expect(done.wait(timeout: .now() + 5) == .success)
     }
+
+    /// A path that opens but gives nothing (here an empty file; `/dev/null` would do the same):
+    /// said once, tried again each second without a word, never in a busy loop.
+    @Test func aDeviceThatGivesNothingIsSaidOnce() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("capture-button-\(UUID().uuidString)").path
+        #expect(FileManager.default.createFile(atPath: path, contents: Data()))
+        defer { unlink(path) }
+        let reader = try #require(ButtonReader(ButtonSettings(device: path)))
+        let stop = StopSignal()
+        let notes = Notes()
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            reader.run(stop: stop, pressed: { _ in }, note: { notes.append($0) })
+            done.signal()
+        }.start()
+        usleep(2_500_000)
+        stop.stop()
+        #expect(done.wait(timeout: .now() + 5) == .success)
+        #expect(notes.all.count == 1 && notes.all.first?.contains("went") == true, "\(notes.all)")
+    }
 }
 
 private final class Presses: @unchecked Sendable {

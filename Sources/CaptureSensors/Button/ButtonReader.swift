@@ -18,28 +18,32 @@ package struct ButtonReader: Sendable {
         self.device = device
     }
 
-    /// How long to wait before opening a device that could not be opened again, ms.
+    /// How long to wait before opening again a device that could not be opened or read, ms.
     package static let reopenAfter: Int64 = 1000
 
     /// Reads until `stop` is given. `pressed` is called on the reading thread with each press;
     /// `note` with a line when the device cannot be read and when it can again.
     package func run(stop: StopSignal, pressed: (ButtonPress) -> Void, note: (String) -> Void) {
         var decoder = ButtonDecoder(key: settings.key, longPress: settings.longPress)
-        var gone = false
+        // Said once each: the device missing, and one that opens but gives nothing before it fails.
+        var absent = false
+        var failing = false
         while !stop.isStopped {
             let fd = open()
             guard fd >= 0 else {
-                if !gone { note("cannot open the button \(device): \(String(cString: strerror(errno)))") }
-                gone = true
+                if !absent { note("cannot open the button \(device): \(String(cString: strerror(errno)))") }
+                absent = true
                 if case .stopped = (try? stop.wait(for: -1, timeout: Self.reopenAfter)) ?? .timedOut { return }
                 continue
             }
-            if gone { note("the button \(device) is back") }
-            gone = false
+            if absent { note("the button \(device) is back") }
+            absent = false
             defer { close(fd) }
-            if !read(fd, into: &decoder, stop: stop, pressed: pressed) { return }
-            note("the button \(device) went: \(String(cString: strerror(errno)))")
-            gone = true
+            guard let readAny = read(fd, into: &decoder, stop: stop, pressed: pressed) else { return }
+            if readAny || !failing { note("the button \(device) went: \(String(cString: strerror(errno)))") }
+            failing = !readAny
+            // Not at once: a device that opens but cannot be read would otherwise be tried in a loop.
+            if case .stopped = (try? stop.wait(for: -1, timeout: Self.reopenAfter)) ?? .timedOut { return }
         }
     }
 
@@ -49,9 +53,11 @@ package struct ButtonReader: Sendable {
         return Glibc.open(device, (fifo ? O_RDWR : O_RDONLY) | O_NONBLOCK | O_CLOEXEC)
     }
 
-    /// Reads `fd` until it fails (returns true: open it again) or `stop` is given (false).
-    private func read(_ fd: Int32, into decoder: inout ButtonDecoder, stop: StopSignal, pressed: (ButtonPress) -> Void) -> Bool {
+    /// Reads `fd` until it fails (returns whether anything was read before: open it again) or
+    /// `stop` is given (nil).
+    private func read(_ fd: Int32, into decoder: inout ButtonDecoder, stop: StopSignal, pressed: (ButtonPress) -> Void) -> Bool? {
         var pending: [UInt8] = []
+        var readAny = false
         var buffer = [UInt8](repeating: 0, count: InputEvent.size * 32)
         while true {
             let timeout = decoder.deadline.map { $0 - WallClock.now() }
@@ -59,10 +65,10 @@ package struct ButtonReader: Sendable {
             do {
                 readiness = try stop.wait(for: fd, timeout: timeout)
             } catch {
-                return true
+                return readAny
             }
             switch readiness {
-            case .stopped: return false
+            case .stopped: return nil
             case .timedOut:
                 decoder.expire(at: WallClock.now()).forEach(pressed)
             case .ready:
@@ -70,8 +76,9 @@ package struct ButtonReader: Sendable {
                 if count < 0, errno == EAGAIN || errno == EINTR { continue }
                 guard count > 0 else {
                     if count == 0 { errno = ENODEV }
-                    return true
+                    return readAny
                 }
+                readAny = true
                 pending += buffer[0..<count]
                 let whole = pending.count - pending.count % InputEvent.size
                 for offset in stride(from: 0, to: whole, by: InputEvent.size) {
