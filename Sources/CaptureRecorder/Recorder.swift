@@ -169,7 +169,7 @@ package final class Recorder: Sendable {
         guard var (interrupted, _) = try interruptedNow() else { throw LifecycleError.notOpen(state: .idle) }
         // Under-voltage its recorder counted is not counted again (the journal line is durable
         // before the count's record is staged).
-        interrupted.sawUnderVoltage = JournalLine.lines(of: RecorderJournal.text(measurement: interrupted.id, directory: directory) ?? "")
+        interrupted.sawUnderVoltage = JournalLine.lines(of: Store.journalText(of: interrupted.id, in: directory) ?? "")
             .contains { $0.event == "under_voltage" }
         // Its journal is registered already (by its start, or its `begin` step in the log).
         lane.withLock { $0.open(measurement: interrupted.id, directory: directory, store: store, registered: false) }

@@ -18,11 +18,6 @@ import SystemPackage
 /// (``AttachmentFile/cutTornLastLine(_:)``).
 final class RecorderJournal {
     static let name = Store.journalName
-
-    /// The text of the journal of measurement `id` in `directory` (nil when it has none).
-    static func text(measurement id: Int64, directory: String) -> String? {
-        try? String(contentsOfFile: Store.attachmentDirectory(of: id, in: directory) + "/" + name, encoding: .utf8)
-    }
     private let descriptor: Int32
 
     /// Opens (appending) the journal of `measurement` and, given a `store`, records it as an
@@ -36,7 +31,7 @@ final class RecorderJournal {
         } catch {
             return nil
         }
-        let path = folder + "/" + Self.name
+        let path = Store.journalPath(of: measurement, in: directory)
         AttachmentFile.cutTornLastLine(path)
         let fd = PrivateFiles.open(path, O_WRONLY | O_APPEND)
         guard fd >= 0 else { return nil }

@@ -71,7 +71,7 @@ package struct RecordingEnd: Codable, Sendable, Equatable {
 
     /// Reads the journal of measurement `id` in `directory` (nil when it has none).
     static func read(measurement id: Int64, directory: String, bootedAt: Int64? = bootTime()) -> RecordingEnd? {
-        RecorderJournal.text(measurement: id, directory: directory).flatMap { read(journal: $0, bootedAt: bootedAt) }
+        Store.journalText(of: id, in: directory).flatMap { read(journal: $0, bootedAt: bootedAt) }
     }
 
     /// When this machine booted, Unix ms: `btime` in `/proc/stat` (Linux); nil elsewhere.

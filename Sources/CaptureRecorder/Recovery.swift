@@ -12,7 +12,7 @@ package enum Recovery {
         let givenUp = try store.applyFlushLog(wait: true, dropping: true)
         guard let open = try store.openMeasurement() else { throw LifecycleError.notOpen(state: .idle) }
         // A power cut may have torn the last line of the recorder's log; it goes out whole.
-        AttachmentFile.cutTornLastLine(Store.attachmentDirectory(of: open.id, in: store.directory) + "/" + RecorderJournal.name)
+        AttachmentFile.cutTornLastLine(Store.journalPath(of: open.id, in: store.directory))
         var engine = Recording(
             lifecycle: Lifecycle(restoring: open.lifecycleState, modality: try store.currentModality(of: open.id)))
         let end = try store.lastTimestamp(of: open.id) ?? open.startTime
@@ -57,8 +57,7 @@ package enum Recovery {
     /// journal says it began by size (``RideEvent/begun(by:preRollFrom:)``). The journal's
     /// lines are made durable one by one, so a cut loses at most one being written.
     static func continuesARide(_ id: Int64, directory: String) -> Bool {
-        let path = Store.attachmentDirectory(of: id, in: directory) + "/" + RecorderJournal.name
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return false }
+        guard let text = Store.journalText(of: id, in: directory) else { return false }
         let begun = RideEvent.begun(by: .size, preRollFrom: 0).line
         return JournalLine.lines(of: text).contains { $0.event == begun.event && $0.by == begun.by }
     }

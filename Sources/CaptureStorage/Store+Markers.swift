@@ -5,13 +5,21 @@ extension Store {
     /// The name of the recorder's journal among a measurement's attachments, where its markers are.
     public static let journalName = "recorder.jsonl"
 
+    /// Where measurement `id`'s journal is in the data directory `directory`.
+    public static func journalPath(of id: Int64, in directory: String) -> String {
+        attachmentDirectory(of: id, in: directory) + "/" + journalName
+    }
+
+    /// The text of measurement `id`'s journal in `directory`; nil when it has none.
+    public static func journalText(of id: Int64, in directory: String) -> String? {
+        try? String(contentsOfFile: journalPath(of: id, in: directory), encoding: .utf8)
+    }
+
     /// The moments the rider marked in measurement `id` (``Marker``), in the order they were
     /// made: the `marker` lines of its journal. None when it has no journal; a torn last line (a
     /// power cut while it was written) is left out.
     public func markers(of id: Int64) -> [Marker] {
-        let path = Self.attachmentDirectory(of: id, in: directory) + "/" + Self.journalName
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
-        return Self.markers(inJournal: text)
+        Self.journalText(of: id, in: directory).map(Self.markers(inJournal:)) ?? []
     }
 
     /// The `marker` lines of a journal's text.
