@@ -163,3 +163,50 @@ import Testing
         #expect(try harness.committed().accelerometer == 40, "nothing of the recording was lost")
     }
 }
+
+/// The button on a recorder as the box runs it (`ride.detect: auto`): held, it begins a ride
+/// while armed; a short press marks it; held again, it ends it and the recorder is armed.
+@Suite struct ButtonRideTests {
+    @Test func withRideDetectionTheButtonBeginsMarksAndEndsARide() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("capture-button-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = try ButtonPressTests.fakeButton()
+        defer { unlink(path) }
+        let store = try Store(directory: directory)
+        let feed = FeedSource()
+        let recorder = Recorder(
+            directory: directory, store: store, sources: [feed], flushInterval: 100,
+            ride: RideSettings(detect: .auto, endAfterStill: 600_000, preRoll: 1_000, minDistance: 0),
+            button: ButtonReader(ButtonSettings(device: path, key: 28, longPress: 500)), hostSynchronized: true)
+        try recorder.listen()
+        try recorder.arm(modality: .bicycle)
+        let finished = DispatchSemaphore(value: 0)
+        Thread {
+            _ = recorder.run(handlingSignals: false)
+            finished.signal()
+        }.start()
+        defer { recorder.abandon() }
+        feed.feed(acceleration(20))
+        #expect(FullStoreRecorderTests.ride(recorder)?.state == .armed)
+        // Held: a ride begins, though nothing moves.
+        _ = try ButtonPressTests.press(path, held: 700)
+        var id: Int64 = 0
+        #expect(waitUntil {
+            if case .recording(let measurement) = recorder.inspect(\.state) { id = measurement }
+            return id != 0
+        })
+        feed.feed(acceleration(20))
+        let pressed = try ButtonPressTests.press(path, held: 80)
+        #expect(waitUntil { store.markers(of: id).map(\.time) == [pressed] })
+        // Held again: the ride ends, kept, and the recorder is armed.
+        _ = try ButtonPressTests.press(path, held: 700)
+        #expect(waitUntil { FullStoreRecorderTests.ride(recorder)?.state == .armed })
+        #expect(waitUntil { (try? store.rideCounts()[.endedByButton]) == 1 })
+        #expect(try store.rideCounts()[.begunByButton] == 1)
+        #expect(try store.measurement(id).status == .finished)
+        #expect(store.markers(of: id).count == 1)
+        recorder.shutdown()
+        #expect(finished.wait(timeout: .now() + 10) == .success, "the recorder did not end")
+    }
+}

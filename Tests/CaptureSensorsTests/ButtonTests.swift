@@ -89,13 +89,7 @@ import Testing
         #expect(mkfifo(path, 0o600) == 0)
         defer { unlink(path) }
         let reader = try #require(ButtonReader(ButtonSettings(device: path, key: Self.enter, longPress: 500)))
-        let stop = StopSignal()
-        let seen = Presses()
-        let done = DispatchSemaphore(value: 0)
-        Thread {
-            reader.run(stop: stop, pressed: { seen.append($0) }, note: { _ in })
-            done.signal()
-        }.start()
+        let running = RunningReader(reader)
         func press(held: Int64) throws {
             let fd = open(path, O_WRONLY)
             try #require(fd >= 0)
@@ -109,38 +103,30 @@ import Testing
             }
         }
         try press(held: 100)
-        #expect(waitFor { seen.all.count == 1 })
+        #expect(waitFor { running.presses.count == 1 })
         try press(held: 100)
-        #expect(waitFor { seen.all.count == 2 })
+        #expect(waitFor { running.presses.count == 2 })
         // Held past long_press (written at once, so decided by the release's time).
         try press(held: 800)
-        #expect(waitFor { seen.all.count == 3 })
-        let all = seen.all
+        #expect(waitFor { running.presses.count == 3 })
+        let all = running.presses
         #expect(all.prefix(2).allSatisfy { if case .short = $0 { true } else { false } })
         if case .long = all.last {} else { Issue.record("expected a long press last, got \(all)") }
-        stop.stop()
-        #expect(done.wait(timeout: .now() + 5) == .success, "the reader ends when stopped")
+        #expect(running.stop(), "the reader ends when stopped")
     }
 
     @Test func aDeviceNotThereIsSaidOnceAndOpenedWhenItComes() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("capture-button-\(UUID().uuidString)").path
         defer { unlink(path) }
         let reader = try #require(ButtonReader(ButtonSettings(device: path)))
-        let stop = StopSignal()
-        let notes = Notes()
-        let done = DispatchSemaphore(value: 0)
-        Thread {
-            reader.run(stop: stop, pressed: { _ in }, note: { notes.append($0) })
-            done.signal()
-        }.start()
-        #expect(waitFor { notes.all.count == 1 })
+        let running = RunningReader(reader)
+        #expect(waitFor { running.notes.count == 1 })
         usleep(1_500_000)
-        #expect(notes.all.count == 1, "said once, not at each try: \(notes.all)")
+        #expect(running.notes.count == 1, "said once, not at each try: \(running.notes)")
         #expect(mkfifo(path, 0o600) == 0)
-        #expect(waitFor { notes.all.count == 2 })
-        #expect(notes.all.last?.contains("is back") == true)
-        stop.stop()
-        #expect(done.wait(timeout: .now() + 5) == .success)
+        #expect(waitFor { running.notes.count == 2 })
+        #expect(running.notes.last?.contains("is back") == true)
+        #expect(running.stop())
     }
 
     /// A path that opens but gives nothing (here an empty file; `/dev/null` would do the same):
@@ -150,32 +136,38 @@ import Testing
         #expect(FileManager.default.createFile(atPath: path, contents: Data()))
         defer { unlink(path) }
         let reader = try #require(ButtonReader(ButtonSettings(device: path)))
-        let stop = StopSignal()
-        let notes = Notes()
-        let done = DispatchSemaphore(value: 0)
-        Thread {
-            reader.run(stop: stop, pressed: { _ in }, note: { notes.append($0) })
-            done.signal()
-        }.start()
+        let running = RunningReader(reader)
         usleep(2_500_000)
-        stop.stop()
-        #expect(done.wait(timeout: .now() + 5) == .success)
-        #expect(notes.all.count == 1 && notes.all.first?.contains("went") == true, "\(notes.all)")
+        #expect(running.stop())
+        #expect(running.notes.count == 1 && running.notes.first?.contains("went") == true, "\(running.notes)")
     }
 }
 
-private final class Presses: @unchecked Sendable {
+/// A reader on a thread of its own, as the recorder runs it, with what it handed over and said.
+private final class RunningReader: @unchecked Sendable {
+    private let signal = StopSignal()
+    private let done = DispatchSemaphore(value: 0)
     private let lock = NSLock()
-    private var presses: [ButtonPress] = []
-    func append(_ press: ButtonPress) { lock.withLock { presses.append(press) } }
-    var all: [ButtonPress] { lock.withLock { presses } }
-}
+    private var pressed: [ButtonPress] = []
+    private var said: [String] = []
 
-private final class Notes: @unchecked Sendable {
-    private let lock = NSLock()
-    private var notes: [String] = []
-    func append(_ note: String) { lock.withLock { notes.append(note) } }
-    var all: [String] { lock.withLock { notes } }
+    init(_ reader: ButtonReader) {
+        Thread { [self] in
+            reader.run(
+                stop: signal, pressed: { press in self.lock.withLock { self.pressed.append(press) } },
+                note: { line in self.lock.withLock { self.said.append(line) } })
+            done.signal()
+        }.start()
+    }
+
+    var presses: [ButtonPress] { lock.withLock { pressed } }
+    var notes: [String] { lock.withLock { said } }
+
+    /// Stops the reader; whether it ended within 5 s.
+    func stop() -> Bool {
+        signal.stop()
+        return done.wait(timeout: .now() + 5) == .success
+    }
 }
 
 private func waitFor(seconds: Double = 10, _ condition: () -> Bool) -> Bool {
