@@ -18,16 +18,24 @@ package struct ControlRequest: Codable, Sendable, Equatable {
         case stop
         /// Record a change of modality (``ControlRequest/modality``).
         case modality
+        /// Mark the moment in the ride under way, as a short press of the button does
+        /// (``ControlRequest/source`` names who marked).
+        case mark
+        /// Begin a ride now, as a long press does while armed (`ride.detect: auto` only).
+        case begin
     }
 
     /// What is asked.
     package var command: Command
     /// The new modality for ``Command/modality``.
     package var modality: Modality?
+    /// Who marks, for ``Command/mark`` (the marker's source: `page`); `control` when absent.
+    package var source: String?
 
-    package init(command: Command, modality: Modality? = nil) {
+    package init(command: Command, modality: Modality? = nil, source: String? = nil) {
         self.command = command
         self.modality = modality
+        self.source = source
     }
 
     /// `modality` with its new modality.
@@ -72,7 +80,8 @@ package struct ControlFailure: Codable, Sendable, Error, Equatable, CustomString
         case notPaused
         /// No measurement is open.
         case notOpen
-        /// The measurement was started already.
+        /// The measurement was started already (`begin`: a ride is under way, or rides are not
+        /// detected: `capture start` begins a measurement).
         case alreadyStarted
         /// A commit failed for another reason than a full disk.
         case storage

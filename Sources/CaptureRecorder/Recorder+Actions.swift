@@ -398,6 +398,7 @@ extension RideEvent.Begin {
         case .motion: .begunByMotion
         case .size: .begunBySize
         case .button: .begunByButton
+        case .command: .begunByCommand
         }
     }
 }

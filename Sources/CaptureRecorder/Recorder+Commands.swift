@@ -11,24 +11,28 @@ extension Recorder {
 
     /// Handles one control request.
     func command(_ request: ControlRequest) -> ControlReply {
-        let lifecycleCommand: LifecycleCommand
+        let now = clock()
+        let decide: (inout RecorderStateMachine) -> RecorderStateMachine.CommandResult
         switch request.command {
         case .status: return ControlReply(ok: true, status: status())
-        case .pause: lifecycleCommand = .pause
-        case .resume: lifecycleCommand = .resume
-        case .stop: lifecycleCommand = .stop
+        case .pause: decide = { $0.command(.pause, at: now, by: .control) }
+        case .resume: decide = { $0.command(.resume, at: now, by: .control) }
+        case .stop: decide = { $0.command(.stop, at: now, by: .control) }
         case .modality:
             guard let modality = request.modality else {
                 return ControlReply(
                     ok: false, failure: ControlFailure(kind: .badRequest, message: "a modality change names no modality"))
             }
-            lifecycleCommand = .modality(modality)
+            decide = { $0.command(.modality(modality), at: now, by: .control) }
+        case .mark:
+            let source = request.source ?? "control"
+            decide = { $0.markRequested(at: now, by: source) }
+        case .begin: decide = { $0.beginRequested(at: now) }
         }
-        let now = clock()
         let performed = DispatchSemaphore(value: 0)
         var result = RecorderStateMachine.CommandResult.applied([], outcome: nil)
         handle(barrier: performed) { machine in
-            result = machine.command(lifecycleCommand, at: now, by: .control)
+            result = decide(&machine)
             guard case .applied(let actions, _) = result else { return [] }
             return actions
         }

@@ -202,6 +202,13 @@ package struct RecorderControl: Sendable {
     /// ``LifecycleOutcome/unchanged`` when `modality` was in force already (nothing is recorded then).
     package func changeModality(to modality: Modality) throws -> LifecycleReport { try send(.modality(modality)) }
 
+    /// Marks the moment in the ride under way, by `source` (the marker's source: `page`), as a
+    /// short press of the button does.
+    package func mark(by source: String) throws -> LifecycleReport { try send(ControlRequest(command: .mark, source: source)) }
+
+    /// Begins a ride now, as a long press of the button does while armed (`ride.detect: auto`).
+    package func beginRide() throws -> LifecycleReport { try send(ControlRequest(command: .begin)) }
+
     /// Resumes a paused measurement on a new track; an interrupted one (its recorder gone) is
     /// continued by a new recorder with the same sources and the rest of `settings` (asked only
     /// then: ride rules, retention, flush interval, ceiling). A trace source

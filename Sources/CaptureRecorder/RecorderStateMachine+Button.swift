@@ -1,8 +1,8 @@
 package import CaptureCore
 package import CaptureSensors
 
-// The rider's button (`button.*`): a short press marks the moment, a long one ends the ride under
-// way or begins one.
+// The rider's inputs: the button (`button.*`), where a short press marks the moment and a long one
+// ends the ride under way or begins one, and the same asked over the control socket (the page).
 extension RecorderStateMachine {
     /// A press of the button on `device`, decided by ``ButtonDecoder`` (its time on the host
     /// clock); `now` is when it reached the recorder.
@@ -11,6 +11,24 @@ extension RecorderStateMachine {
         case .short(let time): mark(at: time, by: "button " + device)
         case .long(let time): longPress(at: time, device: device, now: now)
         }
+    }
+
+    /// `mark` over the control socket: a marker now, by `source` (`page`).
+    package mutating func markRequested(at now: Int64, by source: String) -> CommandResult {
+        if case .finished(_, let failure?) = state { return .failed(failure) }
+        guard case .recording = state else { return .refused(.notOpen(state: engine.lifecycle.state)) }
+        return .applied(mark(at: now, by: source), outcome: nil)
+    }
+
+    /// `begin` over the control socket: with `ride.detect: auto` and armed, a ride begins as by a
+    /// long press (from the pre-roll). Refused while a ride is under way, and without ride
+    /// detection (`capture start` begins a measurement there).
+    package mutating func beginRequested(at now: Int64) -> CommandResult {
+        if case .finished(_, let failure?) = state { return .failed(failure) }
+        guard ride.settings.detect == .auto, case .armed = state else {
+            return .refused(.alreadyStarted(state: engine.lifecycle.state))
+        }
+        return .applied(beginRide(at: now, by: .command), outcome: nil)
     }
 
     /// A marker at `time` (host clock) in the measurement under way, placed at the last fix;

@@ -11,6 +11,8 @@ package enum RideEvent: Sendable, Equatable {
         case size
         /// The rider held the button (`button.long_press`) while armed.
         case button
+        /// Asked over the control socket while armed (the page's "Begin ride").
+        case command
     }
 
     /// Why a ride ended.

@@ -9,6 +9,8 @@ public enum RideCount: String, Sendable, CaseIterable, Codable {
     case begunBySize = "begun_by_size"
     /// Begun by the rider's long press of the button while armed.
     case begunByButton = "begun_by_button"
+    /// Begun over the control socket while armed (the page's "Begin ride").
+    case begunByCommand = "begun_by_command"
     /// Ended after standing still for `ride.end_after_still`.
     case endedByMotion = "ended_by_motion"
     /// Ended by a power cut or crash: finished at its last committed sample when the next

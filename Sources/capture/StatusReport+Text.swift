@@ -118,6 +118,7 @@ extension RideTally {
     var text: String {
         "begun \(self[.begunByMotion]) by motion, \(self[.begunBySize]) by size"
             + (self[.begunByButton] > 0 ? ", \(self[.begunByButton]) by the button" : "")
+            + (self[.begunByCommand] > 0 ? ", \(self[.begunByCommand]) by command" : "")
             + "; ended \(self[.endedByMotion]) by motion, "
             + "\(self[.endedByPower]) by power, \(self[.endedBySize]) by size, \(self[.endedByCommand]) by command"
             + (self[.endedByButton] > 0 ? ", \(self[.endedByButton]) by the button" : "")
