@@ -133,15 +133,16 @@ let package = Package(
             name: "CaptureDoctor",
             dependencies: [
                 "CaptureCore", "CaptureStorage", "CaptureSensors", "CaptureRecorder", "CaptureUpload", "CaptureConfig",
-                "CaptureWiring", .product(name: "SystemPackage", package: "swift-system"),
+                "CaptureWiring", "CaptureWeb", .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict),
         .testTarget(
             name: "CaptureDoctorTests",
             dependencies: [
                 "CaptureCore", "CaptureStorage", "CaptureConfig", "CaptureWiring", "CaptureUpload", "CaptureDoctor",
-                "CaptureCollector", "CaptureSensors",
+                "CaptureCollector", "CaptureSensors", "CaptureWeb",
                 "CaptureTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: strict),
         // A Cyface collector of our own (§2 of the protocol) on Hummingbird, with a fault plan for tests.
@@ -211,7 +212,28 @@ let package = Package(
             name: "CaptureWiring",
             dependencies: [
                 "CaptureCore", "CaptureConfig", "CaptureStorage", "CaptureSensors", "CaptureRecorder", "CaptureUpload",
-                "CaptureSurface", .product(name: "Logging", package: "swift-log"),
+                "CaptureSurface", "CaptureWeb", .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+        // `capture serve`: the page on the phone and its JSON API, on Hummingbird. A front end: it
+        // makes its own words (HTML) from the values the command line prints.
+        .target(
+            name: "CaptureWeb",
+            dependencies: [
+                "CaptureCore", "CaptureStorage", "CaptureRecorder", "CaptureExport", "CaptureSurface",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "CaptureWebTests",
+            dependencies: [
+                "CaptureCore", "CaptureStorage", "CaptureRecorder", "CaptureSurface", "CaptureWeb", "CaptureTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: strict),
         .testTarget(
@@ -225,7 +247,7 @@ let package = Package(
             name: "capture",
             dependencies: [
                 "CaptureCore", "CaptureStorage", "CaptureSensors", "CaptureRecorder", "CaptureUpload", "CaptureExport",
-                "CaptureConfig", "CaptureWiring", "CaptureDoctor", "CaptureSurface",
+                "CaptureConfig", "CaptureWiring", "CaptureDoctor", "CaptureSurface", "CaptureWeb",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -18,6 +18,7 @@ extension ConfigKey {
         surfaceThresholds,
         fleetPushURL, fleetInterval, fleetUsername, fleetPasswordFile, fleetTokenFile, indicatorLEDs,
         buttonDevice, buttonKey, buttonLongPress,
+        webListen, webTokenFile,
     ]
 
     package static let dataDirectory = ConfigKey(
@@ -220,4 +221,13 @@ extension ConfigKey {
     package static let buttonLongPress = ConfigKey(
         "button.long_press", environment: "CAPTURE_BUTTON_LONG_PRESS", type: .duration(in: 0.5...30), default: "2s",
         expected: "a duration from 500ms to 30s", meaning: "how long a press is held to end the ride under way, or begin one")
+
+    package static let webListen = ConfigKey(
+        "web.listen", environment: "CAPTURE_WEB_LISTEN", option: "--listen", type: .word, default: "0.0.0.0:8080",
+        expected: "HOST:PORT, [IPv6]:PORT or :PORT, the port 0 to 65535",
+        meaning: "where `capture serve` serves the page (docs/device.md, \"The page\"); 0.0.0.0: every address of the box")
+
+    package static let webTokenFile = ConfigKey(
+        "web.token_file", environment: "CAPTURE_WEB_TOKEN_FILE", type: .path, default: .unset(documented: "`<data dir>/web.token`"),
+        expected: "a path", meaning: "the page's access token (made at the first `capture serve`, mode 600)")
 }

@@ -54,6 +54,7 @@ package struct Doctor: Sendable {
         checks += sources(device)
         checks += indicator(device)
         checks += button(device)
+        checks += page(device)
         checks += await collector(device)
         checks += login(device, now: Int64(Date().timeIntervalSince1970 * 1000))
         return DoctorReport(checks: checks)

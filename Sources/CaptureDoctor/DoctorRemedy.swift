@@ -54,6 +54,10 @@ package enum DoctorRemedy: Sendable, Equatable, CustomStringConvertible {
     case checkLEDs
     /// `button.device` is not there, or this user cannot read it.
     case checkButton
+    /// The page's token file can be read by others: its path.
+    case restrictPageToken(String)
+    /// Something else holds the page's port, or `web.listen` is not an address of the box.
+    case choosePagePort
 
     /// What to do, without naming a command.
     package var description: String {
@@ -85,6 +89,8 @@ package enum DoctorRemedy: Sendable, Equatable, CustomStringConvertible {
         case .checkButton:
             "name the button's device under /dev/input/by-path or by-id in button.device (a Raspberry Pi's gpio-key "
                 + "overlay makes one), readable by the recorder's user, in the group input (docs/device.md, \"The button\")"
+        case .restrictPageToken(let path): "chmod 600 \(path)"
+        case .choosePagePort: "set web.listen to a free port of an address of the box (docs/device.md, \"The page\")"
         }
     }
 }

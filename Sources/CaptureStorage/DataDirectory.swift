@@ -12,9 +12,9 @@ import Foundation
 /// ```
 public enum DataDirectory {
     /// The names capture itself puts into a data directory besides `capture.*` (the store, its
-    /// journal, the flush log): a directory holding only these is one of capture's, even
+    /// journal, the flush log; `web.token`, the page's access token): a directory holding only these is one of capture's, even
     /// before its first measurement.
-    static let ownPrefixes = ["capture.", "upload.", "recorder.", "sync.", "control."]
+    static let ownPrefixes = ["capture.", "upload.", "recorder.", "sync.", "control.", "web."]
     static let ownNames: Set<String> = ["transfer", "attachments"]
 
     /// Refuses `path` if it is not a data directory (see ``DataDirectory``).

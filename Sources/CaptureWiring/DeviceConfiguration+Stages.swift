@@ -4,6 +4,7 @@ package import CaptureSensors
 package import CaptureStorage
 package import CaptureSurface
 package import CaptureUpload
+package import CaptureWeb
 
 /// Which keys go to which stage: each stage makes its settings from its own prefix, with its own
 /// validation (``SettingsReader``); a value a stage refuses is a configuration error naming the
@@ -41,10 +42,15 @@ extension DeviceConfiguration {
         try stage { () throws(SettingsError) in try ButtonSettings(reading: settings(under: "button")) }
     }
 
+    /// `web.*`, as where `capture serve` listens and its token's file.
+    package func web() throws(DeviceConfigurationError) -> WebSettings {
+        try stage { () throws(SettingsError) in try WebSettings(reading: settings(under: "web")) }
+    }
+
     /// Every stage's settings made once, so that a value a stage refuses stops a command before
     /// it starts anything (exit 78), as a value of the wrong type does.
     func checkStages() throws(DeviceConfigurationError) {
-        _ = try (retention(), delivery(), ride(), surfaceThresholds(), fleet(), indicator(), button())
+        _ = try (retention(), delivery(), ride(), surfaceThresholds(), fleet(), indicator(), button(), web())
     }
 
     private func stage<Settings>(_ make: () throws(SettingsError) -> Settings) throws(DeviceConfigurationError) -> Settings {

@@ -27,6 +27,7 @@ struct Capture: AsyncParsableCommand {
             Start.self, Pause.self, Resume.self, Stop.self, ModalityCommand.self, Status.self, List.self,
             Show.self, Delete.self, Replay.self, Export.self, Plot.self, SurfaceCommand.self, Import.self, Upload.self, Sensors.self, Record.self,
             ConfigCommand.self, Sync.self, Metrics.self, Prune.self, Doctor.self, Login.self, Logout.self, Attach.self, GNSS.self,
+            Serve.self,
         ])
 
     /// ArgumentParser's `main`, except that a usage error is one line on stderr like every other

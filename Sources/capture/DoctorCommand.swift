@@ -87,7 +87,8 @@ extension DoctorRemedy {
         case .allowOfflineAccess: "allow the client the offline_access scope at the issuer (docs/upload.md, Keycloak), then `capture login`"
         case .refreshLogin: "`capture sync` refreshes it once half its life has passed: is its timer running?"
         case .makeRoom: "`capture sync` delivers the rides waiting (is the collector reachable?), `capture prune` or `capture delete ID` removes some"
-        case .steadyPower, .keepSwapOffCard, .capJournal, .mountForCard, .synchronizeClock, .replaceCard, .checkLEDs, .checkButton:
+        case .steadyPower, .keepSwapOffCard, .capJournal, .mountForCard, .synchronizeClock, .replaceCard, .checkLEDs, .checkButton,
+            .restrictPageToken, .choosePagePort:
             description
         }
     }

@@ -67,7 +67,7 @@ import Testing
             """)
         let environment = ["CAPTURE_CONFIG": device.config, "CAPTURE_CAPTURE_MODALITY": "WALKING"]
         let settings = try device.json(["config", "--log-level", "info"], environment)
-        #expect(settings.count == 38)  // every key of docs/configuration.md
+        #expect(settings.count == 40)  // every key of docs/configuration.md
         #expect(settings["log_level"]?["value"] as? String == "info")
         #expect(settings["log_level"]?["source"] as? String == "flag")
         #expect(settings["log_level"]?["origin"] as? String == "--log-level")
@@ -317,7 +317,7 @@ import Testing
     @Test func systemdUnitsVerify() throws {
         guard let analyze = Program.require("systemd-analyze", package: "systemd") else { return }
         let scratch = Device()
-        let units = ["capture-record.service", "capture-sync.service", "capture-sync.timer"]
+        let units = ["capture-record.service", "capture-sync.service", "capture-sync.timer", "capture-serve.service"]
         for unit in units {
             // The built binary stands in for /usr/bin/capture, which verify requires to exist.
             let text = try String(contentsOfFile: Repository.root + "/dist/systemd/" + unit, encoding: .utf8)
@@ -337,6 +337,10 @@ import Testing
         let sync = try String(contentsOfFile: Repository.root + "/dist/systemd/capture-sync.service", encoding: .utf8)
         #expect(sync.contains("\nSuccessExitStatus=75\n"))
         #expect(!sync.contains("RuntimeDirectory"))
+        // The page: its own unit, which does not take the recorder's runtime directory away.
+        let serve = try String(contentsOfFile: Repository.root + "/dist/systemd/capture-serve.service", encoding: .utf8)
+        #expect(serve.contains("\nExecStart=/usr/bin/capture serve\n"))
+        #expect(!serve.contains("RuntimeDirectory="))
         let example = try String(contentsOfFile: Repository.root + "/dist/config.example.yaml", encoding: .utf8)
         #expect(example.contains("\nride:\n") && example.contains("\n  detect: auto\n"))
     }

@@ -12,8 +12,8 @@ import Testing
 @Suite struct DispatchPriorityEndToEndTests {
     static let message = "Failed to set thread priority for worker thread"
 
-    @Test func bothUnitsAllowTheNiceValueLibdispatchAsksFor() throws {
-        for unit in ["capture-record.service", "capture-sync.service"] {
+    @Test func theUnitsAllowTheNiceValueLibdispatchAsksFor() throws {
+        for unit in ["capture-record.service", "capture-sync.service", "capture-serve.service"] {
             let text = try String(contentsOfFile: Repository.root + "/dist/systemd/" + unit, encoding: .utf8)
             #expect(text.contains("\nLimitNICE=-4\n"), "\(unit)")
         }
