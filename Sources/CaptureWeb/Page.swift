@@ -25,7 +25,7 @@ enum Page {
         h1{font-size:1.3em;margin:.2em 0}h2{font-size:1.05em;margin:1em 0 .3em}
         nav a{margin-right:1em}.big{font-size:1.6em;font-weight:600}
         .problem{color:#b00020}.quiet{color:#666}
-        table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:2px 6px 2px 0;vertical-align:top}
+        table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:2px 6px 2px 0;vertical-align:top;overflow-wrap:anywhere}
         form{display:inline-block;margin:4px 4px 4px 0}
         button,select,input{font-size:1em;padding:.5em .8em;border-radius:6px;border:1px solid #888;background:#fff}
         button{min-width:6em}button.main{background:#1a73e8;color:#fff;border-color:#1a73e8}
@@ -52,7 +52,7 @@ enum Page {
 
     /// The status page: the live part, the rider's buttons, and what was said of the last one.
     static func status(_ report: StatusReport, storeSize: Int64, budget: ByteSize?, said: String?, now: Int64) -> String {
-        let modalities = Modality.allCases.map { modality in
+        let modalities = Modality.allCases.map { modality -> String in
             let chosen = modality == report.modality ? " selected" : ""
             return "<option value=\"\(modality.rawValue)\"\(chosen)>\(modality.rawValue)</option>"
         }.joined()
@@ -124,7 +124,7 @@ enum Page {
         html += "</table>"
         if let recorder = report.recorder {
             html += "<h2>Sources</h2><table><tr><th>source</th><th>state</th><th>samples</th></tr>"
-            html += recorder.sources.map { source in
+            html += recorder.sources.map { source -> String in
                 "<tr><td>\(escape(source.name))</td><td>\(source.state.rawValue)</td><td>\(source.samples)</td></tr>"
             }.joined()
             html += "</table><p class=\"quiet\">" + recorder.sensors.filter { $0.rate > 0 }
@@ -143,7 +143,7 @@ enum Page {
         var html = navigation + "<h1>Rides</h1>"
         guard !entries.isEmpty else { return document("capture: rides", html + "<p>No rides yet.</p>") }
         html += "<table><tr><th>ride</th><th>start</th><th>duration</th><th>upload</th></tr>"
-        html += entries.reversed().map { entry in
+        html += entries.reversed().map { entry -> String in
             let duration = entry.end.map { TextFormat.duration($0 - entry.start) } ?? entry.status.rawValue
             return "<tr><td><a href=\"/rides/\(entry.id)\">\(entry.id)</a></td><td>\(TextFormat.time(entry.start))</td>"
                 + "<td>\(duration)</td><td>\(entry.upload.status.rawValue)</td></tr>"
