@@ -19,7 +19,8 @@ package struct AccessToken: Sendable {
     package let created: Bool
 
     /// The token in `path`, made (32 random bytes, written and synced under another name, then
-    /// renamed, so that a cut never leaves half a token) when the file does not exist.
+    /// renamed, so that a cut never leaves half a token) when the file does not exist; its
+    /// directory (the data directory, by default) is made too, mode 700, when it is missing.
     package static func loadOrCreate(at path: String) throws(Failure) -> AccessToken {
         if let existing = FileManager.default.contents(atPath: path) {
             let secret = String(decoding: existing, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -28,6 +29,11 @@ package struct AccessToken: Sendable {
         }
         guard errno == ENOENT || !FileManager.default.fileExists(atPath: path) else {
             throw .unusable(path: path, reason: String(cString: strerror(errno)))
+        }
+        do {
+            try PrivateFiles.createDirectory((path as NSString).deletingLastPathComponent)
+        } catch {
+            throw .unusable(path: path, reason: "\(error)")
         }
         var generator = SystemRandomNumberGenerator()
         let secret = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max, using: &generator)) }.joined()

@@ -3,10 +3,13 @@ import CaptureRecorder
 import CaptureStorage
 import Dispatch
 import Foundation
+import Glibc
 package import Hummingbird
+import HummingbirdCore
 import HTTPTypes
 package import Logging
 package import NIOCore
+import NIOPosix
 import ServiceLifecycle
 
 /// A request's context: Hummingbird's, with the client's address (the gate limits by it).
@@ -281,18 +284,47 @@ extension PageServer {
     /// Serves until SIGTERM or SIGINT (then gracefully: answers under way are finished);
     /// `onRunning` gets the bound port once the server listens.
     ///
-    /// - Throws: the server's error when it cannot listen (the port is taken, the address is not
+    /// The server is Hummingbird's HTTP/1 server and this router, without the once-a-second date
+    /// cache its `Application` runs: at rest nothing in the process wakes (the event loops wait in
+    /// epoll with no timeout), and each answer's `Date` is made when it is sent.
+    ///
+    /// - Throws: ``ListenFailure`` when it cannot listen (the port is taken, the address is not
     ///   the box's).
     package func run(host: String, port: Int, onRunning: @escaping @Sendable (Int) async -> Void) async throws {
-        let group = ServiceGroup(
-            configuration: .init(
-                services: [application(host: host, port: port, onRunning: onRunning)],
-                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let responder = router().buildResponder()
+        let logger = self.logger
         do {
-            try await group.run()
+            let server = try HTTPServerBuilder.http1().buildServer(
+                configuration: ServerConfiguration(address: .hostname(host, port: port), serverName: "capture serve"),
+                eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: logger,
+                responder: { request, writer, channel in
+                    var response: Response
+                    do {
+                        response = try await responder.respond(to: request, context: PageContext(source: .init(channel: channel, logger: logger)))
+                    } catch {
+                        response = Response(status: .internalServerError)
+                    }
+                    response.headers[.date] = Self.httpDate()
+                    response.headers[.server] = "capture serve"
+                    try await writer.write(response: response.head, body: response.body)
+                },
+                onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) })
+            try await ServiceGroup(
+                configuration: .init(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            ).run()
         } catch {
             throw ListenFailure(host: host, port: port, reason: "\(error)")
         }
+    }
+
+    /// Now as an HTTP date: `Mon, 07 Dec 2026 21:30:00 GMT`.
+    static func httpDate() -> String {
+        var now = time(nil)
+        var parts = tm()
+        gmtime_r(&now, &parts)
+        var buffer = [CChar](repeating: 0, count: 64)
+        let count = strftime(&buffer, buffer.count, "%a, %d %b %Y %H:%M:%S GMT", &parts)
+        return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The server could not listen, or stopped on an error.

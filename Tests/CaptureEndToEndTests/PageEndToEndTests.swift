@@ -85,7 +85,7 @@ import Testing
         defer { server.stop() }
         let curl = try #require(Program.require("curl", package: "curl"))
         func get(_ headers: [String]) throws -> (code: String, body: String) {
-            let run = try Program.run(curl, ["-s", "-w", "\n%{http_code}"] + headers + [url + "/api/status"])
+            let run = try Program.run(curl, ["-s", "--noproxy", "*", "-w", "\n%{http_code}"] + headers + [url + "/api/status"])
             let parts = run.stdout.split(separator: "\n", omittingEmptySubsequences: false)
             return (String(parts.last ?? ""), parts.dropLast().joined(separator: "\n"))
         }

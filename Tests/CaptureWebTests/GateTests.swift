@@ -1,3 +1,5 @@
+import CaptureTestSupport
+import Glibc
 import Testing
 
 @testable import CaptureWeb
@@ -26,5 +28,22 @@ import Testing
         #expect(gate.decide(token.secret, client: "10.0.0.2", now: 1000 + Gate.refill) == .allowed)
         #expect(gate.decide("guess", client: "10.0.0.2", now: 1000 + Gate.refill) == .wrongToken)
         #expect(gate.decide("guess", client: "10.0.0.2", now: 1000 + Gate.refill + 1) == .limited(retryAfter: 12))
+    }
+}
+
+/// The access token's file: made once (mode 600, its directory too), then read back as it is.
+@Suite struct AccessTokenTests {
+    @Test func madeOnceInADirectoryNotYetThereThenKept() throws {
+        let scratch = try Scratch.make("token")
+        let path = scratch.path + "/data/web.token"
+        let made = try AccessToken.loadOrCreate(at: path)
+        #expect(made.created && made.secret.count == 64 && made.secret.allSatisfy(\.isHexDigit))
+        var info = stat()
+        #expect(stat(path, &info) == 0 && info.st_mode & 0o777 == 0o600)
+        #expect(stat(scratch.path + "/data", &info) == 0 && info.st_mode & 0o777 == 0o700)
+        let again = try AccessToken.loadOrCreate(at: path)
+        #expect(!again.created && again.secret == made.secret)
+        try "short\n".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(throws: AccessToken.Failure.tooShort(path: path)) { try AccessToken.loadOrCreate(at: path) }
     }
 }
