@@ -31,8 +31,9 @@ struct Serve: AsyncParsableCommand {
             box; port 0 picks a free one) and prints the address once it does. SIGTERM or \
             SIGINT ends it. The package's capture-serve unit runs it; it is off until enabled.
 
-            EXIT CODES: 0 ended by a signal; 69 the address cannot be listened on; 74 the \
-            token file cannot be read or made; 78 a bad configuration or token file.
+            EXIT CODES: 0 ended by a signal; 64 a bad --listen; 69 the address cannot be \
+            listened on; 74 the token file cannot be read or made; 78 a bad configuration \
+            (web.listen in the file or $CAPTURE_WEB_LISTEN) or token file.
             """)
     @OptionGroup var data: DataDirectoryOptions
     @Option(help: ArgumentHelp("Where to listen: HOST:PORT, [IPv6]:PORT or :PORT (web.listen).", valueName: "address"))

@@ -98,4 +98,17 @@ import Testing
         for _ in 0..<5 { #expect(try get(["-H", "Authorization: Bearer guess"]).code == "401") }
         #expect(try get(["-H", "Authorization: Bearer " + token]).code == "429", "this address waits, right token or not")
     }
+
+    @Test func aBadAddressIsAUsageErrorAndATakenPortUnavailable() throws {
+        let cli = CLI()
+        let bad = try cli.run(["serve", "--listen", "nowhere"])
+        #expect(bad.status == 64, "\(bad.stderr)")
+        #expect(bad.stderr.hasPrefix("capture: ") && bad.stderr.contains("web.listen") && bad.stderr.split(separator: "\n").count == 1, "\(bad.stderr)")
+        let (first, url) = try Self.serve(cli)
+        defer { first.stop() }
+        let port = try #require(url.split(separator: ":").last)
+        let second = try cli.run(["serve", "--listen", "127.0.0.1:" + port])
+        #expect(second.status == 69, "\(second.stderr)")
+        #expect(second.stderr.contains("cannot serve the page on 127.0.0.1:\(port)"), "\(second.stderr)")
+    }
 }
