@@ -18,7 +18,7 @@ extension Doctor {
             return [.fail("page", "others can read the page's access token \(tokenFile)", advise(.restrictPageToken(tokenFile)))]
         }
         let address = "\(web.host):\(web.port)"
-        switch PagePort.probe(host: web.host, port: web.port) {
+        switch PagePort.probe(host: web.host, port: web.port, timeout: pageTimeout) {
         case .free: return [.pass("page", "\(address) is free for capture serve")]
         case .servedByCapture: return [.pass("page", "capture serve answers on \(address)")]
         case .taken(let reason): return [.fail("page", "capture serve cannot listen on \(address): \(reason)", advise(.choosePagePort))]

@@ -28,6 +28,8 @@ package struct Doctor: Sendable {
     package var advise: @Sendable (DoctorRemedy) -> String
     /// How long the collector is given to answer each question, seconds.
     package var collectorTimeout: Int64 = 5
+    /// How long `capture serve` is given to answer on its port, seconds.
+    package var pageTimeout = 2
 
     /// A doctor that watches each source for `seconds`.
     package init(

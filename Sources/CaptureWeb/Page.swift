@@ -112,9 +112,10 @@ enum Page {
         } else if report.recorder != nil {
             rows.append(("last fix", "none yet"))
         }
-        let uploads = report.uploads ?? [:]
-        let waiting = uploads.filter { $0.key != UploadRecord.Status.uploaded.rawValue }.values.reduce(0, +)
-        rows.append(("rides", "\(waiting) waiting, \(uploads[UploadRecord.Status.uploaded.rawValue] ?? 0) delivered"))
+        let delivery = report.delivery ?? DeliveryTotals()
+        var rides = "\(delivery.waiting) waiting, \(delivery.delivered) delivered"
+        if delivery.failed > 0 { rides += ", \(delivery.failed) of those waiting failed last time" }
+        rows.append(("rides", rides))
         if let login = report.login {
             rows.append(("login", "\(login.issuer): \(login.health.rawValue), ends \(TextFormat.time(login.expiresAt))"))
         }

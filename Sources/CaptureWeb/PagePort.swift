@@ -9,8 +9,8 @@ package enum PagePort: Sendable, Equatable {
     case taken(String)
 
     /// Tries to bind `host`:`port` (IPv4 or IPv6 literal; port 0 is always free) and, when the
-    /// address is in use, asks what answers there. Takes at most two seconds.
-    package static func probe(host: String, port: Int) -> PagePort {
+    /// address is in use, asks what answers there, waiting `timeout` seconds at most for it.
+    package static func probe(host: String, port: Int, timeout: Int = 2) -> PagePort {
         guard port != 0 else { return .free }
         var hints = addrinfo(
             ai_flags: AI_NUMERICHOST | AI_PASSIVE, ai_family: AF_UNSPEC, ai_socktype: Int32(SOCK_STREAM.rawValue), ai_protocol: 0,
@@ -26,13 +26,13 @@ package enum PagePort: Sendable, Equatable {
         if bind(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 { return .free }
         let reason = errno
         guard reason == EADDRINUSE else { return .taken(String(cString: strerror(reason))) }
-        return answersAsCapture(host: host == "0.0.0.0" ? "127.0.0.1" : host == "::" ? "::1" : host, port: port)
+        return answersAsCapture(host: host == "0.0.0.0" ? "127.0.0.1" : host == "::" ? "::1" : host, port: port, timeout: timeout)
             ? .servedByCapture : .taken("another program holds the port")
     }
 
     /// Whether `GET /health` at `host`:`port` answers `capture serve` (HTTP/1.0 over a plain
-    /// socket, two seconds at most).
-    private static func answersAsCapture(host: String, port: Int) -> Bool {
+    /// socket, `timeout` seconds at most).
+    private static func answersAsCapture(host: String, port: Int, timeout seconds: Int) -> Bool {
         var hints = addrinfo(
             ai_flags: AI_NUMERICHOST, ai_family: AF_UNSPEC, ai_socktype: Int32(SOCK_STREAM.rawValue), ai_protocol: 0,
             ai_addrlen: 0, ai_addr: nil, ai_canonname: nil, ai_next: nil)
@@ -42,7 +42,7 @@ package enum PagePort: Sendable, Equatable {
         let fd = socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }
-        var timeout = timeval(tv_sec: 2, tv_usec: 0)
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         guard connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else { return false }

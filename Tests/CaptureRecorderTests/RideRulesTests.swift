@@ -240,7 +240,7 @@ struct RideRulesTests: StateMachineSuite {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let json = String(decoding: try encoder.encode(tally), as: UTF8.self)
-        #expect(json == #"{"begunByButton":0,"begunByMotion":2,"begunBySize":0,"discardedAsStill":0,"endedByButton":0,"endedByCommand":0,"endedByFullStore":0,"endedByMotion":0,"endedByPower":1,"endedBySize":0,"sawUnderVoltage":0}"#)
+        #expect(json == #"{"begunByButton":0,"begunByCommand":0,"begunByMotion":2,"begunBySize":0,"discardedAsStill":0,"endedByButton":0,"endedByCommand":0,"endedByFullStore":0,"endedByMotion":0,"endedByPower":1,"endedBySize":0,"sawUnderVoltage":0}"#)
         #expect(try JSONDecoder().decode(RideTally.self, from: Data(json.utf8)) == tally)
         #expect(tally != RideTally() && RideTally([.endedBySize: 0]) == RideTally())
     }
