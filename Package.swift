@@ -259,7 +259,7 @@ let package = Package(
             name: "captureTests",
             dependencies: [
                 "capture", "CaptureCore", "CaptureStorage", "CaptureRecorder", "CaptureSensors", "CaptureUpload", "CaptureConfig",
-                "CaptureTestSupport",
+                "CaptureDoctor", "CaptureTestSupport",
             ],
             swiftSettings: strict),
         // The serialisation benchmark (scripts/bench-serialize); not a test.
