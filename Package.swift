@@ -258,7 +258,8 @@ let package = Package(
         .testTarget(
             name: "captureTests",
             dependencies: [
-                "capture", "CaptureCore", "CaptureStorage", "CaptureRecorder", "CaptureSensors", "CaptureUpload", "CaptureTestSupport",
+                "capture", "CaptureCore", "CaptureStorage", "CaptureRecorder", "CaptureSensors", "CaptureUpload", "CaptureConfig",
+                "CaptureDoctor", "CaptureTestSupport",
             ],
             swiftSettings: strict),
         // The serialisation benchmark (scripts/bench-serialize); not a test.

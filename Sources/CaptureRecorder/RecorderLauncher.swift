@@ -11,6 +11,10 @@ import SystemPackage
 /// /dev/null, stdout and stderr appended to `recorder.log` in the data directory. It reports
 /// one ``Readiness`` line on fd 3 (``readyDescriptor``), which it is told with `--ready-fd 3`.
 package struct RecorderLauncher: Sendable {
+    /// The recorder's output in the data directory (what `capture status` points to when it ended
+    /// without finishing).
+    package static let logFileName = "recorder.log"
+
     /// A recorder that has begun capturing.
     package struct Started: Sendable, Equatable {
         /// The recorder's process id.
@@ -45,7 +49,7 @@ package struct RecorderLauncher: Sendable {
         } catch {
             throw LaunchFailure(kind: .io, message: "cannot create the data directory \(directory): \(error.localizedDescription)")
         }
-        let log = directory + "/recorder.log"
+        let log = directory + "/" + Self.logFileName
         // Opened here rather than by a spawn action, so that it is created 0600 whatever the umask.
         let logFD = PrivateFiles.open(log, O_WRONLY | O_APPEND)
         guard logFD >= 0 else {

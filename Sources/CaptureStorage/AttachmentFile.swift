@@ -141,15 +141,13 @@ extension AttachmentFile {
 }
 
 extension AttachmentRecord {
-    /// What `capture attach` reports: the JSON object and a line for a person.
+    /// What `capture attach` reports: the JSON object (the front end words the line).
     public struct Report: Encodable, Sendable, Equatable {
         public var measurement: Int64
         public var attachment: Int64
         public var name: String
         public var format: Format
         public var bytes: Int
-        /// The line for a person (not in the JSON).
-        public var line: String { "attached \(name) to measurement \(measurement) as attachment \(attachment) (\(format.rawValue), \(ByteCount.text(Int64(bytes)))); it goes to the collector after the measurement" }
 
         enum CodingKeys: String, CodingKey { case measurement, attachment, name, format, bytes }
     }

@@ -73,9 +73,4 @@ extension PrivacyCheck {
     public static func remedy(_ exposed: [Exposure]) -> String {
         "run: " + exposed.map(\.chmod).joined(separator: "; ")
     }
-
-    /// What `capture status` says on standard error when anything is exposed.
-    public static func warning(_ exposed: [Exposure]) -> String? {
-        exposed.isEmpty ? nil : "warning: other users can read \(paths(exposed)); \(remedy(exposed))"
-    }
 }

@@ -20,9 +20,6 @@ public struct MeasurementPart: Sendable, Equatable, Codable {
         self.number = number
         self.count = count
     }
-
-    /// `part 2/3 of 7`.
-    public var text: String { "part \(number)/\(count) of \(original)" }
 }
 
 /// How many finished measurements were cut into parts for delivery, and how many parts that made

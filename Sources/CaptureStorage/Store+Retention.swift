@@ -33,16 +33,6 @@ public struct PruneReport: Sendable, Equatable, Codable {
         self.bytesBefore = bytesBefore
         self.dryRun = dryRun
     }
-
-    /// What `capture prune` prints: a line per measurement removed (or that would be), then the
-    /// database's size before and after.
-    public var lines: [String] {
-        let verb = dryRun ? "would remove" : "removed"
-        return removed.map { "measurement \($0.measurement): \(verb) (\($0.reason))" } + [
-            "prune: \(removed.count) \(verb); database \(ByteCount.text(bytesBefore)) → \(ByteCount.text(bytesAfter))"
-                + (overBudget ? "; still over retention.max_store_size: nothing more may go" : "")
-        ]
-    }
 }
 
 /// Retention (`retention:` in the config file): what may leave the local store, and when.

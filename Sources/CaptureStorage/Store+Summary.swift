@@ -27,19 +27,6 @@ public struct UploadSummary: Sendable, Equatable, Codable {
         totalLength = record.totalLength
         uploadedAt = record.uploadedAt
     }
-
-    /// `pending`, `uploading 12/40 B`, `failed (why)`.
-    public var text: String { record.summary }
-
-    private var record: UploadRecord {
-        var record = UploadRecord.pending(0)
-        record.status = status
-        record.reason = reason
-        record.acknowledged = acknowledged
-        record.totalLength = totalLength
-        record.uploadedAt = uploadedAt
-        return record
-    }
 }
 
 /// One measurement as `capture show` reports it: tracks, events, counts, time span, its figures

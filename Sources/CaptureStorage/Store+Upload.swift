@@ -42,18 +42,6 @@ public struct UploadRecord: Sendable, Equatable, Codable {
             measurement: measurement, status: .pending, reason: nil, sessionURL: nil, totalLength: nil,
             fileSHA256: nil, acknowledged: 0, createdAt: 0, updatedAt: 0, uploadedAt: nil)
     }
-
-    /// A short human form: `pending`, `uploading 12.0 kB/40.1 kB`, `failed (why)`.
-    public var summary: String {
-        switch status {
-        case .uploading:
-            "uploading \(acknowledged)/\(totalLength ?? 0) B"
-        case .skipped, .failed:
-            status.rawValue + (reason.map { " (\($0))" } ?? "")
-        default:
-            status.rawValue
-        }
-    }
 }
 
 extension Store {

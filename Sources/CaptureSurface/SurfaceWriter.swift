@@ -31,8 +31,9 @@ extension Surface.Result {
     }
 }
 
-enum SurfaceWriter {
-    static func number(_ value: Double) -> String {
+package enum SurfaceWriter {
+    /// `20`, `2.50`: a length or speed as the outputs write it (and `capture surface` says it).
+    package static func number(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : TextFormat.decimal(value, 2)
     }
 

@@ -38,19 +38,15 @@ public enum UploadSelection: Sendable, Equatable {
     }
 
     /// What an upload without `--resume` would try now (``waiting(includingSkipped:)``), counted
-    /// by upload status (`2 measurement(s) wait (1 failed, 1 pending)`), `nil` when none waits:
-    /// for a `--resume` that found no interrupted upload, to say what waits all the same (a
-    /// failed measurement is not resumed but uploaded anew).
-    public static func waitingText(in store: Store) throws(StoreError) -> String? {
+    /// by upload status; empty when none waits: for a `--resume` that found no interrupted
+    /// upload, to say what waits all the same (a failed measurement is not resumed but uploaded anew).
+    public static func waitingCounts(in store: Store) throws(StoreError) -> [UploadRecord.Status: Int] {
         let uploads = try store.uploads()
         var counts: [UploadRecord.Status: Int] = [:]
         for id in try UploadSelection.waiting(includingSkipped: false).measurements(in: store) {
             counts[uploads[id]?.status ?? .pending, default: 0] += 1
         }
-        let total = counts.values.reduce(0, +)
-        guard total > 0 else { return nil }
-        let kinds = [UploadRecord.Status.failed, .pending, .uploading].compactMap { status in counts[status].map { "\($0) \(status.rawValue)" } }
-        return "\(total) measurement(s) wait (\(kinds.joined(separator: ", ")))"
+        return counts
     }
 
     private func finished(in store: Store) throws(StoreError) -> [Int64] {

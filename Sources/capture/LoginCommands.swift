@@ -49,8 +49,7 @@ struct Login: AsyncParsableCommand {
         polling.slowedDown = { Log.logger.info("the issuer asks to poll less often: every \($0) s") }
         let outcome = try await OAuthLogin.logIn(settings, polling: polling) { try output.printLine($0.shown, $0.lines) }
         if case .loggedIn(let login) = outcome, let warning = login.notOfflineWarning { Log.logger.warning("\(warning)") }
-        let report = LoginReport(outcome, settings: settings)
-        try output.printLine(report, [report.line])
+        try output.printLine(LoginReport(outcome, settings: settings), [outcome.line(settings)])
     }
 }
 
@@ -79,7 +78,6 @@ struct Logout: AsyncParsableCommand {
         if let error = logout.revocationError {
             Log.logger.warning("could not revoke the refresh token (\(CLIError.from(error).message)); it may stay valid at the issuer until it expires")
         }
-        let report = LoginReport(logout, path: path)
-        try output.printLine(report, [report.line])
+        try output.printLine(LoginReport(logout), [logout.line(path: path)])
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import CaptureConfig
 import CaptureWiring
 import CaptureCore
+import CaptureStorage
 import CaptureUpload
 import Foundation
 
@@ -107,7 +108,7 @@ struct Upload: AsyncParsableCommand {
         if output.json {
             try printJSON(report.results.map(Self.presented))
         } else if report.results.isEmpty {
-            print(try (resume ? UploadSelection.waitingText(in: store) : nil).map { "nothing to resume: no upload was interrupted; \($0): run `capture upload` to send them" } ?? "nothing to upload")
+            print(try (resume ? Self.waiting(UploadSelection.waitingCounts(in: store)) : nil).map { "nothing to resume: no upload was interrupted; \($0): run `capture upload` to send them" } ?? "nothing to upload")
         }
         try report.check()
     }
@@ -123,6 +124,15 @@ struct Upload: AsyncParsableCommand {
         var result = result
         if result.outcome == .notFinished { result.reason = (result.reason ?? "still open") + "; `capture stop` it first" }
         return result
+    }
+
+    /// `2 measurement(s) wait (1 failed, 1 pending)` for what an upload would try, by upload
+    /// status; nil when none waits.
+    static func waiting(_ counts: [UploadRecord.Status: Int]) -> String? {
+        let total = counts.values.reduce(0, +)
+        guard total > 0 else { return nil }
+        let kinds = [UploadRecord.Status.failed, .pending, .uploading].compactMap { status in counts[status].map { "\($0) \(status.rawValue)" } }
+        return "\(total) measurement(s) wait (\(kinds.joined(separator: ", ")))"
     }
 
     /// A result's line, with the advice for a measurement still open.

@@ -82,10 +82,6 @@ func withCollector(_ body: @Sendable (String) async throws -> Void) async throws
                 ])
             for check in report.checks { #expect(check.status == .pass, "\(check)") }
             #expect(report.passed == 10 && report.warnings == 0 && report.failed == 0)
-            let lines = report.text.split(separator: "\n")
-            #expect(lines.count == 11 && lines.last == "doctor: 10 passed, 0 warning(s), 0 failed")
-            // Names padded to the longest (at most 16 letters) and two spaces: 18 here.
-            #expect(lines.first == "pass  configuration     \(setup.config) read")
             let checks = DoctorDevice.checks(report)
             #expect(checks["configuration"]?.detail == "\(setup.config) read")
             #expect(checks["store"]?.detail.hasPrefix("quick_check ok") == true)
@@ -129,8 +125,6 @@ func withCollector(_ body: @Sendable (String) async throws -> Void) async throws
             #expect(
                 checks["runtime dir"]?.advice
                     == "once no older capture runs, remove them: rm \(setup.data)/control.sock \(setup.data)/recorder.pid")
-            // Text: FAIL, the check, what was found, an arrow and what to do.
-            #expect(report.text.contains("FAIL  token             refused by the collector (401) → renew the token in \(setup.tokenFile)"))
         }
     }
 
@@ -144,7 +138,7 @@ func withCollector(_ body: @Sendable (String) async throws -> Void) async throws
         #expect(checks["collector"]?.status == .fail)
         #expect(checks["collector"]?.detail.contains("does not answer") == true)
         // Issue 46: a box set up offline is told about its token file all the same.
-        #expect(checks["token"]?.status == .fail, "\(report.text)")
+        #expect(checks["token"]?.status == .fail, "\(report.checks)")
         let withToken = try setup.device("collector: { url: \"http://127.0.0.1:\(port)/\", token_file: \(setup.tokenFile) }\n" + sources)
         let offline = DoctorDevice.checks(await Doctor(seconds: 0).run(withToken, configuration: Doctor.configuration(withToken)))
         #expect(offline["token"] == .pass("token", "read from \(setup.tokenFile); not tried, the collector does not answer"))

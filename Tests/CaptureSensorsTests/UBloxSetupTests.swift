@@ -101,7 +101,6 @@ struct UBloxSetupRunTests {
         let plan = UBloxSetupPlan(module: Modules.neoM8U, modality: .bicycle, port: .uart1, save: false)
         #expect(fake.received.map(\.kind) == [0x0A04] + plan.steps.map(\.frame.kind))
         #expect(Array(fake.received.dropFirst()) == plan.steps.map(\.frame))
-        #expect(report.text.contains("set up: 8 messages acknowledged"))
     }
 
     @Test("an F9R that refuses the dynamic model and ignores nothing else: that step reported refused, the rest acknowledged")
@@ -113,7 +112,6 @@ struct UBloxSetupRunTests {
         let report = try UBloxSetup(device: fake.path, modality: .bicycle, port: .usb, save: true).run()
         #expect(report.steps.map(\.outcome) == [.acknowledged, .acknowledged, .acknowledged, .refused])
         #expect(!report.complete)
-        #expect(report.text.contains("1 of 4 messages refused or unanswered"))
         #expect(fake.received.dropFirst().allSatisfy { $0.kind == 0x068A && $0.payload[1] == 0x07 })
     }
 

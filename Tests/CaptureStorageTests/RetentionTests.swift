@@ -42,19 +42,6 @@ import Testing
 
     func ids(_ store: Store) throws -> Set<Int64> { Set(try store.measurements().map(\.id)) }
 
-    @Test func aPruneReportReadsAsLines() {
-        var report = PruneReport(bytesBefore: 4_096_000, dryRun: true)
-        report.removed = [.init(measurement: 3, reason: "delivered 31 days ago", discarded: false)]
-        report.bytesAfter = 2_048_000
-        report.overBudget = true
-        #expect(
-            report.lines == [
-                "measurement 3: would remove (delivered 31 days ago)",
-                "prune: 1 would remove; database \(ByteCount.text(4_096_000)) → \(ByteCount.text(2_048_000)); "
-                    + "still over retention.max_store_size: nothing more may go",
-            ])
-    }
-
     @Test func deliveredMeasurementsGoAfterTheirDaysUnsentOnesStay() throws {
         let now = 100 * Self.day
         let old = try record(store, end: now - 40 * Self.day)

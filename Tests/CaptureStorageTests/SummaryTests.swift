@@ -32,7 +32,7 @@ import Testing
         let baro = try #require(summary.barometricAltitude)
         #expect(baro.kind == .relative && baro.start == 0 && baro.end == 4.206)
         #expect(summary.events.first?.type == "LIFECYCLE_START")
-        #expect(summary.upload.status == .pending && summary.upload.text == "pending")
+        #expect(summary.upload.status == .pending && summary.upload.acknowledged == 0)
         #expect(try store.summary(of: id, qnh: 1020).barometricAltitude?.kind == .absolute)
         #expect(throws: StoreError.measurementNotFound(99)) { try store.summary(of: 99) }
     }
@@ -45,17 +45,6 @@ import Testing
         #expect(alone.map(\.status) == [.finished, .interrupted])
         #expect(try store.listEntries(held: HeldMeasurement(id: open, state: .capturing)).map(\.status) == [.finished, .capturing])
         #expect(alone[0].tracks == 2 && alone[0].counts.locations == 3 && alone[0].end == 4_000 && alone[1].end == nil)
-    }
-
-    @Test func uploadSummaryText() {
-        var record = UploadRecord.pending(1)
-        record.status = .uploading
-        record.acknowledged = 12
-        record.totalLength = 40
-        #expect(UploadSummary(record).text == "uploading 12/40 B")
-        record.status = .failed
-        record.reason = "HTTP 500"
-        #expect(UploadSummary(record).text == "failed (HTTP 500)")
     }
 
     @Test func deleteRemovesTheCachedTransferFile() throws {

@@ -27,14 +27,6 @@ import Testing
         return pass
     }
 
-    /// An upload's result reads as one line.
-    @Test func aResultReadsAsALine() {
-        let uploaded = UploadResult(measurement: 7, outcome: .uploaded, bytes: 1_200_000, seconds: 0.42)
-        #expect(uploaded.line == "measurement 7: uploaded, \(ByteCount.text(1_200_000)) in 0.4 s")
-        let failed = UploadResult(measurement: 8, outcome: .failed, reason: "HTTP 422")
-        #expect(failed.line == "measurement 8: failed (HTTP 422)")
-    }
-
     @Test func nothingWaitingAsksForNoCollector() async throws {
         let device = try Device()
         var pass = pass(device)

@@ -106,7 +106,7 @@ import Testing
         try store.acknowledgeUpload(of: id, bytes: 40)
         var record = try store.upload(of: id)
         #expect(record.status == .uploading && record.sessionURL == "http://x/(s)/" && record.acknowledged == 40)
-        #expect(record.summary == "uploading 40/100 B")
+        #expect(record.totalLength == 100)
         try store.finishUpload(of: id, status: .uploaded)
         record = try store.upload(of: id)
         #expect(record.status == .uploaded && record.sessionURL == nil && record.acknowledged == 100)

@@ -6,6 +6,23 @@ import Testing
 
 /// What `capture sync` prints about a pass, and logs on its way.
 struct DeliveryPassLinesTests {
+    /// An upload's result reads as one line (`capture upload` prints it too).
+    @Test func aResultReadsAsALine() {
+        let uploaded = UploadResult(measurement: 7, outcome: .uploaded, bytes: 1_200_000, seconds: 0.42)
+        #expect(uploaded.line == "measurement 7: uploaded, \(ByteCount.text(1_200_000)) in 0.4 s")
+        let failed = UploadResult(measurement: 8, outcome: .failed, reason: "HTTP 422")
+        #expect(failed.line == "measurement 8: failed (HTTP 422)")
+        var part = UploadResult(measurement: 9, outcome: .skipped, reason: "412", attachment: 2, name: "log.jsonl")
+        part.part = MeasurementPart(original: 7, number: 2, count: 3)
+        #expect(part.line == "measurement 9 (part 2/3 of 7) attachment 2 (log.jsonl): skipped (412)")
+    }
+
+    /// What `capture upload --resume` says waits when nothing was interrupted.
+    @Test func whatWaitsIsCountedByStatus() {
+        #expect(Upload.waiting([:]) == nil)
+        #expect(Upload.waiting([.pending: 1, .failed: 2]) == "3 measurement(s) wait (2 failed, 1 pending)")
+    }
+
     @Test func aPassReadsAsLines() {
         let uploaded = UploadResult(measurement: 7, outcome: .uploaded, bytes: 1_200_000, seconds: 0.42)
         let failed = UploadResult(measurement: 8, outcome: .failed, reason: "HTTP 422")

@@ -136,29 +136,6 @@ package struct UBloxSetupReport: Sendable, Equatable, Codable {
         self.steps = steps
         complete = steps.allSatisfy { $0.outcome == .acknowledged || $0.outcome == .notSent }
     }
-
-    /// One line about the module, one per message, and a summary.
-    package var text: String {
-        var lines = ["\(device): \(module.description), \(module.generation == .legacy ? "CFG messages" : "configuration items")"]
-        for step in steps {
-            lines.append("  \(step.outcome.rawValue.padding(12)) \(step.message.padding(10)) \(step.purpose)")
-        }
-        let refused = steps.filter { $0.outcome != .acknowledged && $0.outcome != .notSent }.count
-        if dryRun {
-            lines.append("dry run: \(steps.count) messages not sent")
-        } else if refused == 0 {
-            lines.append("set up: \(steps.count) messages acknowledged")
-        } else {
-            lines.append("\(refused) of \(steps.count) messages refused or unanswered; the others are in effect")
-        }
-        return lines.joined(separator: "\n") + "\n"
-    }
-}
-
-extension String {
-    fileprivate func padding(_ width: Int) -> String {
-        count >= width ? self : self + String(repeating: " ", count: width - count)
-    }
 }
 
 /// The device, raw (``ReceiverDevice``), written and read a frame at a time. Never stopped:

@@ -42,16 +42,6 @@ public struct StoredLogin: Sendable, Equatable, Codable, CustomStringConvertible
         self.lifetime = lifetime
     }
 
-    /// One line for a login that is no offline token, with when it ends and what to configure
-    /// at the issuer; nil for an offline token (or a record that does not say).
-    public var notOfflineWarning: String? {
-        guard let life = lifetime, !life.isOfflineToken else { return nil }
-        return "the issuer granted no offline token (scope \"\(life.scope ?? "")\", refresh_expires_in "
-            + "\(life.refreshExpiresIn.map { "\($0) s" } ?? "not stated")): this login ends \(TextFormat.time(life.expiresAt)) "
-            + "unless refreshed, and with its SSO session at the latest; allow the client the offline_access scope at the "
-            + "issuer (docs/upload.md, Keycloak) and log in again"
-    }
-
     /// `login to ISSUER as CLIENT at TIME`.
     public var description: String { "login to \(issuer) as \(clientID) at \(loggedIn)" }
 
