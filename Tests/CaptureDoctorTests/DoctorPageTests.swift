@@ -54,10 +54,11 @@ import Testing
 
     @Test func captureServeAnsweringOnThePortPasses() async throws {
         let box = try DoctorDevice()
-        var doctor = Doctor(seconds: 0.1, sysfsRoot: box.root)
+        var patient = Doctor(seconds: 0.1, sysfsRoot: box.root)
         // The in-process server answers on Swift's cooperative threads, which the other tests of
         // a parallel run may keep busy for seconds.
-        doctor.pageTimeout = 20
+        patient.pageTimeout = 20
+        let doctor = patient
         let scratch = box.data
         let server = PageServer(
             box: Box(directory: scratch, surface: .init()), token: try AccessToken.loadOrCreate(at: scratch + "/web.token"),
