@@ -292,7 +292,10 @@ package final class Recorder: Sendable {
     package func run(handlingSignals: Bool = true) -> StoreError? {
         let listener = self.listener.load(ordering: .acquiring)
         defer { abandon() }
-        defer { indicator?.restore() }
+        defer {
+            // A store that failed is a problem a person must fix: the LEDs are left showing it.
+            if machine.withLock({ $0.failure }) != nil { indicator?.leaveShowingProblem() } else { indicator?.restore() }
+        }
         let signals = (handlingSignals ? [SIGTERM, SIGINT] : []).map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())

@@ -34,7 +34,15 @@ package enum RecorderProcess {
             guard let lock = try RecorderLock(directory: directory) else {
                 throw LaunchFailure(kind: .recorderRunning, message: "another recorder is running in \(directory)")
             }
-            let store = try Store(directory: directory, maximumSize: configuration.storeCeiling?.bytes)
+            let indicator = leds(configuration.indicator.leds)
+            let store: Store
+            do {
+                store = try Store(directory: directory, maximumSize: configuration.storeCeiling?.bytes)
+            } catch {
+                // The store cannot be opened (a medium read-only or failing): shown until fixed.
+                indicator?.leaveShowingProblem()
+                throw error
+            }
             let registry = SourceRegistry.standard
             // A scan waits in the kernel at most half a flush interval, so it is committed at most
             // 1.5 flush intervals after it was taken.
@@ -50,7 +58,6 @@ package enum RecorderProcess {
                 ride = ride.playing(at: pace(of: sources))
             }
             let trace = try configuration.recordTrace.map { path throws(DeviceError) in try TraceTap(path: path) }
-            let indicator = leds(configuration.indicator.leds)
             let recorder = Recorder(
                 directory: directory, store: store, sources: sources, flushInterval: configuration.flushInterval,
                 trace: trace, gnssTime: configuration.gnssTime, retention: configuration.retention,

@@ -49,4 +49,31 @@ import Testing
         #expect(harness.waitForEnd() != nil, "the recorder did not stop")
         #expect(read("trigger") == "mmc0" && read("brightness") == "0", "given back: \(read("trigger"))")
     }
+
+    @Test func aStoreThatFailsLeavesTheProblemOnTheLEDs() throws {
+        let sysfs = FakeSysfs(prefix: "capture-led-failure")
+        let led = sysfs.path + "/sys/class/leds/led0"
+        try FileManager.default.createDirectory(atPath: led, withIntermediateDirectories: true)
+        for (file, text) in [
+            ("trigger", "none [mmc0] timer\n"), ("brightness", "0\n"), ("max_brightness", "1\n"), ("delay_on", "0\n"), ("delay_off", "0\n"),
+        ] {
+            try text.write(toFile: led + "/" + file, atomically: true, encoding: .utf8)
+        }
+        func read(_ file: String) -> String {
+            ((try? String(contentsOfFile: led + "/" + file, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let harness = try RecorderHarness(flushInterval: 50, indicator: try IndicatorLEDs(names: ["led0"], root: sysfs.path))
+        harness.feed.feed(acceleration(20))
+        #expect(waitUntil { read("trigger") == "timer" && read("delay_on") == "500" }, "\(read("trigger"))")
+        // The medium goes read-only under a commit: the decision the recorder takes on that
+        // write's failure, fed to it as its driver feeds it.
+        harness.recorder.feed { machine in
+            let decision = machine.storeFailed(.writeFailed(path: harness.directory, reason: "Read-only file system"))
+            guard case .stop(let actions) = decision else { return [] }
+            return actions
+        }
+        let end = harness.waitForEnd(seconds: 20)
+        #expect(end != nil && end! != nil, "the recording ended on the store's failure")
+        #expect(read("trigger") == "timer" && read("delay_on") == "1800" && read("delay_off") == "200", "left showing the problem")
+    }
 }

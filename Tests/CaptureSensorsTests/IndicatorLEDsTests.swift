@@ -58,6 +58,19 @@ import Testing
         #expect(Self.read(blinking, "trigger") == "timer" && Self.read(blinking, "delay_on") == "250" && Self.read(blinking, "delay_off") == "750")
     }
 
+    @Test func aProblemLeftOnIsGivenBackOffByTheNextRecorder() throws {
+        let sysfs = FakeSysfs(prefix: "capture-leds")
+        let led = try Self.led(sysfs, "led0", current: "mmc0", brightness: "0")
+        try IndicatorLEDs(names: ["led0"], root: sysfs.path).leaveShowingProblem()
+        #expect(Self.read(led, "trigger") == "timer" && Self.read(led, "delay_on") == "1800" && Self.read(led, "delay_off") == "200")
+        // As the kernel shows it to the next recorder: the timer in brackets, still blinking so.
+        try "none mmc0 [timer] heartbeat\n".write(toFile: led + "/trigger", atomically: true, encoding: .utf8)
+        let next = try IndicatorLEDs(names: ["led0"], root: sysfs.path)
+        try next.show(.armed)
+        next.restore()
+        #expect(Self.read(led, "trigger") == "none" && Self.read(led, "brightness") == "0", "not the problem again: off")
+    }
+
     @Test func anLEDThatIsNotThereIsAnErrorNamingIt() throws {
         let sysfs = FakeSysfs(prefix: "capture-leds")
         #expect(throws: DeviceError.self) { try IndicatorLEDs(names: ["nosuch"], root: sysfs.path) }

@@ -31,7 +31,12 @@ package final class IndicatorLEDs: @unchecked Sendable {
             }
             let trigger = Self.current(triggers) ?? "none"
             let delays = trigger == "timer" ? directory.value("delay_on").flatMap { on in directory.value("delay_off").map { (on, $0) } } : nil
-            let saved = Saved(trigger: trigger, brightness: directory.value("brightness") ?? "0", delays: delays)
+            var saved = Saved(trigger: trigger, brightness: directory.value("brightness") ?? "0", delays: delays)
+            // Left showing a problem by a recorder whose medium failed (``leaveShowingProblem()``):
+            // what it showed before that is not known, and it is given back off.
+            if let (on, off) = IndicatorState.problem.pattern, delays.map({ $0 == ("\(on)", "\(off)") }) ?? false {
+                saved = Saved(trigger: "none", brightness: "0", delays: nil)
+            }
             leds.append((directory, saved, directory.value("max_brightness") ?? "1"))
         }
         self.leds = leds
@@ -70,6 +75,14 @@ package final class IndicatorLEDs: @unchecked Sendable {
     /// the recorder's group a moment later (`60-capture-leds.rules`).
     static func awaitWritable(_ path: String) {
         for _ in 0..<100 where access(path, W_OK) != 0 { usleep(10_000) }
+    }
+
+    /// Shows ``IndicatorState/problem`` and leaves it on after the process: its store failed (a
+    /// medium gone read-only, I/O errors, a full disk), which a person must fix, and no recorder
+    /// will show anything until one has. The next recorder to open an LED showing it gives the
+    /// LED back off when it ends.
+    package func leaveShowingProblem() {
+        try? show(.problem)
     }
 
     /// Gives every LED back what it showed before (best effort: a LED gone stays as it is).
