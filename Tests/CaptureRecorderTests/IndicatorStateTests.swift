@@ -28,7 +28,9 @@ import Testing
         #expect(state(at: 8, loginGone: true) == .problem)
     }
 
-    @Test func aRecorderShowsItsStateOnItsLEDsAndGivesThemBackAtItsEnd() throws {
+    /// A recorder recording (no receiver) with one LED on a fake `/sys/class/leds`, and a reader
+    /// of that LED's files.
+    static func recordingWithAnLED() throws -> (RecorderHarness, (String) -> String) {
         let sysfs = FakeSysfs(prefix: "capture-leds")
         let led = sysfs.path + "/sys/class/leds/led0"
         try FileManager.default.createDirectory(atPath: led, withIntermediateDirectories: true)
@@ -38,11 +40,16 @@ import Testing
         ] {
             try text.write(toFile: led + "/" + file, atomically: true, encoding: .utf8)
         }
-        func read(_ file: String) -> String {
-            ((try? String(contentsOfFile: led + "/" + file, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        }
         let harness = try RecorderHarness(flushInterval: 50, indicator: try IndicatorLEDs(names: ["led0"], root: sysfs.path))
         harness.feed.feed(acceleration(20))
+        return (harness, { file in
+            _ = sysfs  // kept until the test is done with the tree
+            return ((try? String(contentsOfFile: led + "/" + file, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        })
+    }
+
+    @Test func aRecorderShowsItsStateOnItsLEDsAndGivesThemBackAtItsEnd() throws {
+        let (harness, read) = try Self.recordingWithAnLED()
         // Recording, no receiver: blinking once a second.
         #expect(waitUntil { read("trigger") == "timer" && read("delay_on") == "500" }, "\(read("trigger"))")
         harness.command(.stop)
@@ -51,19 +58,7 @@ import Testing
     }
 
     @Test func aStoreThatFailsLeavesTheProblemOnTheLEDs() throws {
-        let sysfs = FakeSysfs(prefix: "capture-led-failure")
-        let led = sysfs.path + "/sys/class/leds/led0"
-        try FileManager.default.createDirectory(atPath: led, withIntermediateDirectories: true)
-        for (file, text) in [
-            ("trigger", "none [mmc0] timer\n"), ("brightness", "0\n"), ("max_brightness", "1\n"), ("delay_on", "0\n"), ("delay_off", "0\n"),
-        ] {
-            try text.write(toFile: led + "/" + file, atomically: true, encoding: .utf8)
-        }
-        func read(_ file: String) -> String {
-            ((try? String(contentsOfFile: led + "/" + file, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        }
-        let harness = try RecorderHarness(flushInterval: 50, indicator: try IndicatorLEDs(names: ["led0"], root: sysfs.path))
-        harness.feed.feed(acceleration(20))
+        let (harness, read) = try Self.recordingWithAnLED()
         #expect(waitUntil { read("trigger") == "timer" && read("delay_on") == "500" }, "\(read("trigger"))")
         // The medium goes read-only under a commit: the decision the recorder takes on that
         // write's failure, fed to it as its driver feeds it.
